@@ -1,0 +1,81 @@
+// The edge's error: an HTTP status, an API error code and a message, plus the extra envelope
+// fields the spec names. Failures from services are translated by one table (fromRemote).
+import { Status } from 'nice-grpc';
+import { readRemoteError } from '../../services/kit/grpc/errors.js';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly extras: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** HTTP status of each API error code we know. */
+const STATUS_OF_CODE: Record<string, number> = {
+  bad_request: 400,
+  invalid_request: 400,
+  unauthorized: 401,
+  insufficient_credits: 402,
+  coverage_required: 402,
+  community_over_quota: 402,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unprocessable: 422,
+  owner_consent_required: 422,
+  rate_limited: 429,
+  internal: 500,
+  search_unavailable: 502,
+};
+
+/** When a service sends an unknown code (new codes may be added), its gRPC status decides. */
+const STATUS_OF_GRPC: Partial<Record<Status, number>> = {
+  [Status.INVALID_ARGUMENT]: 400,
+  [Status.UNAUTHENTICATED]: 401,
+  [Status.PERMISSION_DENIED]: 403,
+  [Status.NOT_FOUND]: 404,
+  [Status.ALREADY_EXISTS]: 409,
+  [Status.ABORTED]: 409,
+  [Status.FAILED_PRECONDITION]: 422,
+  [Status.RESOURCE_EXHAUSTED]: 429,
+};
+
+/** Envelope fields a service may send in ErrorInfo metadata, by name. */
+const PASSED_EXTRAS = ['available_at', 'payer'];
+
+export function statusOfCode(code: string): number | undefined {
+  return STATUS_OF_CODE[code];
+}
+
+/**
+ * Translates a failed internal call. Domain failures keep their code and message; an unknown code
+ * passes through leniently; anything else (a crash, a lost connection) becomes a bare 500 or 502
+ * that reveals nothing of the internals.
+ */
+export function fromRemote(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const remote = readRemoteError(error);
+  if (!remote) return new ApiError(500, 'internal', 'internal error');
+  if (remote.code) {
+    const status = STATUS_OF_CODE[remote.code] ?? STATUS_OF_GRPC[remote.status] ?? 500;
+    const extras: Record<string, unknown> = {};
+    for (const name of PASSED_EXTRAS) {
+      const value = remote.metadata[name];
+      if (value !== undefined) extras[name] = name === 'payer' ? JSON.parse(value) : value;
+    }
+    return status >= 500 && status !== 502
+      ? new ApiError(status, remote.code, 'internal error')
+      : new ApiError(status, remote.code, remote.message, extras);
+  }
+  if (remote.status === Status.UNAVAILABLE || remote.status === Status.DEADLINE_EXCEEDED) {
+    return new ApiError(503, 'unavailable', 'a backend service is unavailable; retry shortly', {}, { 'retry-after': '1' });
+  }
+  return new ApiError(500, 'internal', 'internal error');
+}

@@ -1,0 +1,51 @@
+// The business core of the edge, shared by the REST and MCP surfaces: it turns a presented
+// credential into a caller (asking identity, every time: live key state decides) and calls the
+// services as that caller. Surfaces add only what is theirs (HTTP status codes, headers, tools).
+import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
+import { callAs, type CallOptions, type ServiceClients } from '../../services/kit/grpc/client.js';
+import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
+import type { Principal } from '../../services/kit/grpc/principal.js';
+import { ApiError, fromRemote } from './api-error.js';
+import type { PresentedCredential } from './credentials.js';
+
+export interface EdgeDeps {
+  clients: ServiceClients;
+  signer: TokenSigner;
+  deadlineMs: number;
+}
+
+/** A caller in the middle of one request. */
+export interface CallerContext {
+  caller: Caller;
+  requestId: string;
+}
+
+export function createEdge(deps: EdgeDeps) {
+  const options = (principal: Principal, requestId: string): Promise<CallOptions> =>
+    callAs(deps.signer, principal, requestId, deps.deadlineMs);
+
+  return {
+    clients: deps.clients,
+
+    async authenticate(credential: PresentedCredential, requestId: string): Promise<Caller> {
+      if (credential.kind === 'none') throw new ApiError(401, 'unauthorized', 'missing credentials: send an API key');
+      try {
+        const { caller } = await deps.clients.identity.authenticate(
+          { apiKey: credential.value },
+          await options({ kind: 'edge' }, requestId),
+        );
+        if (!caller) throw new ApiError(401, 'unauthorized', 'invalid or revoked API key');
+        return caller;
+      } catch (error) {
+        throw fromRemote(error);
+      }
+    },
+
+    /** Call options that make a service see this caller. */
+    as(ctx: CallerContext): Promise<CallOptions> {
+      return options({ kind: 'caller', caller: ctx.caller }, ctx.requestId);
+    },
+  };
+}
+
+export type Edge = ReturnType<typeof createEdge>;

@@ -1,0 +1,55 @@
+// GET /v1/me (and the MCP whoami tool): the key's identity, owner, scopes, usage and live balance,
+// in the shape docs/API-DECISIONS.md fixes.
+import { KeyEnvironment, OwnerType } from '../../proto/gen/expertnet/common/v1/common.js';
+import { credentialKinds, keyEnvironments, ownerTypes, rateTiers } from '../../services/kit/enums.js';
+import { fromRemote } from './api-error.js';
+import type { CallerContext, Edge } from './edge.js';
+
+export interface MeView {
+  key: {
+    id: string;
+    prefix: string;
+    environment: 'live' | 'test';
+    kind: 'personal' | 'organization';
+    credential: 'api_key' | 'oauth';
+    rate_tier: 'restricted' | 'standard';
+    created_at: string;
+  };
+  owner: { type: 'user' | 'organization'; id: string; name: string };
+  scopes: string[];
+  usage: { requests_today: number; requests_this_month: number; credits_spent_this_month: number };
+  credit_balance: number;
+}
+
+export async function getMe(edge: Edge, ctx: CallerContext): Promise<MeView> {
+  try {
+    const options = await edge.as(ctx);
+    const [described, billing] = await Promise.all([
+      edge.clients.identity.describeCredential({}, options),
+      edge.clients.billing.getCallerUsage({}, options),
+    ]);
+    const key = described.key!;
+    const owner = described.owner!;
+    return {
+      key: {
+        id: key.id,
+        prefix: key.prefix,
+        environment: keyEnvironments.toName(key.environment ?? KeyEnvironment.KEY_ENVIRONMENT_LIVE),
+        kind: key.owner?.type === OwnerType.OWNER_TYPE_ORGANIZATION ? 'organization' : 'personal',
+        credential: credentialKinds.toName(ctx.caller.credential),
+        rate_tier: rateTiers.toName(key.rateTier),
+        created_at: key.createdAt!,
+      },
+      owner: { type: ownerTypes.toName(owner.type), id: owner.id, name: owner.name },
+      scopes: key.scopes,
+      usage: {
+        requests_today: described.usage?.requestsToday ?? 0,
+        requests_this_month: described.usage?.requestsThisMonth ?? 0,
+        credits_spent_this_month: billing.creditsSpentThisMonth,
+      },
+      credit_balance: billing.creditBalance,
+    };
+  } catch (error) {
+    throw fromRemote(error);
+  }
+}

@@ -1,0 +1,36 @@
+// Authentication runs first, on every path — known or not, any method — so an unauthenticated
+// request is 401 before routing could answer 404. The one exception is a CORS preflight, which is
+// answered 204 before authentication.
+import fp from 'fastify-plugin';
+import type { FastifyRequest } from 'fastify';
+import type { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
+import type { CallerContext, Edge } from '../../core/edge.js';
+import { presentedCredential } from '../../core/credentials.js';
+import { ApiError } from '../../core/api-error.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller | null;
+  }
+}
+
+function isPreflight(request: FastifyRequest): boolean {
+  return request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
+}
+
+/** The authenticated caller of this request, for route handlers. */
+export function callerContext(request: FastifyRequest): CallerContext {
+  if (!request.caller) throw new ApiError(401, 'unauthorized', 'missing credentials: send an API key');
+  return { caller: request.caller, requestId: request.id };
+}
+
+export default fp<{ edge: Edge }>(
+  async (app, { edge }) => {
+    app.decorateRequest('caller', null);
+    app.addHook('onRequest', async (request, reply) => {
+      if (isPreflight(request)) return reply.code(204).send();
+      request.caller = await edge.authenticate(presentedCredential(request.headers), request.id);
+    });
+  },
+  { name: 'authentication', dependencies: ['error-envelope'] },
+);

@@ -1,0 +1,47 @@
+// Every non-2xx answer is the error envelope: {"error": {"code", "message", "request_id", ...}}.
+// Fastify's own failures (unknown route, unreadable body, body too large) are translated here;
+// a 5xx never carries internals.
+import fp from 'fastify-plugin';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../core/api-error.js';
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply
+    .code(error.status)
+    .type('application/json; charset=utf-8')
+    .send({ error: { code: error.code, message: error.message, request_id: request.id, ...error.extras } });
+}
+
+/** Fastify's own error codes, translated to ours. */
+function fromFastify(error: FastifyError): ApiError {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError(413, 'payload_too_large', 'request body is larger than 1 MiB');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(400, 'bad_request', 'unsupported Content-Type: send application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError(400, 'bad_request', 'the body is empty but Content-Type is application/json');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError(400, 'bad_request', 'Content-Length does not match the body');
+  }
+  if (error.validation) return new ApiError(400, 'invalid_request', error.message);
+  if (error instanceof SyntaxError || error.statusCode === 400) {
+    return new ApiError(400, 'bad_request', 'the body is not valid JSON');
+  }
+  return new ApiError(500, 'internal', 'internal error');
+}
+
+export default fp(
+  async (app) => {
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const apiError = error instanceof ApiError ? error : fromFastify(error);
+      if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+      return sendError(request, reply, apiError);
+    });
+    app.setNotFoundHandler((request, reply) =>
+      sendError(request, reply, new ApiError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
+    );
+  },
+  { name: 'error-envelope' },
+);

@@ -1,0 +1,136 @@
+// `npm run admin -- <command>`: operator commands against a running system, over gRPC, as the
+// operator. Prints JSON on stdout; errors go to stderr with a non-zero exit.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { grpcAddressOf, loadConfig, SERVICE_ROLES, type ServiceRole } from '../kit/config.js';
+import { keyEnvironments, ownerTypes, plans } from '../kit/enums.js';
+import { callAs, createServiceClients, type ServiceClients } from '../kit/grpc/client.js';
+import { TokenSigner } from '../kit/grpc/caller-token.js';
+import { readRemoteError } from '../kit/grpc/errors.js';
+import { checkGrpcHealth } from '../kit/grpc/health.js';
+import { loadSecrets } from '../kit/secrets.js';
+import { applySeed } from './apply-seed.js';
+import { SeedError } from './seed-schema.js';
+import {
+  CreditWalletResponse,
+  GetWalletResponse,
+  ListLedgerEntriesResponse,
+} from '../../proto/gen/expertnet/billing/v1/billing_service.js';
+import {
+  ListKeysResponse,
+  MintKeyResponse,
+  RevokeKeyResponse,
+  SetUserPlanResponse,
+} from '../../proto/gen/expertnet/identity/v1/identity_service.js';
+
+const USAGE = `usage: npm run admin -- <command>
+  seed FILE
+  keys mint --user USER --scopes s1,s2 [--allowlist c1,c2] [--rate N] [--env live|test]
+  keys list --user USER
+  keys revoke KEY_ID
+  users set-plan USER free|trial|paid
+  wallets credit OWNER --amount N --reference REF     (OWNER is user:ID or organization:ID)
+  wallets show OWNER
+  health`;
+
+class UsageError extends Error {}
+
+function ownerArg(value: string | undefined) {
+  const match = /^(user|organization):(.+)$/.exec(value ?? '');
+  if (!match) throw new UsageError('OWNER must be user:ID or organization:ID');
+  return { type: ownerTypes.toEnum(match[1] as 'user' | 'organization'), id: match[2]! };
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function required(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`missing ${what}`);
+  return value;
+}
+
+async function run(argv: string[], clients: ServiceClients, signer: TokenSigner, addresses: Record<ServiceRole, string>): Promise<unknown> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      user: { type: 'string' }, scopes: { type: 'string' }, allowlist: { type: 'string' }, rate: { type: 'string' },
+      env: { type: 'string' }, amount: { type: 'string' }, reference: { type: 'string' },
+    },
+  });
+  const [group, action, ...rest] = positionals;
+  const call = await callAs(signer, { kind: 'operator', actor: `cli:${process.env.USER ?? 'operator'}` }, undefined, 30_000);
+
+  if (group === 'seed') {
+    const doc = JSON.parse(readFileSync(required(action, 'FILE'), 'utf8')) as unknown;
+    return applySeed(clients, signer, doc, { actor: 'cli-seed' });
+  }
+  switch (`${group} ${action ?? ''}`.trim()) {
+    case 'keys mint': {
+      const env = values.env ?? 'live';
+      if (env !== 'live' && env !== 'test') throw new UsageError('--env is live or test');
+      return MintKeyResponse.toJSON(await clients.identity.mintKey(
+        {
+          userId: required(values.user, '--user'), scopes: list(values.scopes),
+          allowlist: values.allowlist === undefined ? undefined : { communityIds: list(values.allowlist) },
+          requestedRate: values.rate ? Number(values.rate) : 0, environment: keyEnvironments.toEnum(env), id: '', secret: '',
+        },
+        call,
+      ));
+    }
+    case 'keys list':
+      return ListKeysResponse.toJSON(await clients.identity.listKeys({ userId: required(values.user, '--user'), pageSize: 200, pageToken: '' }, call));
+    case 'keys revoke':
+      return RevokeKeyResponse.toJSON(await clients.identity.revokeKey({ keyId: required(rest[0], 'KEY_ID') }, call));
+    case 'users set-plan': {
+      const plan = required(rest[1], 'PLAN');
+      if (!plans.isName(plan)) throw new UsageError('PLAN is free, trial or paid');
+      return SetUserPlanResponse.toJSON(await clients.identity.setUserPlan({ userId: required(rest[0], 'USER'), plan: plans.toEnum(plan) }, call));
+    }
+    case 'wallets credit':
+      return CreditWalletResponse.toJSON(await clients.billing.creditWallet(
+        { owner: ownerArg(rest[0]), amount: Number(required(values.amount, '--amount')), reference: required(values.reference, '--reference'), note: '' },
+        call,
+      ));
+    case 'wallets show': {
+      const owner = ownerArg(rest[0]);
+      const [wallet, ledger] = await Promise.all([
+        clients.billing.getWallet({ owner }, call),
+        clients.billing.listLedgerEntries({ owner, pageSize: 20, pageToken: '' }, call),
+      ]);
+      return { ...(GetWalletResponse.toJSON(wallet) as object), recent: ListLedgerEntriesResponse.toJSON(ledger) };
+    }
+    case 'health': {
+      const entries = await Promise.all(SERVICE_ROLES.map(async (s) => [s, { address: addresses[s], serving: await checkGrpcHealth(addresses[s]) }] as const));
+      const report = Object.fromEntries(entries);
+      if (entries.some(([, r]) => !r.serving)) {
+        process.exitCode = 1;
+      }
+      return report;
+    }
+  }
+  throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const addresses = Object.fromEntries(SERVICE_ROLES.map((s) => [s, grpcAddressOf(config, s)])) as Record<ServiceRole, string>;
+  const clients = createServiceClients(addresses);
+  const signer = new TokenSigner(loadSecrets(config).callerTokenPrivateKey);
+  try {
+    const result = await run(process.argv.slice(2), clients, signer, addresses);
+    console.log(JSON.stringify(result, null, 2));
+  } catch (error) {
+    const remote = readRemoteError(error);
+    if (error instanceof UsageError) console.error(`${error.message}\n${USAGE}`);
+    else if (remote) console.error(`error: ${remote.code ?? 'grpc'}: ${remote.message}`);
+    else if (error instanceof SeedError) console.error(error.message);
+    else console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  } finally {
+    clients.close();
+  }
+}
+
+await main();

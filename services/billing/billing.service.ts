@@ -1,0 +1,106 @@
+// The billing service. This release keeps wallets and the exact ledger (credit, adjust, read,
+// balance and spend for /v1/me); charging, payer resolution and enforcement arrive with the
+// billing issue on top of the same ledger.
+import { BillingServiceDefinition, LedgerEntry, Wallet } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
+import type { OwnerRef } from '../../proto/gen/expertnet/common/v1/common.js';
+import type { Database } from '../kit/db/database.js';
+import { ownerTypes } from '../kit/enums.js';
+import { domainError } from '../kit/grpc/errors.js';
+import type { ServiceRegistration } from '../kit/grpc/server.js';
+import { createLedger, type LedgerRow, type Owner, type WalletRow } from './ledger.repository.js';
+
+function ownerOf(ref: OwnerRef | undefined): Owner {
+  if (!ref?.id) throw domainError('invalid_request', 'owner is required');
+  return { type: ownerTypes.toName(ref.type, 'owner.type'), id: ref.id };
+}
+
+function toWallet(row: WalletRow): Wallet {
+  return Wallet.fromPartial({
+    owner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id },
+    balance: row.balance,
+    updatedAt: row.updated_at.toISOString(),
+  });
+}
+
+function toEntry(row: LedgerRow): LedgerEntry {
+  return LedgerEntry.fromPartial({
+    id: row.id,
+    owner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id },
+    amount: row.amount,
+    reference: row.reference,
+    operation: row.operation,
+    rate: row.rate,
+    credentialId: row.credential_id ?? '',
+    createdAt: row.created_at.toISOString(),
+    balanceAfter: row.balance_after,
+  });
+}
+
+export function createBillingService(deps: { db: Database }) {
+  const ledger = createLedger(deps.db);
+
+  const implementation: ServiceRegistration<typeof BillingServiceDefinition>['implementation'] = {
+    async getWallet(request) {
+      return { wallet: toWallet(await ledger.wallet(ownerOf(request.owner))) };
+    },
+
+    async listLedgerEntries(request) {
+      const owner = ownerOf(request.owner);
+      const limit = Math.min(Math.max(request.pageSize || 50, 1), 200);
+      const cursor = request.pageToken ? await ledger.entryById(request.pageToken) : undefined;
+      if (request.pageToken && !cursor) throw domainError('invalid_request', 'unknown page_token');
+      const rows = await ledger.entries(owner, limit + 1, cursor && { createdAt: cursor.created_at, id: cursor.id });
+      const page = rows.slice(0, limit);
+      return { entries: page.map(toEntry), nextPageToken: rows.length > limit ? page[page.length - 1]!.id : '' };
+    },
+
+    async creditWallet(request, ctx) {
+      const owner = ownerOf(request.owner);
+      if (!Number.isSafeInteger(request.amount) || request.amount <= 0) {
+        throw domainError('invalid_request', 'amount must be a positive whole number of credits');
+      }
+      if (!request.reference.trim()) throw domainError('invalid_request', 'reference is required (it makes the credit idempotent)');
+      const { entry, created } = await ledger.post({
+        owner,
+        amount: request.amount,
+        reference: `credit:${request.reference}`,
+        operation: 'credit',
+        note: request.note || (ctx.principal.kind === 'operator' ? `by ${ctx.principal.actor}` : undefined),
+      });
+      if (!created && (entry.owner_type !== owner.type || entry.owner_id !== owner.id || entry.amount !== request.amount)) {
+        throw domainError('conflict', `reference ${request.reference} was already used for another credit`);
+      }
+      return { entry: toEntry(entry), wallet: toWallet(await ledger.wallet(owner)), created };
+    },
+
+    async setWalletBalance(request) {
+      if (!Number.isSafeInteger(request.balance)) throw domainError('invalid_request', 'balance must be a whole number');
+      return { wallet: toWallet(await ledger.adjustTo(ownerOf(request.owner), request.balance, 'seed balance')) };
+    },
+
+    async getCallerUsage(_request, ctx) {
+      if (ctx.principal.kind !== 'caller') throw domainError('forbidden', 'needs a caller');
+      const caller = ctx.principal.caller;
+      const [wallet, spent] = await Promise.all([
+        ledger.wallet(ownerOf(caller.owner)),
+        ledger.spentThisMonth(caller.credentialId),
+      ]);
+      return { creditBalance: wallet.balance, creditsSpentThisMonth: spent };
+    },
+  };
+
+  const registration: ServiceRegistration<typeof BillingServiceDefinition> = {
+    definition: BillingServiceDefinition,
+    implementation,
+    access: {
+      getWallet: ['operator', 'service'],
+      listLedgerEntries: ['operator'],
+      creditWallet: ['operator'],
+      setWalletBalance: ['operator'],
+      charge: ['service'],
+      resolvePayer: ['service'],
+      getCallerUsage: ['caller'],
+    },
+  };
+  return { registration, stop: async () => undefined };
+}

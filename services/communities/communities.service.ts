@@ -1,0 +1,189 @@
+// The communities service. This release serves the operator side (communities, profiles,
+// memberships, write attestations) and the standing facts identity needs at mint; the roster,
+// member reads, bulk add and erasure arrive with the communities issue.
+import { randomUUID } from 'node:crypto';
+import {
+  Community,
+  CommunitiesServiceDefinition,
+  Membership,
+  Profile,
+} from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import type { Database } from '../kit/db/database.js';
+import { ownerTypes, roles } from '../kit/enums.js';
+import { domainError } from '../kit/grpc/errors.js';
+import type { ServiceRegistration } from '../kit/grpc/server.js';
+import { createCommunityRepository, type CommunityRow, type MembershipRow, type ProfileRow } from './community.repository.js';
+
+const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+function requireId(value: string, field: string): string {
+  if (!ID_PATTERN.test(value)) throw domainError('invalid_request', `${field} must be 1-128 of [A-Za-z0-9_.:-]`);
+  return value;
+}
+
+const orNull = (s: string) => (s === '' ? null : s);
+
+function toCommunity(row: CommunityRow): Community {
+  return Community.fromPartial({
+    id: row.id,
+    name: row.name,
+    billingOwner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id },
+    archived: row.archived,
+    apiWrites: row.api_writes,
+    createdAt: row.created_at.toISOString(),
+  });
+}
+
+function toProfile(row: ProfileRow): Profile {
+  return Profile.fromPartial({
+    id: row.id,
+    userId: row.user_id ?? '',
+    placeholderUserId: row.placeholder_user_id ?? '',
+    public: row.public,
+    name: row.name,
+    headline: row.headline ?? '',
+    bio: row.bio ?? '',
+    organization: row.organization ?? '',
+    location: row.location ?? '',
+    email: row.email ?? '',
+    linkedinUrl: row.linkedin_url ?? '',
+    orcid: row.orcid ?? '',
+    avatarUrl: row.avatar_url ?? '',
+  });
+}
+
+function toMembership(row: MembershipRow): Membership {
+  return Membership.fromPartial({
+    communityId: row.community_id,
+    profileId: row.profile_id,
+    role: roles.toEnum(row.role),
+    joinedAt: row.joined_at.toISOString(),
+    sourceIdentifier: row.source_identifier,
+  });
+}
+
+export function createCommunitiesService(deps: { db: Database }) {
+  const repo = createCommunityRepository(deps.db);
+
+  async function communityOrThrow(id: string): Promise<CommunityRow> {
+    const row = await repo.findCommunity(id);
+    if (!row) throw domainError('not_found', `community ${id} not found`);
+    return row;
+  }
+
+  const implementation: ServiceRegistration<typeof CommunitiesServiceDefinition>['implementation'] = {
+    async upsertCommunity(request, ctx) {
+      const c = request.community;
+      if (!c || !c.name.trim()) throw domainError('invalid_request', 'community.name is required');
+      if (!c.billingOwner?.id) throw domainError('invalid_request', 'community.billing_owner is required');
+      const id = requireId(c.id, 'community.id');
+      await deps.db.transaction(async (tx) => {
+        const r = createCommunityRepository(tx);
+        await r.upsertCommunity({
+          id,
+          name: c.name,
+          owner_type: ownerTypes.toName(c.billingOwner!.type, 'community.billing_owner.type'),
+          owner_id: c.billingOwner!.id,
+          archived: c.archived,
+        });
+        await r.attestWrites(id, c.apiWrites, ctx.principal.kind === 'operator' ? ctx.principal.actor : 'seed');
+      });
+      return { community: toCommunity(await communityOrThrow(id)) };
+    },
+
+    async getCommunity(request) {
+      return { community: toCommunity(await communityOrThrow(request.communityId)) };
+    },
+
+    async archiveCommunity(request) {
+      if (!(await repo.setArchived(request.communityId, request.archived))) {
+        throw domainError('not_found', `community ${request.communityId} not found`);
+      }
+      return { community: toCommunity(await communityOrThrow(request.communityId)) };
+    },
+
+    async setApiWrites(request, ctx) {
+      await communityOrThrow(request.communityId);
+      const actor = request.actor || (ctx.principal.kind === 'operator' ? ctx.principal.actor : 'unknown');
+      const version = await deps.db.transaction((tx) =>
+        createCommunityRepository(tx).attestWrites(request.communityId, request.enabled, actor),
+      );
+      return { community: toCommunity(await communityOrThrow(request.communityId)), attestationVersion: version };
+    },
+
+    async upsertProfile(request) {
+      const p = request.profile;
+      if (!p || !p.name.trim()) throw domainError('invalid_request', 'profile.name is required');
+      const row: ProfileRow = {
+        id: requireId(p.id, 'profile.id'),
+        user_id: orNull(p.userId),
+        placeholder_user_id: orNull(p.placeholderUserId),
+        public: p.public,
+        name: p.name,
+        headline: orNull(p.headline),
+        bio: orNull(p.bio),
+        organization: orNull(p.organization),
+        location: orNull(p.location),
+        email: orNull(p.email),
+        linkedin_url: orNull(p.linkedinUrl),
+        orcid: orNull(p.orcid),
+        avatar_url: orNull(p.avatarUrl),
+      };
+      await repo.upsertProfile(row);
+      return { profile: toProfile((await repo.findProfile(row.id))!) };
+    },
+
+    async getProfile(request) {
+      const row = await repo.findProfile(request.profileId);
+      if (!row) throw domainError('not_found', `profile ${request.profileId} not found`);
+      return { profile: toProfile(row) };
+    },
+
+    async upsertMembership(request) {
+      const m = request.membership;
+      if (!m) throw domainError('invalid_request', 'membership is required');
+      await communityOrThrow(m.communityId);
+      if (!(await repo.findProfile(m.profileId))) throw domainError('invalid_request', `unknown profile ${m.profileId}`);
+      const existing = await repo.findMembership(m.communityId, m.profileId);
+      await repo.upsertMembership({
+        community_id: m.communityId,
+        profile_id: m.profileId,
+        role: roles.toName(m.role, 'membership.role'),
+        joined_at: m.joinedAt ? new Date(m.joinedAt) : new Date(),
+        source_identifier: existing?.source_identifier ?? (m.sourceIdentifier || `src_${randomUUID()}`),
+      });
+      return { membership: toMembership((await repo.findMembership(m.communityId, m.profileId))!) };
+    },
+
+    async getUserStanding(request) {
+      const [managesCommunity, managedOrganizationOwnsCommunity] = await Promise.all([
+        repo.userManagesCommunity(request.userId),
+        repo.anyOrganizationOwnsCommunity(request.managedOrganizationIds),
+      ]);
+      return { managesCommunity, managedOrganizationOwnsCommunity };
+    },
+  };
+
+  const registration: ServiceRegistration<typeof CommunitiesServiceDefinition> = {
+    definition: CommunitiesServiceDefinition,
+    implementation,
+    access: {
+      upsertCommunity: ['operator'],
+      getCommunity: ['operator', 'service'],
+      archiveCommunity: ['operator'],
+      upsertProfile: ['operator'],
+      getProfile: ['operator', 'service'],
+      upsertMembership: ['operator'],
+      getUserStanding: ['service', 'operator'],
+      getReach: ['caller', 'service'],
+      listMembers: ['caller'],
+      getMember: ['caller'],
+      addMembers: ['caller'],
+      removeMember: ['caller'],
+      setApiWrites: ['operator'],
+      listConsentRequests: ['operator'],
+      resolveConsentRequest: ['operator'],
+    },
+  };
+  return { registration, stop: async () => undefined };
+}

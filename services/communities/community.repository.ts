@@ -1,0 +1,142 @@
+// SQL for communities, their write attestations, profiles and memberships. Nothing else.
+import type { Queryable } from '../kit/db/database.js';
+import type { OwnerTypeName, RoleName } from '../kit/enums.js';
+
+export interface CommunityRow {
+  id: string;
+  name: string;
+  owner_type: OwnerTypeName;
+  owner_id: string;
+  archived: boolean;
+  created_at: Date;
+  api_writes: boolean;
+}
+
+export interface ProfileRow {
+  id: string;
+  user_id: string | null;
+  placeholder_user_id: string | null;
+  public: boolean;
+  name: string;
+  headline: string | null;
+  bio: string | null;
+  organization: string | null;
+  location: string | null;
+  email: string | null;
+  linkedin_url: string | null;
+  orcid: string | null;
+  avatar_url: string | null;
+}
+
+export interface MembershipRow {
+  community_id: string;
+  profile_id: string;
+  role: RoleName;
+  joined_at: Date;
+  source_identifier: string;
+}
+
+const COMMUNITY_COLUMNS = `c.id, c.name, c.owner_type, c.owner_id, c.archived, c.created_at,
+  coalesce((SELECT a.enabled FROM communities.write_attestations a WHERE a.community_id = c.id
+            ORDER BY a.version DESC LIMIT 1), false) AS api_writes`;
+
+export function createCommunityRepository(db: Queryable) {
+  return {
+    async upsertCommunity(c: Omit<CommunityRow, 'created_at' | 'api_writes'>): Promise<void> {
+      await db.query(
+        `INSERT INTO communities.communities (id, name, owner_type, owner_id, archived) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, owner_type = EXCLUDED.owner_type,
+           owner_id = EXCLUDED.owner_id, archived = EXCLUDED.archived`,
+        [c.id, c.name, c.owner_type, c.owner_id, c.archived],
+      );
+    },
+
+    async findCommunity(id: string): Promise<CommunityRow | undefined> {
+      const rows = await db.query<CommunityRow>(`SELECT ${COMMUNITY_COLUMNS} FROM communities.communities c WHERE c.id = $1`, [id]);
+      return rows[0];
+    },
+
+    async setArchived(id: string, archived: boolean): Promise<boolean> {
+      const rows = await db.query('UPDATE communities.communities SET archived = $2 WHERE id = $1 RETURNING id', [id, archived]);
+      return rows.length > 0;
+    },
+
+    /** Records a new attestation version unless the setting already has that value; returns the latest version. */
+    async attestWrites(communityId: string, enabled: boolean, actor: string): Promise<number> {
+      const rows = await db.query<{ version: number; enabled: boolean }>(
+        `SELECT version, enabled FROM communities.write_attestations WHERE community_id = $1 ORDER BY version DESC LIMIT 1 FOR UPDATE`,
+        [communityId],
+      );
+      const latest = rows[0];
+      if (latest && latest.enabled === enabled) return latest.version;
+      if (!latest && !enabled) return 0;
+      const version = (latest?.version ?? 0) + 1;
+      await db.query(
+        'INSERT INTO communities.write_attestations (community_id, version, enabled, actor) VALUES ($1, $2, $3, $4)',
+        [communityId, version, enabled, actor],
+      );
+      return version;
+    },
+
+    async upsertProfile(p: ProfileRow): Promise<void> {
+      await db.query(
+        `INSERT INTO communities.profiles (id, user_id, placeholder_user_id, public, name, headline, bio, organization,
+           location, email, linkedin_url, orcid, avatar_url)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+         ON CONFLICT (id) DO UPDATE SET user_id = EXCLUDED.user_id, placeholder_user_id = EXCLUDED.placeholder_user_id,
+           public = EXCLUDED.public, name = EXCLUDED.name, headline = EXCLUDED.headline, bio = EXCLUDED.bio,
+           organization = EXCLUDED.organization, location = EXCLUDED.location, email = EXCLUDED.email,
+           linkedin_url = EXCLUDED.linkedin_url, orcid = EXCLUDED.orcid, avatar_url = EXCLUDED.avatar_url,
+           updated_at = now()`,
+        [p.id, p.user_id, p.placeholder_user_id, p.public, p.name, p.headline, p.bio, p.organization, p.location,
+          p.email, p.linkedin_url, p.orcid, p.avatar_url],
+      );
+    },
+
+    async findProfile(id: string): Promise<ProfileRow | undefined> {
+      const rows = await db.query<ProfileRow>('SELECT * FROM communities.profiles WHERE id = $1', [id]);
+      return rows[0];
+    },
+
+    async upsertMembership(m: MembershipRow): Promise<void> {
+      await db.query(
+        `INSERT INTO communities.memberships (community_id, profile_id, role, joined_at, source_identifier)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (community_id, profile_id) DO UPDATE SET role = EXCLUDED.role, joined_at = EXCLUDED.joined_at`,
+        [m.community_id, m.profile_id, m.role, m.joined_at, m.source_identifier],
+      );
+    },
+
+    async findMembership(communityId: string, profileId: string): Promise<MembershipRow | undefined> {
+      const rows = await db.query<MembershipRow>(
+        'SELECT * FROM communities.memberships WHERE community_id = $1 AND profile_id = $2',
+        [communityId, profileId],
+      );
+      return rows[0];
+    },
+
+    /** Owns a community directly, or holds an admin/owner membership in one (archived ones count: standing is about the person). */
+    async userManagesCommunity(userId: string): Promise<boolean> {
+      const rows = await db.query(
+        `SELECT 1 FROM communities.communities WHERE owner_type = 'user' AND owner_id = $1
+         UNION ALL
+         SELECT 1 FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id
+          WHERE p.user_id = $1 AND m.role IN ('admin', 'owner')
+         LIMIT 1`,
+        [userId],
+      );
+      return rows.length > 0;
+    },
+
+    async anyOrganizationOwnsCommunity(organizationIds: string[]): Promise<boolean> {
+      if (organizationIds.length === 0) return false;
+      const rows = await db.query(
+        `SELECT 1 FROM communities.communities WHERE owner_type = 'organization' AND owner_id = ANY($1::text[]) LIMIT 1`,
+        [organizationIds],
+      );
+      return rows.length > 0;
+    },
+  };
+}
+
+export type CommunityRepository = ReturnType<typeof createCommunityRepository>;

@@ -1,0 +1,333 @@
+// The identity service: authenticate credentials, describe them, mint/list/revoke keys, and keep
+// users and organizations. Handlers check who may act, then delegate to the repositories.
+import { randomBytes } from 'node:crypto';
+import {
+  ApiKey,
+  IdentityServiceDefinition,
+  Organization,
+  User,
+} from '../../proto/gen/expertnet/identity/v1/identity_service.js';
+import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
+import type { Database } from '../kit/db/database.js';
+import { isUniqueViolation } from '../kit/db/database.js';
+import { credentialKinds, keyEnvironments, ownerTypes, plans, rateTiers, roles } from '../kit/enums.js';
+import { callAs, type ServiceClients } from '../kit/grpc/client.js';
+import type { TokenSigner } from '../kit/grpc/caller-token.js';
+import { domainError, relayRemoteError } from '../kit/grpc/errors.js';
+import type { ServiceContext, ServiceRegistration } from '../kit/grpc/server.js';
+import type { Logger } from '../kit/logger.js';
+import { checkSecret, displayPrefixOf, generateSecret, hashSecret } from './api-key-secret.js';
+import { createKeyRepository, type KeyRow } from './key.repository.js';
+import { rateTierFor, validAllowlist, validRequestedRate, validScopes } from './key-minting.js';
+import { createUsageRecorder, utcDay } from './usage-recorder.js';
+import { createUserRepository, type UserRow } from './user.repository.js';
+
+export interface IdentityDeps {
+  db: Database;
+  pepper: string;
+  clients: ServiceClients;
+  signer: TokenSigner;
+  deadlineMs: number;
+  logger: Logger;
+}
+
+const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(12).toString('base64url')}`;
+}
+
+function requireId(value: string, field: string): string {
+  if (!ID_PATTERN.test(value)) throw domainError('invalid_request', `${field} must be 1-128 of [A-Za-z0-9_.:-]`);
+  return value;
+}
+
+export function toApiKey(row: KeyRow): ApiKey {
+  return ApiKey.fromPartial({
+    id: row.id,
+    prefix: row.display_prefix,
+    environment: keyEnvironments.toEnum(row.environment),
+    owner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id },
+    scopes: row.scopes,
+    allowlist: row.allowlist === null ? undefined : { communityIds: row.allowlist },
+    rateTier: rateTiers.toEnum(row.rate_tier),
+    requestedRate: row.requested_rate,
+    createdAt: row.created_at.toISOString(),
+    lastUsedAt: row.last_used_at?.toISOString(),
+    revokedAt: row.revoked_at?.toISOString(),
+    mintedByUserId: row.minted_by_user_id ?? '',
+  });
+}
+
+function toUser(row: UserRow): User {
+  return User.fromPartial({
+    id: row.id,
+    email: row.email ?? '',
+    name: row.name,
+    plan: plans.toEnum(row.plan),
+    jitConsent: row.jit_consent,
+    createdAt: row.created_at.toISOString(),
+  });
+}
+
+function callerOf(row: KeyRow): Caller {
+  return Caller.fromPartial({
+    credentialId: row.id,
+    credential: credentialKinds.toEnum('api_key'),
+    owner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id },
+    userId: row.owner_type === 'user' ? row.owner_id : '',
+    scopes: row.scopes,
+    allowlist: row.allowlist === null ? undefined : { communityIds: row.allowlist },
+    rateTier: rateTiers.toEnum(row.rate_tier),
+    requestedRate: row.requested_rate,
+    environment: keyEnvironments.toEnum(row.environment),
+  });
+}
+
+export function createIdentityService(deps: IdentityDeps) {
+  const keys = createKeyRepository(deps.db);
+  const users = createUserRepository(deps.db);
+  const usage = createUsageRecorder(keys, (err) => deps.logger.error({ err }, 'usage flush failed'));
+
+  async function organizationView(id: string): Promise<Organization> {
+    const org = await users.findOrganization(id);
+    if (!org) throw domainError('not_found', `organization ${id} not found`);
+    const members = await users.organizationMembers(id);
+    return Organization.fromPartial({
+      id: org.id,
+      name: org.name,
+      jitConsent: org.jit_consent,
+      members: members.map((m) => ({ userId: m.user_id, role: roles.toEnum(m.role), joinedAt: m.joined_at.toISOString() })),
+    });
+  }
+
+  async function privilegeFacts(user: UserRow, ctx: ServiceContext) {
+    const managed = (await users.organizationsOfUser(user.id))
+      .filter((m) => m.role === 'owner' || m.role === 'admin')
+      .map((m) => m.organization_id);
+    const options = await callAs(deps.signer, { kind: 'service', service: 'identity' }, ctx.requestId, deps.deadlineMs);
+    const standing = await deps.clients.communities
+      .getUserStanding({ userId: user.id, managedOrganizationIds: managed }, options)
+      .catch(relayRemoteError);
+    return {
+      plan: user.plan,
+      managesCommunity: standing.managesCommunity,
+      managedOrganizationOwnsCommunity: standing.managedOrganizationOwnsCommunity,
+    };
+  }
+
+  /** A verbatim secret (seed files) must be well-formed; otherwise a fresh one is generated. */
+  function secretFor(requested: string, environment: 'live' | 'test'): { secret: string; environment: 'live' | 'test' } {
+    if (!requested) return { secret: generateSecret(environment), environment };
+    const env = checkSecret(requested);
+    if (!env) throw domainError('invalid_request', 'secret is not a well-formed key (prefix, length or checksum)');
+    return { secret: requested, environment: env };
+  }
+
+  /**
+   * Inserts a key. When its id exists (a seed applied again) the grants a seed may change are
+   * updated and `reapplied` is true; a different owner, or a different verbatim secret, is refused.
+   */
+  async function insertOrReapply(
+    row: Omit<KeyRow, 'created_at' | 'last_used_at' | 'revoked_at'>,
+    secretWasGiven: boolean,
+  ): Promise<{ row: KeyRow; reapplied: boolean }> {
+    try {
+      const inserted = await keys.insert(row);
+      if (inserted) return { row: inserted, reapplied: false };
+    } catch (error) {
+      if (isUniqueViolation(error)) throw domainError('invalid_request', 'that secret is already in use by another key');
+      throw error;
+    }
+    const existing = (await keys.findById(row.id))!;
+    if (existing.owner_type !== row.owner_type || existing.owner_id !== row.owner_id ||
+        (secretWasGiven && existing.secret_hash !== row.secret_hash)) {
+      throw domainError('invalid_request', `key ${row.id} already exists with another secret or owner`);
+    }
+    return { row: await keys.updateGrants(row.id, row.scopes, row.allowlist, row.requested_rate), reapplied: true };
+  }
+
+  const implementation: ServiceRegistration<typeof IdentityServiceDefinition>['implementation'] = {
+    async authenticate(request) {
+      const refused = domainError('unauthorized', 'invalid or revoked API key');
+      if (!checkSecret(request.apiKey)) throw refused;
+      const row = await keys.findActiveByHash(hashSecret(request.apiKey, deps.pepper));
+      if (!row) throw refused;
+      usage.record(row.id);
+      return { caller: callerOf(row) };
+    },
+
+    async describeCredential(_request, ctx) {
+      if (ctx.principal.kind !== 'caller') throw domainError('forbidden', 'needs a caller');
+      const row = await keys.findById(ctx.principal.caller.credentialId);
+      if (!row || row.revoked_at) throw domainError('unauthorized', 'invalid or revoked API key');
+      const ownerName =
+        row.owner_type === 'user'
+          ? (await users.findUser(row.owner_id))?.name
+          : (await users.findOrganization(row.owner_id))?.name;
+      const today = utcDay(new Date());
+      const stored = await keys.usage(row.id, today);
+      const unflushed = usage.unflushed(row.id, today);
+      return {
+        key: toApiKey(row),
+        owner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id, name: ownerName ?? '' },
+        usage: { requestsToday: stored.today + unflushed, requestsThisMonth: stored.month + unflushed },
+      };
+    },
+
+    async mintKey(request, ctx) {
+      const isOperator = ctx.principal.kind === 'operator';
+      if ((request.secret || request.id) && !isOperator) {
+        throw domainError('forbidden', 'only an operator may fix a key id or secret');
+      }
+      const user = await users.findUser(request.userId);
+      if (!user) throw domainError('invalid_request', `unknown user ${request.userId}; keys are always personal`);
+      const scopes = validScopes(request.scopes);
+      const allowlist = validAllowlist(request.allowlist?.communityIds);
+      const requestedRate = validRequestedRate(request.requestedRate);
+      const wanted = request.environment ? keyEnvironments.toName(request.environment, 'environment') : 'live';
+      const { secret, environment } = secretFor(request.secret, wanted);
+      const tier = rateTierFor(await privilegeFacts(user, ctx));
+      const { row, reapplied } = await insertOrReapply({
+        id: request.id ? requireId(request.id, 'id') : newId('key'),
+        secret_hash: hashSecret(secret, deps.pepper),
+        display_prefix: displayPrefixOf(secret),
+        environment,
+        owner_type: 'user',
+        owner_id: user.id,
+        minted_by_user_id: user.id,
+        scopes,
+        allowlist,
+        rate_tier: tier,
+        requested_rate: requestedRate,
+      }, Boolean(request.secret));
+      // A re-applied key keeps its original secret, which is never shown again.
+      return { key: toApiKey(row), secret: reapplied ? '' : secret };
+    },
+
+    async importLegacyOrganizationKey(request) {
+      const org = await users.findOrganization(request.organizationId);
+      if (!org) throw domainError('invalid_request', `unknown organization ${request.organizationId}`);
+      const environment = checkSecret(request.secret);
+      if (!environment) throw domainError('invalid_request', 'a legacy key needs a well-formed secret');
+      const { row } = await insertOrReapply({
+        id: requireId(request.id, 'id'),
+        secret_hash: hashSecret(request.secret, deps.pepper),
+        display_prefix: displayPrefixOf(request.secret),
+        environment,
+        owner_type: 'organization',
+        owner_id: org.id,
+        minted_by_user_id: request.mintedByUserId || null,
+        scopes: validScopes(request.scopes),
+        allowlist: validAllowlist(request.allowlist?.communityIds),
+        rate_tier: rateTierFor('organization'),
+        requested_rate: validRequestedRate(request.requestedRate),
+      }, true);
+      return { key: toApiKey(row) };
+    },
+
+    async listKeys(request) {
+      const limit = Math.min(Math.max(request.pageSize || 50, 1), 200);
+      const rows = await keys.listMintedBy(request.userId, limit + 1, request.pageToken);
+      const page = rows.slice(0, limit);
+      return { keys: page.map(toApiKey), nextPageToken: rows.length > limit ? page[page.length - 1]!.id : '' };
+    },
+
+    async revokeKey(request) {
+      const row = await keys.revoke(request.keyId);
+      if (!row) throw domainError('not_found', `key ${request.keyId} not found`);
+      return { key: toApiKey(row) };
+    },
+
+    async upsertUser(request) {
+      const u = request.user;
+      if (!u) throw domainError('invalid_request', 'user is required');
+      if (!u.name.trim()) throw domainError('invalid_request', 'user.name is required');
+      try {
+        const row = await users.upsertUser({
+          id: requireId(u.id, 'user.id'),
+          email: u.email || null,
+          name: u.name,
+          plan: u.plan ? plans.toName(u.plan, 'user.plan') : 'free',
+          jit_consent: u.jitConsent,
+        });
+        return { user: toUser(row) };
+      } catch (error) {
+        if (isUniqueViolation(error)) throw domainError('invalid_request', `email ${u.email} belongs to another user`);
+        throw error;
+      }
+    },
+
+    async getUser(request) {
+      const row = await users.findUser(request.userId);
+      if (!row) throw domainError('not_found', `user ${request.userId} not found`);
+      return { user: toUser(row) };
+    },
+
+    async setUserPlan(request) {
+      const row = await users.setPlan(request.userId, plans.toName(request.plan, 'plan'));
+      if (!row) throw domainError('not_found', `user ${request.userId} not found`);
+      return { user: toUser(row) };
+    },
+
+    async upsertOrganization(request) {
+      const o = request.organization;
+      if (!o || !o.name.trim()) throw domainError('invalid_request', 'organization.name is required');
+      const id = requireId(o.id, 'organization.id');
+      for (const m of o.members) {
+        if (!(await users.findUser(m.userId))) throw domainError('invalid_request', `unknown user ${m.userId}`);
+        roles.toName(m.role, 'members.role');
+      }
+      await deps.db.transaction(async (tx) => {
+        const repo = createUserRepository(tx);
+        await repo.upsertOrganization({ id, name: o.name, jit_consent: o.jitConsent });
+        for (const m of o.members) {
+          await repo.upsertOrganizationMember({
+            organization_id: id,
+            user_id: m.userId,
+            role: roles.toName(m.role, 'members.role'),
+            joined_at: m.joinedAt ? new Date(m.joinedAt) : new Date(),
+          });
+        }
+      });
+      return { organization: await organizationView(id) };
+    },
+
+    async getOrganization(request) {
+      return { organization: await organizationView(request.organizationId) };
+    },
+
+    async listUserOrganizations(request) {
+      const rows = await users.organizationsOfUser(request.userId);
+      return {
+        organizations: rows.map((m) => ({
+          organizationId: m.organization_id,
+          role: roles.toEnum(m.role),
+          joinedAt: m.joined_at.toISOString(),
+        })),
+      };
+    },
+  };
+
+  const registration: ServiceRegistration<typeof IdentityServiceDefinition> = {
+    definition: IdentityServiceDefinition,
+    implementation,
+    access: {
+      authenticate: ['edge'],
+      describeCredential: ['caller'],
+      mintKey: ['operator'],
+      listKeys: ['operator'],
+      revokeKey: ['operator'],
+      importLegacyOrganizationKey: ['operator'],
+      upsertUser: ['operator'],
+      getUser: ['operator', 'service'],
+      setUserPlan: ['operator'],
+      upsertOrganization: ['operator'],
+      getOrganization: ['operator', 'service'],
+      listUserOrganizations: ['operator', 'service'],
+      createPlaceholderAccount: ['service'],
+      deletePlaceholderAccount: ['service'],
+    },
+  };
+  return { registration, stop: () => usage.stop() };
+}

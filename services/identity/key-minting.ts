@@ -1,0 +1,48 @@
+// The minting rules: keys are always personal, scopes come from the six of the spec, the
+// allowlist only narrows (it is intersected with live reach at use), and the rate tier is decided
+// now, from the owner's privilege, and stored on the key — a later plan change does not move it.
+import { isScope, type Scope } from '../kit/scopes.js';
+import { domainError } from '../kit/grpc/errors.js';
+
+export const DEFAULT_REQUESTED_RATE = 60;
+export const MAX_REQUESTED_RATE = 6000;
+
+export interface PrivilegeFacts {
+  plan: 'free' | 'trial' | 'paid';
+  managesCommunity: boolean;
+  managedOrganizationOwnsCommunity: boolean;
+}
+
+/**
+ * Privileged (standard tier) when any holds at mint: the owner is an organization (legacy keys
+ * only), an active paid plan (a trial does not count), the user owns or administers a community,
+ * or the user manages an organization that owns one.
+ */
+export function rateTierFor(owner: 'organization' | PrivilegeFacts): 'restricted' | 'standard' {
+  if (owner === 'organization') return 'standard';
+  const privileged = owner.plan === 'paid' || owner.managesCommunity || owner.managedOrganizationOwnsCommunity;
+  return privileged ? 'standard' : 'restricted';
+}
+
+export function validScopes(requested: readonly string[]): Scope[] {
+  const unknown = requested.filter((s) => !isScope(s));
+  if (unknown.length > 0) throw domainError('invalid_request', `unknown scope(s): ${unknown.join(', ')}`);
+  const scopes = [...new Set(requested)] as Scope[];
+  if (scopes.length === 0) throw domainError('invalid_request', 'a key needs at least one scope');
+  return scopes;
+}
+
+export function validRequestedRate(rate: number): number {
+  if (rate === 0) return DEFAULT_REQUESTED_RATE;
+  if (!Number.isInteger(rate) || rate < 1 || rate > MAX_REQUESTED_RATE) {
+    throw domainError('invalid_request', `requested_rate must be 1 to ${MAX_REQUESTED_RATE} per minute`);
+  }
+  return rate;
+}
+
+export function validAllowlist(ids: readonly string[] | undefined): string[] | null {
+  if (ids === undefined) return null;
+  const bad = ids.filter((id) => id.trim() === '' || id.length > 200);
+  if (bad.length > 0) throw domainError('invalid_request', 'allowlist entries must be community ids');
+  return [...new Set(ids)];
+}

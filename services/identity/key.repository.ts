@@ -1,0 +1,102 @@
+// SQL for API keys and their usage. Nothing else.
+import type { Queryable } from '../kit/db/database.js';
+
+export interface KeyRow {
+  id: string;
+  secret_hash: string;
+  display_prefix: string;
+  environment: 'live' | 'test';
+  owner_type: 'user' | 'organization';
+  owner_id: string;
+  minted_by_user_id: string | null;
+  scopes: string[];
+  allowlist: string[] | null;
+  rate_tier: 'restricted' | 'standard';
+  requested_rate: number;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export type NewKey = Omit<KeyRow, 'created_at' | 'last_used_at' | 'revoked_at'>;
+
+export function createKeyRepository(db: Queryable) {
+  return {
+    async findActiveByHash(secretHash: string): Promise<KeyRow | undefined> {
+      const rows = await db.query<KeyRow>(
+        'SELECT * FROM identity.api_keys WHERE secret_hash = $1 AND revoked_at IS NULL',
+        [secretHash],
+      );
+      return rows[0];
+    },
+
+    async findById(id: string): Promise<KeyRow | undefined> {
+      const rows = await db.query<KeyRow>('SELECT * FROM identity.api_keys WHERE id = $1', [id]);
+      return rows[0];
+    },
+
+    /** Inserts the key; returns undefined when the id is taken (the caller decides what that means). */
+    async insert(key: NewKey): Promise<KeyRow | undefined> {
+      const rows = await db.query<KeyRow>(
+        `INSERT INTO identity.api_keys (id, secret_hash, display_prefix, environment, owner_type, owner_id,
+           minted_by_user_id, scopes, allowlist, rate_tier, requested_rate)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         ON CONFLICT (id) DO NOTHING RETURNING *`,
+        [key.id, key.secret_hash, key.display_prefix, key.environment, key.owner_type, key.owner_id,
+          key.minted_by_user_id, key.scopes, key.allowlist, key.rate_tier, key.requested_rate],
+      );
+      return rows[0];
+    },
+
+    /** Re-applying a seed key changes what a seed may change; the tier stays as minted. */
+    async updateGrants(id: string, scopes: string[], allowlist: string[] | null, requestedRate: number): Promise<KeyRow> {
+      const rows = await db.query<KeyRow>(
+        `UPDATE identity.api_keys SET scopes = $2, allowlist = $3, requested_rate = $4 WHERE id = $1 RETURNING *`,
+        [id, scopes, allowlist, requestedRate],
+      );
+      return rows[0]!;
+    },
+
+    async listMintedBy(userId: string, limit: number, afterId: string): Promise<KeyRow[]> {
+      return db.query<KeyRow>(
+        `SELECT * FROM identity.api_keys WHERE minted_by_user_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
+        [userId, afterId, limit],
+      );
+    },
+
+    async revoke(id: string): Promise<KeyRow | undefined> {
+      const rows = await db.query<KeyRow>(
+        `UPDATE identity.api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING *`,
+        [id],
+      );
+      return rows[0];
+    },
+
+    /** Adds batched request counts and moves last_used_at forward. */
+    async addUsage(keyId: string, day: string, requests: number, lastUsedAt: Date): Promise<void> {
+      await db.query(
+        `INSERT INTO identity.key_usage_daily (key_id, day, requests) VALUES ($1, $2, $3)
+         ON CONFLICT (key_id, day) DO UPDATE SET requests = identity.key_usage_daily.requests + EXCLUDED.requests`,
+        [keyId, day, requests],
+      );
+      await db.query(
+        `UPDATE identity.api_keys SET last_used_at = greatest(coalesce(last_used_at, $2), $2) WHERE id = $1`,
+        [keyId, lastUsedAt],
+      );
+    },
+
+    /** Stored request counts for a UTC day and its month. */
+    async usage(keyId: string, day: string): Promise<{ today: number; month: number }> {
+      const rows = await db.query<{ today: number; month: number }>(
+        `SELECT coalesce(sum(requests) FILTER (WHERE day = $2::date), 0)::int8 AS today,
+                coalesce(sum(requests), 0)::int8 AS month
+           FROM identity.key_usage_daily
+          WHERE key_id = $1 AND day >= date_trunc('month', $2::date) AND day <= $2::date`,
+        [keyId, day],
+      );
+      return rows[0] ?? { today: 0, month: 0 };
+    },
+  };
+}
+
+export type KeyRepository = ReturnType<typeof createKeyRepository>;

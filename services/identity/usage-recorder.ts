@@ -1,0 +1,73 @@
+// Counts authenticated requests per key without a database write per request: counts gather in
+// memory and are added to the stored daily totals once a second (and at shutdown). Reads add the
+// counts not yet flushed, so a process sees its own requests at once; other replicas' counts
+// appear within one flush interval.
+import type { KeyRepository } from './key.repository.js';
+
+interface Pending {
+  keyId: string;
+  day: string;
+  requests: number;
+  lastUsedAt: Date;
+}
+
+export function utcDay(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
+export function createUsageRecorder(keys: KeyRepository, onError: (error: unknown) => void, intervalMs = 1000) {
+  let pending = new Map<string, Pending>();
+  // Counts being written right now stay visible to reads until their write lands.
+  const inFlight = new Map<string, Pending>();
+  let flushing: Promise<void> = Promise.resolve();
+
+  async function flush(): Promise<void> {
+    const batch = pending;
+    pending = new Map();
+    for (const [slot, p] of batch) inFlight.set(slot, p);
+    for (const [slot, p] of batch) {
+      try {
+        await keys.addUsage(p.keyId, p.day, p.requests, p.lastUsedAt);
+      } catch (error) {
+        // Put the counts back so the next flush retries them.
+        record(p.keyId, p.lastUsedAt, p.requests);
+        onError(error);
+      } finally {
+        inFlight.delete(slot);
+      }
+    }
+  }
+
+  function record(keyId: string, at = new Date(), requests = 1): void {
+    const day = utcDay(at);
+    const slot = `${keyId}|${day}`;
+    const entry = pending.get(slot);
+    if (entry) {
+      entry.requests += requests;
+      if (at > entry.lastUsedAt) entry.lastUsedAt = at;
+    } else {
+      pending.set(slot, { keyId, day, requests, lastUsedAt: at });
+    }
+  }
+
+  const timer = setInterval(() => {
+    flushing = flushing.then(flush);
+  }, intervalMs);
+  timer.unref();
+
+  return {
+    record,
+    /** Counts recorded here and not yet flushed. */
+    unflushed(keyId: string, day: string): number {
+      const slot = `${keyId}|${day}`;
+      return (pending.get(slot)?.requests ?? 0) + (inFlight.get(slot)?.requests ?? 0);
+    },
+    async stop(): Promise<void> {
+      clearInterval(timer);
+      flushing = flushing.then(flush);
+      await flushing;
+    },
+  };
+}
+
+export type UsageRecorder = ReturnType<typeof createUsageRecorder>;

@@ -1,0 +1,78 @@
+// Process configuration, validated once from the environment. A bad value stops start-up with a
+// message that lists every bad variable, not just the first.
+import { z } from 'zod';
+
+export const ALL_ROLES = ['gateway', 'mcp', 'identity', 'communities', 'search', 'enrichment', 'billing'] as const;
+export type Role = (typeof ALL_ROLES)[number];
+export const SERVICE_ROLES = ['identity', 'communities', 'search', 'enrichment', 'billing'] as const;
+export type ServiceRole = (typeof SERVICE_ROLES)[number];
+
+const port = z.coerce.number().int().min(0).max(65535);
+const grpcAddress = z.string().regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port');
+const onOff = z.enum(['on', 'off']);
+
+const roles = z
+  .string()
+  .transform((s) => s.split(',').map((r) => r.trim()).filter(Boolean))
+  .pipe(z.array(z.enum([...ALL_ROLES, 'all'])).min(1, 'name at least one role'))
+  .transform((list): Role[] => (list.includes('all') ? [...ALL_ROLES] : [...new Set(list as Role[])]));
+
+const schema = z.object({
+  PORT: port.default(8080),
+  MCP_PORT: port.default(8081),
+  ADMIN_PORT: port.default(9090),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL').optional(),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected a redis:// URL').optional(),
+  ROLES: z.string().default('all').pipe(roles),
+  SEED_FILE: z.string().min(1).optional(),
+  CREDIT_ENFORCEMENT: onOff.default('off'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Where each service listens (its own role) and where the others reach it.
+  IDENTITY_GRPC_ADDR: grpcAddress.default('127.0.0.1:50051'),
+  COMMUNITIES_GRPC_ADDR: grpcAddress.default('127.0.0.1:50052'),
+  SEARCH_GRPC_ADDR: grpcAddress.default('127.0.0.1:50053'),
+  ENRICHMENT_GRPC_ADDR: grpcAddress.default('127.0.0.1:50054'),
+  BILLING_GRPC_ADDR: grpcAddress.default('127.0.0.1:50055'),
+  // Deadline of one internal gRPC call, in milliseconds.
+  GRPC_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
+  // Server secrets. Unset: generated once and kept in DATA_DIR/secrets.json (see docs/OPERATIONS.md).
+  API_KEY_PEPPER: z.string().min(32, 'use at least 32 characters').optional(),
+  CALLER_TOKEN_PRIVATE_KEY: z.string().includes('PRIVATE KEY', { message: 'expected a PKCS#8 PEM' }).optional(),
+  CALLER_TOKEN_PUBLIC_KEY: z.string().includes('PUBLIC KEY', { message: 'expected an SPKI PEM' }).optional(),
+});
+
+export type Config = z.infer<typeof schema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads the configuration from an environment; empty strings count as unset. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
+  }
+  const config = parsed.data;
+  if (Boolean(config.CALLER_TOKEN_PRIVATE_KEY) !== Boolean(config.CALLER_TOKEN_PUBLIC_KEY)) {
+    throw new ConfigError(['CALLER_TOKEN_PRIVATE_KEY and CALLER_TOKEN_PUBLIC_KEY must be set together']);
+  }
+  return config;
+}
+
+export function grpcAddressOf(config: Config, service: ServiceRole): string {
+  const byService: Record<ServiceRole, string> = {
+    identity: config.IDENTITY_GRPC_ADDR,
+    communities: config.COMMUNITIES_GRPC_ADDR,
+    search: config.SEARCH_GRPC_ADDR,
+    enrichment: config.ENRICHMENT_GRPC_ADDR,
+    billing: config.BILLING_GRPC_ADDR,
+  };
+  return byService[service];
+}

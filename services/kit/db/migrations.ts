@@ -1,0 +1,62 @@
+// Forward-only SQL migrations, one folder per service, one schema per service. Each file runs in
+// its own transaction together with the row that records it, under an advisory lock so that
+// several processes starting at once apply each migration exactly once.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SERVICE_ROLES, type ServiceRole } from '../config.js';
+import { repoRoot } from '../paths.js';
+import type { Database } from './database.js';
+
+// One lock for all schemas: CREATE SCHEMA itself races between processes.
+const MIGRATION_LOCK = 7_400_101;
+const FILE_NAME = /^(\d{3,})_[a-z0-9_]+\.sql$/;
+
+export interface Migration {
+  version: string;
+  name: string;
+  sql: string;
+}
+
+export function readMigrations(dir: string): Migration[] {
+  return readdirSync(dir)
+    .filter((name) => FILE_NAME.test(name))
+    .sort()
+    .map((name) => ({ version: FILE_NAME.exec(name)![1]!, name, sql: readFileSync(join(dir, name), 'utf8') }));
+}
+
+/** Applies the migrations of one service's schema that are not applied yet; returns their names. */
+export async function migrate(db: Database, schema: string, dir: string): Promise<string[]> {
+  if (!/^[a-z_]+$/.test(schema)) throw new Error(`bad schema name ${schema}`);
+  const applied: string[] = [];
+  for (const migration of readMigrations(dir)) {
+    const ran = await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${schema};
+        CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
+          version text PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());`);
+      const done = await tx.query(`SELECT 1 FROM ${schema}.schema_migrations WHERE version = $1`, [migration.version]);
+      if (done.length > 0) return false;
+      await tx.exec(migration.sql);
+      await tx.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2)`, [
+        migration.version,
+        migration.name,
+      ]);
+      return true;
+    });
+    if (ran) applied.push(migration.name);
+  }
+  return applied;
+}
+
+export function migrationsDir(service: ServiceRole): string {
+  return join(repoRoot, 'services', service, 'migrations');
+}
+
+/** Migrates each service's schema (every service by default); returns `service/file` of what ran. */
+export async function migrateAll(db: Database, services: readonly ServiceRole[] = SERVICE_ROLES): Promise<string[]> {
+  const applied: string[] = [];
+  for (const service of services) {
+    for (const name of await migrate(db, service, migrationsDir(service))) applied.push(`${service}/${name}`);
+  }
+  return applied;
+}

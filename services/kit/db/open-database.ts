@@ -1,0 +1,12 @@
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import type { Database } from './database.js';
+import { openPglite } from './pglite-database.js';
+import { openPostgres } from './postgres-database.js';
+
+/** PostgreSQL when DATABASE_URL is set, otherwise embedded PGlite under DATA_DIR. */
+export async function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'>): Promise<Database> {
+  if (config.DATABASE_URL) return openPostgres(config.DATABASE_URL);
+  const dir = config.DATA_DIR.startsWith('memory://') ? 'memory://' : join(config.DATA_DIR, 'pglite');
+  return openPglite(dir);
+}

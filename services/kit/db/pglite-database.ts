@@ -1,0 +1,28 @@
+import { PGlite, types } from '@electric-sql/pglite';
+import type { Database, Queryable } from './database.js';
+
+// Same int8 handling as the pg driver (see postgres-database.ts).
+const parsers = { [types.INT8]: (value: string) => Number(value) };
+
+function queryable(db: Pick<PGlite, 'query' | 'exec'>): Queryable {
+  return {
+    async query<R>(sql: string, params: readonly unknown[] = []) {
+      const result = await db.query<R>(sql, params as unknown[]);
+      return result.rows;
+    },
+    async exec(sql: string) {
+      await db.exec(sql);
+    },
+  };
+}
+
+/** dataDir is a folder, or `memory://` for a throwaway store. */
+export async function openPglite(dataDir: string): Promise<Database> {
+  const db = await PGlite.create(dataDir, { parsers });
+  return {
+    engine: 'pglite',
+    ...queryable(db),
+    transaction: <T>(fn: (tx: Queryable) => Promise<T>) => db.transaction((tx) => fn(queryable(tx))),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,59 @@
+// Typed gRPC clients for the five services, shared by the edge, the services and the admin CLI.
+// Each call carries the signed principal token, the request id and a deadline; failures keep
+// their ErrorInfo details (see errors.ts).
+import { createChannel, createClientFactory, Metadata, type Channel, type Client } from 'nice-grpc';
+import { deadlineMiddleware } from 'nice-grpc-client-middleware-deadline';
+import { errorDetailsClientMiddleware } from 'nice-grpc-error-details';
+import { BillingServiceDefinition } from '../../../proto/gen/expertnet/billing/v1/billing_service.js';
+import { CommunitiesServiceDefinition } from '../../../proto/gen/expertnet/communities/v1/communities_service.js';
+import { EnrichmentServiceDefinition } from '../../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
+import { IdentityServiceDefinition } from '../../../proto/gen/expertnet/identity/v1/identity_service.js';
+import { SearchServiceDefinition } from '../../../proto/gen/expertnet/search/v1/search_service.js';
+import type { ServiceRole } from '../config.js';
+import type { TokenSigner } from './caller-token.js';
+import type { Principal } from './principal.js';
+
+export interface ServiceClients {
+  identity: Client<typeof IdentityServiceDefinition, CallOptionsExt>;
+  communities: Client<typeof CommunitiesServiceDefinition, CallOptionsExt>;
+  search: Client<typeof SearchServiceDefinition, CallOptionsExt>;
+  enrichment: Client<typeof EnrichmentServiceDefinition, CallOptionsExt>;
+  billing: Client<typeof BillingServiceDefinition, CallOptionsExt>;
+  close(): void;
+}
+
+type CallOptionsExt = { deadline?: Date | number };
+
+export interface CallOptions extends CallOptionsExt {
+  metadata: Metadata;
+}
+
+/** Builds the options of one call: who is calling, under which request id, and until when. */
+export async function callAs(
+  signer: TokenSigner,
+  principal: Principal,
+  requestId: string | undefined,
+  deadlineMs: number,
+): Promise<CallOptions> {
+  const metadata = Metadata({ authorization: `Bearer ${await signer.sign(principal)}` });
+  if (requestId) metadata.set('x-request-id', requestId);
+  return { metadata, deadline: deadlineMs };
+}
+
+export function createServiceClients(addresses: Record<ServiceRole, string>): ServiceClients {
+  const channels: Channel[] = [];
+  const factory = createClientFactory().use(errorDetailsClientMiddleware).use(deadlineMiddleware);
+  const open = <D extends Parameters<typeof factory.create>[0]>(definition: D, address: string) => {
+    const channel = createChannel(address);
+    channels.push(channel);
+    return factory.create(definition, channel);
+  };
+  return {
+    identity: open(IdentityServiceDefinition, addresses.identity),
+    communities: open(CommunitiesServiceDefinition, addresses.communities),
+    search: open(SearchServiceDefinition, addresses.search),
+    enrichment: open(EnrichmentServiceDefinition, addresses.enrichment),
+    billing: open(BillingServiceDefinition, addresses.billing),
+    close: () => channels.forEach((c) => c.close()),
+  };
+}

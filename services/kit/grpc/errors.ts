@@ -1,0 +1,64 @@
+// Domain errors cross gRPC as a canonical status plus a google.rpc.ErrorInfo whose `reason` is the
+// public API error code and whose metadata carries the extras the spec names (available_at, the
+// payer). The edge turns them back into HTTP with one table (gateway/core/http-errors.ts).
+import { ClientError, Status } from 'nice-grpc';
+import { ErrorInfo, RichClientError, RichServerError } from 'nice-grpc-error-details';
+
+export const ERROR_DOMAIN = 'expertnet.api';
+
+/** The API error codes of the spec and our decisions. Services may add codes; the edge passes them on. */
+export const API_ERROR_STATUS = {
+  bad_request: Status.INVALID_ARGUMENT,
+  invalid_request: Status.INVALID_ARGUMENT,
+  unauthorized: Status.UNAUTHENTICATED,
+  forbidden: Status.PERMISSION_DENIED,
+  not_found: Status.NOT_FOUND,
+  conflict: Status.ABORTED,
+  unprocessable: Status.FAILED_PRECONDITION,
+  owner_consent_required: Status.FAILED_PRECONDITION,
+  insufficient_credits: Status.FAILED_PRECONDITION,
+  coverage_required: Status.FAILED_PRECONDITION,
+  community_over_quota: Status.FAILED_PRECONDITION,
+  rate_limited: Status.RESOURCE_EXHAUSTED,
+  search_unavailable: Status.UNAVAILABLE,
+  internal: Status.INTERNAL,
+} as const satisfies Record<string, Status>;
+
+export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
+
+/** Thrown by a service: the call fails with this API code, message and extras. */
+export function domainError(code: ApiErrorCode, message: string, metadata: Record<string, string> = {}): RichServerError {
+  return new RichServerError(API_ERROR_STATUS[code], message, [
+    ErrorInfo.fromPartial({ reason: code, domain: ERROR_DOMAIN, metadata }),
+  ]);
+}
+
+export interface RemoteError {
+  status: Status;
+  /** The API error code from ErrorInfo, or undefined when the failure carried none. */
+  code: string | undefined;
+  message: string;
+  metadata: Record<string, string>;
+}
+
+/** Reads a failed call on the client side; undefined when the error is not a gRPC failure. */
+export function readRemoteError(error: unknown): RemoteError | undefined {
+  if (!(error instanceof ClientError)) return undefined;
+  const info = error instanceof RichClientError ? error.extra.find((d) => d.$type === 'google.rpc.ErrorInfo') : undefined;
+  const errorInfo = info as ErrorInfo | undefined;
+  return {
+    status: error.code,
+    code: errorInfo?.domain === ERROR_DOMAIN ? errorInfo.reason : undefined,
+    message: error.details,
+    metadata: errorInfo?.metadata ?? {},
+  };
+}
+
+/** A service calling another service passes a domain failure on unchanged (same code, message, extras). */
+export function relayRemoteError(error: unknown): never {
+  const remote = readRemoteError(error);
+  if (remote?.code && remote.code in API_ERROR_STATUS) {
+    throw domainError(remote.code as ApiErrorCode, remote.message, remote.metadata);
+  }
+  throw error;
+}

@@ -1,0 +1,19 @@
+// Asks a service's standard gRPC health endpoint (grpc.health.v1) whether it serves.
+import { createChannel, createClient } from 'nice-grpc';
+import { HealthDefinition } from 'nice-grpc-server-health';
+
+// grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING
+const SERVING = 1;
+
+export async function checkGrpcHealth(address: string, service = '', timeoutMs = 2000): Promise<boolean> {
+  const channel = createChannel(address);
+  try {
+    const client = createClient(HealthDefinition, channel);
+    const response = await client.check({ service }, { signal: AbortSignal.timeout(timeoutMs) });
+    return response.status === SERVING;
+  } catch {
+    return false;
+  } finally {
+    channel.close();
+  }
+}

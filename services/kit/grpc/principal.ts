@@ -1,0 +1,27 @@
+// Who is calling a service, as the signed token in the call's metadata says:
+// - caller:   an end user's credential, resolved by the edge (REST or MCP);
+// - edge:     the edge itself before a caller exists (it asks identity to authenticate);
+// - operator: the admin CLI or seed loader;
+// - service:  one service calling another for its own work (no end user behind it).
+import { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
+
+export type Principal =
+  | { kind: 'caller'; caller: Caller }
+  | { kind: 'edge' }
+  | { kind: 'operator'; actor: string }
+  | { kind: 'service'; service: string };
+
+export type PrincipalKind = Principal['kind'];
+
+export function describePrincipal(p: Principal): string {
+  switch (p.kind) {
+    case 'caller':
+      return `caller:${p.caller.credentialId}`;
+    case 'edge':
+      return 'edge';
+    case 'operator':
+      return `operator:${p.actor}`;
+    case 'service':
+      return `service:${p.service}`;
+  }
+}

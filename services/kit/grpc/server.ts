@@ -1,0 +1,139 @@
+// A service's gRPC server: the service's own methods plus gRPC health and server reflection,
+// behind three middlewares — error details, an error boundary that never leaks internals, and
+// authentication that verifies the caller token and checks the method's access list (fail-closed:
+// a method not in the list is refused).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  createServer,
+  Metadata,
+  ServerError,
+  Status,
+  type CallContext,
+  type ServerMiddlewareCall,
+  type ServiceImplementation,
+  type TsProtoServiceDefinition,
+} from 'nice-grpc';
+import { errorDetailsServerMiddleware } from 'nice-grpc-error-details';
+import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
+import { ServerReflection, ServerReflectionService } from 'nice-grpc-server-reflection';
+import type { Logger } from '../logger.js';
+import { repoRoot } from '../paths.js';
+import type { TokenVerifier } from './caller-token.js';
+import { describePrincipal, type Principal, type PrincipalKind } from './principal.js';
+
+export interface ServiceContext {
+  principal: Principal;
+  requestId: string;
+}
+
+export interface ServiceRegistration<D extends TsProtoServiceDefinition = TsProtoServiceDefinition> {
+  definition: D;
+  /** Methods a release does not serve yet answer UNIMPLEMENTED. */
+  implementation: Partial<ServiceImplementation<D, ServiceContext>>;
+  /** Who may call each method. Every method must be listed; an empty list refuses everyone. */
+  access: { [M in keyof D['methods']]: readonly PrincipalKind[] };
+}
+
+/** A registration of any service, for code that starts servers (definitions differ per service). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyServiceRegistration = ServiceRegistration<any>;
+
+export interface RunningGrpcServer {
+  address: string;
+  port: number;
+  health: HealthState;
+  shutdown(): Promise<void>;
+}
+
+const UNAUTHENTICATED_PREFIXES = ['/grpc.health.v1.Health/', '/grpc.reflection.'];
+const descriptorSetPath = join(repoRoot, 'proto', 'gen', 'descriptors.binpb');
+
+function bearer(metadata: Metadata): string | undefined {
+  const value = metadata.get('authorization');
+  return typeof value === 'string' && value.startsWith('Bearer ') ? value.slice(7) : undefined;
+}
+
+function methodName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+export async function startGrpcServer(options: {
+  address: string;
+  services: AnyServiceRegistration[];
+  verifier: TokenVerifier;
+  logger: Logger;
+}): Promise<RunningGrpcServer> {
+  const { verifier, logger } = options;
+  // Access lists keyed by full method path, e.g. /expertnet.identity.v1.IdentityService/Authenticate.
+  const access = new Map<string, readonly PrincipalKind[]>();
+  for (const s of options.services) {
+    for (const [name, kinds] of Object.entries(s.access)) {
+      access.set(`/${s.definition.fullName}/${s.definition.methods[name]!.name}`, kinds as PrincipalKind[]);
+    }
+  }
+
+  async function* errorBoundary<Req, Res>(call: ServerMiddlewareCall<Req, Res>, context: CallContext) {
+    try {
+      return yield* call.next(call.request, context);
+    } catch (error) {
+      if (error instanceof ServerError) throw error;
+      if (context.signal.aborted) throw error;
+      logger.error({ err: error, method: call.method.path, requestId: context.metadata.get('x-request-id') }, 'gRPC method failed');
+      throw new ServerError(Status.INTERNAL, 'internal error');
+    }
+  }
+
+  async function* authenticate<Req, Res>(call: ServerMiddlewareCall<Req, Res, ServiceContext>, context: CallContext) {
+    const requestId = String(context.metadata.get('x-request-id') ?? '');
+    if (UNAUTHENTICATED_PREFIXES.some((p) => call.method.path.startsWith(p))) {
+      return yield* call.next(call.request, { ...context, principal: { kind: 'service', service: 'anonymous' }, requestId });
+    }
+    const token = bearer(context.metadata);
+    if (!token) throw new ServerError(Status.UNAUTHENTICATED, 'missing caller token');
+    let principal: Principal;
+    try {
+      principal = await verifier.verify(token);
+    } catch {
+      throw new ServerError(Status.UNAUTHENTICATED, 'invalid caller token');
+    }
+    const allowed = access.get(call.method.path) ?? [];
+    if (!allowed.includes(principal.kind)) {
+      throw new ServerError(
+        Status.PERMISSION_DENIED,
+        `${describePrincipal(principal).split(':')[0]} may not call ${methodName(call.method.path)}`,
+      );
+    }
+    return yield* call.next(call.request, { ...context, principal, requestId });
+  }
+
+  const server = createServer().use(errorDetailsServerMiddleware).use(errorBoundary).use(authenticate);
+  const health = HealthState();
+  server.add(HealthDefinition, HealthServiceImpl(health));
+  for (const s of options.services) {
+    const implementation: Record<string, unknown> = { ...(s.implementation as object) };
+    for (const name of Object.keys(s.definition.methods)) {
+      implementation[name] ??= async () => {
+        throw new ServerError(Status.UNIMPLEMENTED, `${s.definition.name}.${name} is not served by this release`);
+      };
+    }
+    server.add(s.definition as never, implementation as never);
+    health.setStatus('healthy', s.definition.fullName);
+  }
+  server.add(
+    ServerReflectionService,
+    ServerReflection(readFileSync(descriptorSetPath), options.services.map((s) => s.definition.fullName)),
+  );
+
+  const port = await server.listen(options.address);
+  const host = options.address.slice(0, options.address.lastIndexOf(':'));
+  return {
+    address: `${host}:${port}`,
+    port,
+    health,
+    async shutdown() {
+      health.setStatus('unhealthy');
+      await server.shutdown();
+    },
+  };
+}

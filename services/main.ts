@@ -1,0 +1,49 @@
+// The one entry point: `npm start`. ROLES picks what this process runs (default: everything).
+import { ConfigError, loadConfig } from './kit/config.js';
+import { createLogger } from './kit/logger.js';
+import { startSystem } from './runtime.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.LOG_LEVEL);
+  const system = await startSystem(config, logger);
+
+  const lines = [`Expert Network API (roles: ${config.ROLES.join(',')})`];
+  if (system.restUrl) lines.push(`REST API:  ${system.restUrl}/v1`);
+  lines.push(`Admin:     ${system.adminUrl}  (/healthz, /readyz)`);
+  for (const [id, secret] of Object.entries(system.mintedKeys)) {
+    lines.push(`API key ${id} (shown once, keep it): ${secret}`);
+    if (id === 'key_demo') lines.push(`Try it:    curl -H "Authorization: Bearer ${secret}" ${system.restUrl}/v1/me`);
+  }
+  console.log(lines.join('\n'));
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    system.stop().then(
+      () => process.exit(0),
+      (err) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((error) => {
+  console.error(`start-up failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

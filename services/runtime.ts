@@ -1,0 +1,169 @@
+// The one place that knows every role. It starts the roles a process runs (ROLES): each service
+// on its own gRPC server with its own schema and migrations, and the edge calling services only
+// over gRPC — the same in one process (npm start) as across many (deploy/).
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { Status } from 'nice-grpc';
+import { createEdge } from '../gateway/core/edge.js';
+import { buildRestApp } from '../gateway/rest/app.js';
+import { applySeed } from './admin/apply-seed.js';
+import { demoSeed } from './admin/demo-data.js';
+import { createBillingService } from './billing/billing.service.js';
+import { createCommunitiesService } from './communities/communities.service.js';
+import { createEnrichmentService } from './enrichment/enrichment.service.js';
+import { createIdentityService } from './identity/identity.service.js';
+import { createSearchService } from './search/search.service.js';
+import { startAdminServer, type ReadinessChecks } from './kit/admin-server.js';
+import { grpcAddressOf, SERVICE_ROLES, type Config, type ServiceRole } from './kit/config.js';
+import type { Database } from './kit/db/database.js';
+import { migrateAll } from './kit/db/migrations.js';
+import { openDatabase } from './kit/db/open-database.js';
+import { callAs, createServiceClients, type ServiceClients } from './kit/grpc/client.js';
+import { TokenSigner, TokenVerifier } from './kit/grpc/caller-token.js';
+import { readRemoteError } from './kit/grpc/errors.js';
+import { checkGrpcHealth } from './kit/grpc/health.js';
+import { startGrpcServer, type AnyServiceRegistration, type RunningGrpcServer } from './kit/grpc/server.js';
+import type { Logger } from './kit/logger.js';
+import { connectRedis, type Redis } from './kit/redis.js';
+import { loadSecrets } from './kit/secrets.js';
+
+interface ServiceInstance {
+  registration: AnyServiceRegistration;
+  stop(): Promise<void>;
+}
+
+interface ServiceFactoryDeps {
+  db: Database;
+  pepper: string;
+  clients: ServiceClients;
+  signer: TokenSigner;
+  deadlineMs: number;
+  logger: Logger;
+}
+
+/** Every service: how to build it. Its schema is named after it; its migrations sit in its folder. */
+const SERVICE_FACTORIES: Record<ServiceRole, (deps: ServiceFactoryDeps) => ServiceInstance> = {
+  identity: (d) => createIdentityService(d),
+  communities: (d) => createCommunitiesService(d),
+  search: () => createSearchService(),
+  enrichment: () => createEnrichmentService(),
+  billing: (d) => createBillingService(d),
+};
+
+export interface RunningSystem {
+  restUrl?: string;
+  adminUrl?: string;
+  grpcAddresses: Record<ServiceRole, string>;
+  /** Secrets of keys minted while seeding at this start (the demo key on a first start). */
+  mintedKeys: Record<string, string>;
+  clients: ServiceClients;
+  signer: TokenSigner;
+  stop(): Promise<void>;
+}
+
+async function waitForServices(addresses: Record<ServiceRole, string>, logger: Logger, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (const service of SERVICE_ROLES) {
+    while (!(await checkGrpcHealth(addresses[service]))) {
+      if (Date.now() > deadline) throw new Error(`${service} at ${addresses[service]} did not become healthy`);
+      logger.info({ service }, 'waiting for service');
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+/** Seeds SEED_FILE when set; otherwise the demo data set, once, on the first start. */
+async function seedAtStart(config: Config, clients: ServiceClients, signer: TokenSigner): Promise<Record<string, string>> {
+  if (config.SEED_FILE) {
+    const doc = JSON.parse(readFileSync(config.SEED_FILE, 'utf8')) as unknown;
+    return (await applySeed(clients, signer, doc, { actor: 'seed-file', deadlineMs: config.GRPC_DEADLINE_MS })).keys;
+  }
+  const options = await callAs(signer, { kind: 'operator', actor: 'demo-seed' }, undefined, config.GRPC_DEADLINE_MS);
+  try {
+    await clients.identity.getUser({ userId: 'u_demo' }, options);
+    return {}; // seeded on an earlier start
+  } catch (error) {
+    if (readRemoteError(error)?.status !== Status.NOT_FOUND) throw error;
+  }
+  return (await applySeed(clients, signer, demoSeed(), { actor: 'demo-seed', deadlineMs: config.GRPC_DEADLINE_MS })).keys;
+}
+
+export async function startSystem(config: Config, logger: Logger): Promise<RunningSystem> {
+  const roles = new Set(config.ROLES);
+  const localServices = SERVICE_ROLES.filter((s) => roles.has(s));
+  const secrets = loadSecrets(config);
+  const signer = new TokenSigner(secrets.callerTokenPrivateKey);
+  const verifier = new TokenVerifier(secrets.callerTokenPublicKey);
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((err) => logger.error({ err }, 'shutdown step failed'));
+  };
+
+  try {
+    const checks: ReadinessChecks = {};
+    let db: Database | undefined;
+    if (localServices.length > 0) {
+      db = await openDatabase(config);
+      const opened = db;
+      stops.push(() => opened.close());
+      const applied = await migrateAll(db, localServices);
+      if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+      checks.database = async () => (await opened.query('SELECT 1 AS ok')).length === 1;
+      if (db.engine === 'pglite') logger.info({ dataDir: config.DATA_DIR }, 'using the embedded store (PGlite)');
+    }
+
+    // Clients are built once every local server is listening (ports may be chosen by the OS).
+    const addresses = Object.fromEntries(SERVICE_ROLES.map((s) => [s, grpcAddressOf(config, s)])) as Record<ServiceRole, string>;
+    let clients: ServiceClients | undefined;
+    const lazyClients = new Proxy({} as ServiceClients, {
+      get: (_t, name) => (clients as unknown as Record<string | symbol, unknown>)[name],
+    });
+    const servers: RunningGrpcServer[] = [];
+    for (const service of localServices) {
+      const instance = SERVICE_FACTORIES[service]({
+        db: db!, pepper: secrets.apiKeyPepper, clients: lazyClients, signer, deadlineMs: config.GRPC_DEADLINE_MS, logger,
+      });
+      const server = await startGrpcServer({
+        address: addresses[service], services: [instance.registration], verifier, logger,
+      });
+      servers.push(server);
+      addresses[service] = server.address;
+      stops.push(() => instance.stop());
+      stops.push(() => server.shutdown());
+      logger.info({ service, address: server.address }, 'gRPC service listening');
+    }
+    clients = createServiceClients(addresses);
+    const builtClients = clients;
+    stops.push(async () => builtClients.close());
+
+    let redis: Redis | undefined;
+    if (config.REDIS_URL && roles.has('gateway')) {
+      redis = await connectRedis(config.REDIS_URL);
+      const connected = redis;
+      stops.push(async () => void connected.disconnect());
+      checks.redis = async () => (await connected.ping()) === 'PONG';
+    } else if (roles.has('gateway')) {
+      logger.info('no REDIS_URL: rate limits are kept in this process (correct for one process only)');
+    }
+
+    const result: RunningSystem = { grpcAddresses: addresses, mintedKeys: {}, clients, signer, stop: stopAll };
+    if (roles.has('gateway')) {
+      for (const service of SERVICE_ROLES) checks[`grpc:${service}`] = () => checkGrpcHealth(addresses[service]);
+      await waitForServices(addresses, logger);
+      result.mintedKeys = await seedAtStart(config, clients, signer);
+      const app: FastifyInstance = buildRestApp({ edge: createEdge({ clients, signer, deadlineMs: config.GRPC_DEADLINE_MS }), logger });
+      await app.listen({ host: config.HOST, port: config.PORT });
+      stops.push(() => app.close());
+      const address = app.server.address();
+      const port = typeof address === 'object' && address ? address.port : config.PORT;
+      result.restUrl = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
+    }
+    const admin = await startAdminServer(config.HOST, config.ADMIN_PORT, checks);
+    stops.push(() => admin.close());
+    result.adminUrl = admin.url;
+    return result;
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
