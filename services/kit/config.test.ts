@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { ALL_ROLES, ConfigError, loadConfig } from './config.js';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      PORT: 8080, MCP_PORT: 8081, ADMIN_PORT: 9090, HOST: '127.0.0.1', DATA_DIR: './.data',
+      CREDIT_ENFORCEMENT: 'off', LOG_LEVEL: 'info', ROLES: [...ALL_ROLES],
+    });
+    expect(c.DATABASE_URL).toBeUndefined();
+    expect(c.REDIS_URL).toBeUndefined();
+  });
+
+  it('lists every bad variable at once, not just the first', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', ROLES: 'gateway,teapot', DATABASE_URL: 'mysql://x', CREDIT_ENFORCEMENT: 'maybe' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['PORT', 'ROLES', 'DATABASE_URL', 'CREDIT_ENFORCEMENT']) expect(problems).toContain(name);
+  });
+
+  it('reads ROLES as a list, with all meaning every role', () => {
+    expect(loadConfig({ ROLES: 'identity, gateway' }).ROLES).toEqual(['identity', 'gateway']);
+    expect(loadConfig({ ROLES: 'all' }).ROLES).toEqual([...ALL_ROLES]);
+    expect(() => loadConfig({ ROLES: ',' })).toThrow(ConfigError);
+  });
+
+  it('treats empty variables as unset and requires the caller-token key pair together', () => {
+    expect(loadConfig({ PORT: '' }).PORT).toBe(8080);
+    expect(() => loadConfig({ CALLER_TOKEN_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----' })).toThrow(/together/);
+  });
+});

@@ -1,0 +1,187 @@
+// The admin CLI as an operator runs it: a child process (`npm run admin -- …`) against a running
+// system, JSON on stdout, errors on stderr with a non-zero exit.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SeedInput } from '../services/admin/seed-schema.js';
+import { bearer, request } from './helpers/http.js';
+import { liveKey } from './helpers/keys.js';
+import { startTestSystem, type TestSystem } from './helpers/test-system.js';
+
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const tsxCli = join(repo, 'node_modules/tsx/dist/cli.mjs');
+const adminCli = join(repo, 'services/admin/cli.ts');
+
+const seededSecret = liveKey();
+const seed: SeedInput = {
+  users: [{ id: 'u_x', email: 'x@example.org', name: 'Xena', plan: 'free' }],
+  keys: [{ id: 'k_x_seeded', secret: seededSecret, owner: { user: 'u_x' }, scopes: ['search:read'] }],
+};
+
+function seedFile(doc: unknown): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'en-cli-seed-')), 'seed.json');
+  writeFileSync(file, JSON.stringify(doc));
+  return file;
+}
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('admin CLI against a running system', () => {
+  let sys: TestSystem;
+
+  function runCli(args: string[]): Promise<CliResult> {
+    return new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        [tsxCli, adminCli, ...args],
+        { cwd: repo, env: { ...process.env, ...sys.env, LOG_LEVEL: 'silent' }, timeout: 30_000 },
+        (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+          resolve({ code, stdout, stderr });
+        },
+      );
+    });
+  }
+
+  /** Runs a command that must succeed and returns its JSON. */
+  async function json(args: string[]): Promise<any> {
+    const result = await runCli(args);
+    expect(result.stderr, `${args.join(' ')}: stderr`).toBe('');
+    expect(result.code, `${args.join(' ')}: exit code`).toBe(0);
+    return JSON.parse(result.stdout);
+  }
+
+  const me = (secret: string) => request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(secret) });
+
+  beforeAll(async () => {
+    sys = await startTestSystem({ seed });
+  });
+  afterAll(async () => sys?.stop());
+
+  let minted: { id: string; secret: string; prefix: string };
+
+  it('keys mint prints the new key with its secret once; the secret works', async () => {
+    const out = await json(['keys', 'mint', '--user', 'u_x', '--scopes', 'search:read,profile:read', '--env', 'test']);
+    expect(out.secret).toMatch(/^svc_test_[0-9A-Za-z]{49}$/);
+    expect(out.key).toMatchObject({
+      prefix: out.secret.slice(0, 15),
+      environment: 'KEY_ENVIRONMENT_TEST',
+      owner: { type: 'OWNER_TYPE_USER', id: 'u_x' },
+      scopes: ['search:read', 'profile:read'],
+      rateTier: 'RATE_TIER_RESTRICTED',
+      mintedByUserId: 'u_x',
+    });
+    minted = { id: out.key.id, secret: out.secret, prefix: out.key.prefix };
+
+    const res = await me(minted.secret);
+    expect(res.status).toBe(200);
+    expect(res.body.key).toMatchObject({ id: minted.id, environment: 'test', rate_tier: 'restricted' });
+    expect(res.body.scopes).toEqual(['search:read', 'profile:read']);
+  });
+
+  it('keys list shows the prefixes and never a secret', async () => {
+    const result = await runCli(['keys', 'list', '--user', 'u_x']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain(minted.secret);
+    expect(result.stdout).not.toMatch(/svc_(live|test)_[0-9A-Za-z]{49}/);
+    const out = JSON.parse(result.stdout);
+    expect(out.keys.map((k: any) => k.id).sort()).toEqual([minted.id, 'k_x_seeded'].sort());
+    expect(out.keys.find((k: any) => k.id === minted.id).prefix).toBe(minted.prefix);
+    expect(out.keys.find((k: any) => k.id === 'k_x_seeded').prefix).toBe(seededSecret.slice(0, 15));
+    expect(result.stdout).not.toContain(seededSecret);
+    for (const k of out.keys) expect(Object.keys(k)).not.toContain('secret');
+  });
+
+  it('users set-plan changes the plan (an existing key keeps its tier)', async () => {
+    const out = await json(['users', 'set-plan', 'u_x', 'paid']);
+    expect(out.user).toMatchObject({ id: 'u_x', name: 'Xena', plan: 'PLAN_PAID' });
+    expect((await me(minted.secret)).body.key.rate_tier).toBe('restricted');
+  });
+
+  it('wallets credit is idempotent by reference; wallets show lists the entries', async () => {
+    const before = (await me(minted.secret)).body.credit_balance;
+    const first = await json(['wallets', 'credit', 'user:u_x', '--amount', '25', '--reference', 'r1']);
+    expect(first).toMatchObject({ entry: { amount: 25, reference: 'credit:r1', operation: 'credit' }, wallet: { balance: before + 25 }, created: true });
+    const second = await json(['wallets', 'credit', 'user:u_x', '--amount', '25', '--reference', 'r1']);
+    expect(second.entry.id).toBe(first.entry.id);
+    expect(second.created ?? false).toBe(false); // toJSON leaves a false bool out
+    expect(second.wallet.balance).toBe(before + 25);
+    expect((await me(minted.secret)).body.credit_balance).toBe(before + 25);
+
+    const shown = await json(['wallets', 'show', 'user:u_x']);
+    expect(shown.wallet).toMatchObject({ owner: { type: 'OWNER_TYPE_USER', id: 'u_x' }, balance: before + 25 });
+    expect(shown.recent.entries).toEqual([
+      expect.objectContaining({ id: first.entry.id, amount: 25, reference: 'credit:r1', balanceAfter: before + 25 }),
+    ]);
+  });
+
+  it('keys revoke refuses the key on its next request', async () => {
+    expect((await me(minted.secret)).status).toBe(200);
+    const out = await json(['keys', 'revoke', minted.id]);
+    expect(out.key).toMatchObject({ id: minted.id, revokedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(JSON.stringify(out)).not.toContain(minted.secret);
+    expect((await me(minted.secret)).status).toBe(401);
+  });
+
+  it('seed FILE applies a seed file, printing the secret of a key it minted', async () => {
+    const secret = liveKey();
+    const file = seedFile({
+      users: [{ id: 'u_new', name: 'Newcomer', plan: 'paid' }],
+      wallets: [{ owner: { user: 'u_new' }, balance: 40 }],
+      keys: [
+        { id: 'k_new', secret, owner: { user: 'u_new' }, scopes: ['search:read'] },
+        { id: 'k_new_minted', owner: { user: 'u_new' }, scopes: ['profile:read'] },
+      ],
+    });
+    const out = await json(['seed', file]);
+    expect(Object.keys(out.keys)).toEqual(['k_new_minted']);
+    expect(out.keys.k_new_minted).toMatch(/^svc_live_[0-9A-Za-z]{49}$/);
+    expect(JSON.stringify(out)).not.toContain(secret);
+
+    const res = await me(secret);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ key: { id: 'k_new', rate_tier: 'standard' }, owner: { type: 'user', id: 'u_new', name: 'Newcomer' }, credit_balance: 40 });
+    const printed = await me(out.keys.k_new_minted);
+    expect(printed.status).toBe(200);
+    expect(printed.body.key.id).toBe('k_new_minted');
+  });
+
+  it('health reports every service serving', async () => {
+    const out = await json(['health']);
+    expect(Object.keys(out).sort()).toEqual(['billing', 'communities', 'enrichment', 'identity', 'search']);
+    for (const [service, report] of Object.entries(out)) {
+      expect(report, service).toEqual({ address: sys.grpcAddresses[service as keyof typeof sys.grpcAddresses], serving: true });
+    }
+  });
+
+  it('refuses bad usage with a message on stderr and a non-zero exit', async () => {
+    const badSeed = seedFile({ users: [{ id: 'u_bad', name: '' }], extra: 1 });
+    const [unknown, noUser, badScope, refusedSeed] = await Promise.all([
+      runCli(['frobnicate', 'now']),
+      runCli(['keys', 'mint', '--scopes', 'search:read']),
+      runCli(['keys', 'mint', '--user', 'u_x', '--scopes', 'nope:scope']),
+      runCli(['seed', badSeed]),
+    ]);
+    for (const r of [unknown, noUser, badScope, refusedSeed]) {
+      expect(r.code).not.toBe(0);
+      expect(r.stdout).toBe('');
+    }
+    expect(unknown.stderr).toContain('unknown command: frobnicate now');
+    expect(unknown.stderr).toContain('usage: npm run admin');
+    expect(noUser.stderr).toContain('missing --user');
+    expect(badScope.stderr).toMatch(/invalid_request: unknown scope\(s\): nope:scope/);
+    // every problem of the file, and nothing written
+    expect(refusedSeed.stderr).toContain('invalid seed file');
+    expect(refusedSeed.stderr).toContain('users.0.name');
+    expect(refusedSeed.stderr).toContain('extra');
+    const listed = await runCli(['keys', 'list', '--user', 'u_x']);
+    expect(JSON.parse(listed.stdout).keys).toHaveLength(2); // the bad scope minted nothing
+  });
+});

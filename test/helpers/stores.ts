@@ -1,0 +1,67 @@
+// The stores a store-backed suite runs against: always the embedded store; PostgreSQL too when
+// DATABASE_URL is set. Each PostgreSQL run gets a fresh database, dropped afterwards, so runs
+// never see each other's rows.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Database } from '../../services/kit/db/database.js';
+import { migrateAll } from '../../services/kit/db/migrations.js';
+import { openPglite } from '../../services/kit/db/pglite-database.js';
+import { openPostgres } from '../../services/kit/db/postgres-database.js';
+
+export type StoreName = 'pglite' | 'postgres';
+
+export function storeNames(): StoreName[] {
+  return process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+export interface FreshDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function freshPostgresDatabase(): Promise<FreshDatabase> {
+  const admin = process.env.DATABASE_URL;
+  if (!admin) throw new Error('DATABASE_URL is not set');
+  const name = `en_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+/** A migrated, throwaway database of the named store, for repository-level suites. */
+export async function openTestDatabase(store: StoreName): Promise<{ db: Database; url?: string; close(): Promise<void> }> {
+  if (store === 'pglite') {
+    const db = await openPglite('memory://');
+    await migrateAll(db);
+    return { db, close: () => db.close() };
+  }
+  const fresh = await freshPostgresDatabase();
+  const db = openPostgres(fresh.url, 20);
+  await migrateAll(db);
+  return {
+    db,
+    url: fresh.url,
+    async close() {
+      await db.close();
+      await fresh.drop();
+    },
+  };
+}

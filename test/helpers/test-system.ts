@@ -1,0 +1,64 @@
+// Starts the whole system in this process, as `npm start` does — every service on its own gRPC
+// port, the edge calling them over gRPC — on ports the OS picks, over a throwaway store.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, SERVICE_ROLES, type ServiceRole } from '../../services/kit/config.js';
+import { createLogger } from '../../services/kit/logger.js';
+import { generateSecrets, type ServerSecrets } from '../../services/kit/secrets.js';
+import { startSystem, type RunningSystem } from '../../services/runtime.js';
+import type { SeedInput } from '../../services/admin/seed-schema.js';
+import { freshPostgresDatabase, type StoreName } from './stores.js';
+
+export interface TestSystem extends RunningSystem {
+  restUrl: string;
+  adminUrl: string;
+  secrets: ServerSecrets;
+  /** Environment that points a child process (the admin CLI) at this system. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+const ADDRESS_VARS: Record<ServiceRole, string> = {
+  identity: 'IDENTITY_GRPC_ADDR',
+  communities: 'COMMUNITIES_GRPC_ADDR',
+  search: 'SEARCH_GRPC_ADDR',
+  enrichment: 'ENRICHMENT_GRPC_ADDR',
+  billing: 'BILLING_GRPC_ADDR',
+};
+
+export async function startTestSystem(options: { store?: StoreName; seed?: SeedInput; env?: Record<string, string> } = {}): Promise<TestSystem> {
+  const secrets = generateSecrets();
+  const database = options.store === 'postgres' ? await freshPostgresDatabase() : undefined;
+  const env: Record<string, string> = {
+    PORT: '0',
+    ADMIN_PORT: '0',
+    DATA_DIR: 'memory://',
+    LOG_LEVEL: 'silent',
+    API_KEY_PEPPER: secrets.apiKeyPepper,
+    CALLER_TOKEN_PRIVATE_KEY: secrets.callerTokenPrivateKey,
+    CALLER_TOKEN_PUBLIC_KEY: secrets.callerTokenPublicKey,
+    ...Object.fromEntries(SERVICE_ROLES.map((s) => [ADDRESS_VARS[s], '127.0.0.1:0'])),
+    ...options.env,
+  };
+  if (database) env.DATABASE_URL = database.url;
+  if (options.seed) {
+    const file = join(mkdtempSync(join(tmpdir(), 'en-seed-')), 'seed.json');
+    writeFileSync(file, JSON.stringify(options.seed));
+    env.SEED_FILE = file;
+  }
+  const config = loadConfig(env);
+  const system = await startSystem(config, createLogger(config.LOG_LEVEL));
+  for (const s of SERVICE_ROLES) env[ADDRESS_VARS[s]] = system.grpcAddresses[s];
+  return {
+    ...system,
+    restUrl: system.restUrl!,
+    adminUrl: system.adminUrl!,
+    secrets,
+    env,
+    async stop() {
+      await system.stop();
+      await database?.drop();
+    },
+  };
+}

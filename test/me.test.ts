@@ -1,0 +1,149 @@
+// GET /v1/me end to end: edge → gRPC → identity and billing → the store, on every store.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SeedInput } from '../services/admin/seed-schema.js';
+import { callAs } from '../services/kit/grpc/client.js';
+import { bearer, request } from './helpers/http.js';
+import { liveKey, testKey } from './helpers/keys.js';
+import { storeNames } from './helpers/stores.js';
+import { startTestSystem, type TestSystem } from './helpers/test-system.js';
+
+const adaKey = testKey();
+const freeKey = liveKey();
+const orgKey = liveKey();
+const revokedKey = liveKey();
+
+const seed: SeedInput = {
+  users: [
+    { id: 'u_ada', email: 'ada@example.org', name: 'Ada', plan: 'paid' },
+    { id: 'u_bob', email: 'bob@example.org', name: 'Bob', plan: 'free' },
+  ],
+  organizations: [{ id: 'o_lab', name: 'Lab', members: [{ user: 'u_ada', role: 'owner' }] }],
+  communities: [{ id: 'c_bio', name: 'Biology', owner: { organization: 'o_lab' }, api_writes: true }],
+  wallets: [
+    { owner: { user: 'u_ada' }, balance: 100 },
+    { owner: { organization: 'o_lab' }, balance: 5000 },
+  ],
+  keys: [
+    { id: 'k_ada', secret: adaKey, owner: { user: 'u_ada' }, scopes: ['search:read', 'profile:read'], allowlist: ['c_bio'] },
+    { id: 'k_bob', secret: freeKey, owner: { user: 'u_bob' }, scopes: ['search:read'] },
+    { id: 'k_org', secret: orgKey, owner: { organization: 'o_lab' }, scopes: ['profile:read'] },
+    { id: 'k_revoked', secret: revokedKey, owner: { user: 'u_ada' }, scopes: ['search:read'] },
+  ],
+};
+
+describe.each(storeNames())('GET /v1/me on %s', (store) => {
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await startTestSystem({ store, seed });
+  });
+  afterAll(async () => sys?.stop());
+
+  it('answers the key identity, owner, scopes, usage and balance (Authorization: Bearer)', async () => {
+    const res = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(adaKey) });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      key: {
+        id: 'k_ada',
+        prefix: adaKey.slice(0, 15),
+        environment: 'test',
+        kind: 'personal',
+        credential: 'api_key',
+        rate_tier: 'standard',
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      },
+      owner: { type: 'user', id: 'u_ada', name: 'Ada' },
+      scopes: ['search:read', 'profile:read'],
+      usage: { requests_today: expect.any(Number), requests_this_month: expect.any(Number), credits_spent_this_month: 0 },
+      credit_balance: 100,
+    });
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('accepts the key in X-API-Key, and never echoes the secret', async () => {
+    const res = await request(sys.restUrl, 'GET', '/v1/me', { headers: { 'x-api-key': freeKey } });
+    expect(res.status).toBe(200);
+    expect(res.body.key.id).toBe('k_bob');
+    expect(res.body.key.environment).toBe('live');
+    expect(JSON.stringify(res.body)).not.toContain(freeKey);
+  });
+
+  it('decides the tier from the owner at mint: free user restricted, paid user standard', async () => {
+    const bob = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(freeKey) });
+    expect(bob.body.key.rate_tier).toBe('restricted');
+    expect(bob.body.credit_balance).toBe(0);
+  });
+
+  it('counts requests: each authenticated call adds one to today and this month', async () => {
+    const first = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(adaKey) });
+    const second = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(adaKey) });
+    expect(second.body.usage.requests_today).toBe(first.body.usage.requests_today + 1);
+    expect(second.body.usage.requests_this_month).toBe(first.body.usage.requests_this_month + 1);
+  });
+
+  it('shows a legacy organization-owned key as kind organization, owned and paid by the organization', async () => {
+    const res = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(orgKey) });
+    expect(res.status).toBe(200);
+    expect(res.body.key.kind).toBe('organization');
+    expect(res.body.owner).toEqual({ type: 'organization', id: 'o_lab', name: 'Lab' });
+    expect(res.body.credit_balance).toBe(5000);
+  });
+
+  it('refuses a missing key with 401 in the envelope, with X-Request-Id', async () => {
+    const res = await request(sys.restUrl, 'GET', '/v1/me');
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({
+      error: { code: 'unauthorized', message: expect.any(String), request_id: res.headers.get('x-request-id') },
+    });
+  });
+
+  it('refuses a key with a broken checksum, an unknown well-formed key and a non-key', async () => {
+    const broken = adaKey.slice(0, -1) + (adaKey.endsWith('A') ? 'B' : 'A');
+    for (const secret of [broken, liveKey(), 'hello', `${adaKey}x`]) {
+      const res = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(secret) });
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('unauthorized');
+      expect(JSON.stringify(res.body)).not.toContain(secret);
+    }
+  });
+
+  it('refuses a revoked key on its very next request', async () => {
+    expect((await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(revokedKey) })).status).toBe(200);
+    const options = await callAs(sys.signer, { kind: 'operator', actor: 'test' }, undefined, 5000);
+    await sys.clients.identity.revokeKey({ keyId: 'k_revoked' }, options);
+    const res = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(revokedKey) });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('unauthorized');
+  });
+
+  it('echoes a client X-Request-Id and replaces an unusable one', async () => {
+    const echoed = await request(sys.restUrl, 'GET', '/v1/me', { headers: { ...bearer(adaKey), 'x-request-id': 'trace-me-42' } });
+    expect(echoed.headers.get('x-request-id')).toBe('trace-me-42');
+    const replaced = await request(sys.restUrl, 'GET', '/v1/me', { headers: { 'x-request-id': 'x'.repeat(200) } });
+    expect(replaced.headers.get('x-request-id')).not.toBe('x'.repeat(200));
+    expect(replaced.body.error.request_id).toBe(replaced.headers.get('x-request-id'));
+  });
+
+  it('answers 401 before routing on unknown paths and methods, and 404 once authenticated', async () => {
+    for (const [method, path] of [['GET', '/nope'], ['DELETE', '/v1/me'], ['POST', '/v2/anything'], ['PATCH', '/']]) {
+      const res = await request(sys.restUrl, method!, path!);
+      expect(res.status, `${method} ${path}`).toBe(401);
+      expect(res.body.error.code).toBe('unauthorized');
+    }
+    const known = await request(sys.restUrl, 'GET', '/v1/nope', { headers: bearer(adaKey) });
+    expect(known.status).toBe(404);
+    expect(known.body.error).toMatchObject({ code: 'not_found', request_id: known.headers.get('x-request-id') });
+  });
+
+  it('answers a CORS preflight 204 without credentials', async () => {
+    const res = await request(sys.restUrl, 'OPTIONS', '/v1/me', {
+      headers: { origin: 'https://app.example.org', 'access-control-request-method': 'GET' },
+    });
+    expect(res.status).toBe(204);
+  });
+
+  it('refuses Authorization and X-API-Key carrying different keys with 400', async () => {
+    const res = await request(sys.restUrl, 'GET', '/v1/me', { headers: { ...bearer(adaKey), 'x-api-key': freeKey } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+  });
+});
