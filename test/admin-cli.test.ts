@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../services/admin/seed-schema.js';
+import { callAs } from '../services/kit/grpc/client.js';
+import { readRemoteError } from '../services/kit/grpc/errors.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
@@ -177,11 +179,15 @@ describe('admin CLI against a running system', () => {
     expect(unknown.stderr).toContain('usage: npm run admin');
     expect(noUser.stderr).toContain('missing --user');
     expect(badScope.stderr).toMatch(/invalid_request: unknown scope\(s\): nope:scope/);
-    // every problem of the file, and nothing written
+    // every problem of the file is listed, and nothing is written
     expect(refusedSeed.stderr).toContain('invalid seed file');
     expect(refusedSeed.stderr).toContain('users.0.name');
     expect(refusedSeed.stderr).toContain('extra');
-    const listed = await runCli(['keys', 'list', '--user', 'u_x']);
-    expect(JSON.parse(listed.stdout).keys).toHaveLength(2); // the bad scope minted nothing
+    const operator = await callAs(sys.signer, { kind: 'operator', actor: 'test' }, undefined, 10_000);
+    const ghost = await sys.clients.identity.getUser({ userId: 'u_bad' }, operator).catch((e: unknown) => readRemoteError(e));
+    expect(ghost).toMatchObject({ code: 'not_found' });
+    // the refused scope minted nothing
+    const listed = await sys.clients.identity.listKeys({ userId: 'u_x', pageSize: 200 }, operator);
+    expect(listed.keys.map((k) => k.id).sort()).toEqual([minted.id, 'k_x_seeded'].sort());
   });
 });

@@ -20,6 +20,8 @@ const secrets = {
   communityMember: liveKey(),
   orgOwner: liveKey(),
   orgMember: liveKey(),
+  orgAdmin: liveKey(),
+  communityOwnerMember: liveKey(),
   communityOwner: liveKey(),
   orgKey: liveKey(),
 };
@@ -34,6 +36,8 @@ const seed: SeedInput = {
     { id: 'u_orgowner', name: 'Org Owner', plan: 'free' },
     { id: 'u_orgmember', name: 'Org Member', plan: 'free' },
     { id: 'u_cowner', name: 'Community Owner', plan: 'free' },
+    { id: 'u_orgadmin', name: 'Org Admin', plan: 'free' },
+    { id: 'u_cownermember', name: 'Owner Member', plan: 'trial' },
   ],
   organizations: [
     {
@@ -42,6 +46,7 @@ const seed: SeedInput = {
       members: [
         { user: 'u_orgowner', role: 'owner' },
         { user: 'u_orgmember', role: 'member' },
+        { user: 'u_orgadmin', role: 'admin' },
       ],
     },
   ],
@@ -53,10 +58,14 @@ const seed: SeedInput = {
   profiles: [
     { id: 'p_cadmin', user: 'u_cadmin', name: 'Community Admin' },
     { id: 'p_cmember', user: 'u_cmember', name: 'Community Member' },
+    { id: 'p_cownermember', user: 'u_cownermember', name: 'Owner Member' },
+    { id: 'p_unclaimed', name: 'Nobody Yet' },
   ],
   memberships: [
     { community: 'c_club', profile: 'p_cadmin', role: 'admin' },
     { community: 'c_club', profile: 'p_cmember', role: 'member' },
+    { community: 'c_club', profile: 'p_cownermember', role: 'owner' },
+    { community: 'c_club', profile: 'p_unclaimed', role: 'admin' },
   ],
   wallets: [{ owner: { user: 'u_paid' }, balance: 100 }],
   keys: [
@@ -67,6 +76,8 @@ const seed: SeedInput = {
     { id: 'k_cmember', secret: secrets.communityMember, owner: { user: 'u_cmember' }, scopes: ['search:read'] },
     { id: 'k_orgowner', secret: secrets.orgOwner, owner: { user: 'u_orgowner' }, scopes: ['search:read'] },
     { id: 'k_orgmember', secret: secrets.orgMember, owner: { user: 'u_orgmember' }, scopes: ['search:read'] },
+    { id: 'k_orgadmin', secret: secrets.orgAdmin, owner: { user: 'u_orgadmin' }, scopes: ['search:read'] },
+    { id: 'k_cownermember', secret: secrets.communityOwnerMember, owner: { user: 'u_cownermember' }, scopes: ['search:read'] },
     { id: 'k_cowner', secret: secrets.communityOwner, owner: { user: 'u_cowner' }, scopes: ['search:read'] },
     { id: 'k_org', secret: secrets.orgKey, owner: { organization: 'o_acme' }, scopes: ['profile:read'] },
   ],
@@ -115,6 +126,8 @@ describe.each(storeNames())('seed files on %s', (store) => {
     expect(await tierOf(secrets.communityMember), 'a plain member does not administer').toBe('restricted');
     expect(await tierOf(secrets.orgOwner), 'owner of an organization that owns a community').toBe('standard');
     expect(await tierOf(secrets.orgMember), 'a plain organization member does not manage it').toBe('restricted');
+    expect(await tierOf(secrets.orgAdmin), 'admin of an organization that owns a community').toBe('standard');
+    expect(await tierOf(secrets.communityOwnerMember), 'trial user with an owner membership').toBe('standard');
     expect(await tierOf(secrets.communityOwner), 'direct owner of a community').toBe('standard');
   });
 
@@ -182,6 +195,24 @@ describe.each(storeNames())('seed files on %s', (store) => {
     const again = await applySeed(sys.clients, sys.signer, doc);
     expect(again).toEqual({ keys: {} });
     expect((await me(secret)).status).toBe(200);
+  });
+
+  it('refuses to change an existing key secret or owner by re-seeding its id', async () => {
+    const otherSecret = liveKey();
+    const changedSecret = await applySeed(sys.clients, sys.signer, {
+      keys: [{ id: 'k_paid', secret: otherSecret, owner: { user: 'u_paid' }, scopes: ['search:read'] }],
+    }).catch((e: unknown) => e);
+    expect(changedSecret).toBeInstanceOf(SeedError);
+    expect((changedSecret as SeedError).message).toContain('k_paid already exists');
+    const changedOwner = await applySeed(sys.clients, sys.signer, {
+      keys: [{ id: 'k_paid', secret: secrets.paid, owner: { user: 'u_trial' }, scopes: ['search:read'] }],
+    }).catch((e: unknown) => e);
+    expect(changedOwner).toBeInstanceOf(SeedError);
+    expect((await me(otherSecret)).status).toBe(401);
+    const res = await me(secrets.paid);
+    expect(res.status).toBe(200);
+    expect(res.body.owner.id).toBe('u_paid');
+    expect(res.body.scopes).toEqual(['search:read', 'profile:read']);
   });
 
   it('refuses a schema-invalid seed listing every problem, writing nothing', async () => {

@@ -68,10 +68,18 @@ export function fromRemote(error: unknown): ApiError {
     const extras: Record<string, unknown> = {};
     for (const name of PASSED_EXTRAS) {
       const value = remote.metadata[name];
-      if (value !== undefined) extras[name] = name === 'payer' ? JSON.parse(value) : value;
+      if (value === undefined) continue;
+      try {
+        extras[name] = name === 'payer' ? JSON.parse(value) : value;
+      } catch {
+        // A payer that is not JSON is dropped: a SyntaxError thrown from here would reach the REST
+        // error envelope, which answers SyntaxErrors as 400 "the body is not valid JSON".
+      }
     }
+    // A server-side failure reveals nothing of itself; search_unavailable (502) is the one 5xx
+    // whose code and message are part of the contract.
     return status >= 500 && status !== 502
-      ? new ApiError(status, remote.code, 'internal error')
+      ? new ApiError(500, 'internal', 'internal error')
       : new ApiError(status, remote.code, remote.message, extras);
   }
   if (remote.status === Status.UNAVAILABLE || remote.status === Status.DEADLINE_EXCEEDED) {

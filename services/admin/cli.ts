@@ -60,6 +60,7 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
     },
   });
   const [group, action, ...rest] = positionals;
+  if (group === 'help' || group === undefined) return { usage: USAGE.split('\n') };
   const call = await callAs(signer, { kind: 'operator', actor: `cli:${process.env.USER ?? 'operator'}` }, undefined, 30_000);
 
   if (group === 'seed') {

@@ -1,6 +1,6 @@
 // Domain errors cross gRPC as a canonical status plus a google.rpc.ErrorInfo whose `reason` is the
 // public API error code and whose metadata carries the extras the spec names (available_at, the
-// payer). The edge turns them back into HTTP with one table (gateway/core/http-errors.ts).
+// payer). The edge turns them back into HTTP with one table (gateway/core/api-error.ts).
 import { ClientError, Status } from 'nice-grpc';
 import { ErrorInfo, RichClientError, RichServerError } from 'nice-grpc-error-details';
 

@@ -2,12 +2,12 @@
 // service over a throwaway store, and the real clients the edge uses. Covers authentication and the
 // access lists, domain errors with their ErrorInfo, the error boundary, UNIMPLEMENTED for methods a
 // release does not serve, health, reflection, and the caller token itself.
+import { createPrivateKey } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { SignJWT } from 'jose';
 import { ClientError, createChannel, createClient, Metadata, Status } from 'nice-grpc';
 import { ServerReflectionService } from 'nice-grpc-server-reflection';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BillingServiceDefinition } from '../../../proto/gen/expertnet/billing/v1/billing_service.js';
 import {
   Caller,
   CredentialKind,
@@ -336,7 +336,7 @@ describe('caller tokens', () => {
   const secrets = generateSecrets();
   const signer = new TokenSigner(secrets.callerTokenPrivateKey);
   const verifier = new TokenVerifier(secrets.callerTokenPublicKey);
-  const privateKey = () => import('node:crypto').then((c) => c.createPrivateKey(secrets.callerTokenPrivateKey));
+  const key = createPrivateKey(secrets.callerTokenPrivateKey);
 
   it('round-trips a caller principal exactly', async () => {
     expect(await verifier.verify(await signer.sign(callerAda))).toEqual(callerAda);
@@ -384,7 +384,6 @@ describe('caller tokens', () => {
   });
 
   it('refuses an expired token, and one meant for another audience, even when signed with our key', async () => {
-    const key = await privateKey();
     const now = Math.floor(Date.now() / 1000);
     const expired = await new SignJWT({ pk: 'operator', actor: 'x' })
       .setProtectedHeader({ alg: 'EdDSA' })
@@ -405,7 +404,6 @@ describe('caller tokens', () => {
   });
 
   it('refuses a well-signed token that names no known principal', async () => {
-    const key = await privateKey();
     const now = Math.floor(Date.now() / 1000);
     const sign = (claims: Record<string, unknown>) =>
       new SignJWT(claims)
