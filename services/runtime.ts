@@ -14,7 +14,7 @@ import { createEnrichmentService } from './enrichment/enrichment.service.js';
 import { createIdentityService } from './identity/identity.service.js';
 import { createSearchService } from './search/search.service.js';
 import { startAdminServer, type ReadinessChecks } from './kit/admin-server.js';
-import { grpcAddressOf, SERVICE_ROLES, type Config, type ServiceRole } from './kit/config.js';
+import { grpcAddressesOf, SERVICE_ROLES, type Config, type ServiceRole } from './kit/config.js';
 import type { Database } from './kit/db/database.js';
 import { migrateAll } from './kit/db/migrations.js';
 import { openDatabase } from './kit/db/open-database.js';
@@ -26,23 +26,16 @@ import { startGrpcServer, type AnyServiceRegistration, type RunningGrpcServer } 
 import type { Logger } from './kit/logger.js';
 import { connectRedis, type Redis } from './kit/redis.js';
 import { loadSecrets } from './kit/secrets.js';
+import type { ServiceDeps } from './kit/service-deps.js';
 
 interface ServiceInstance {
   registration: AnyServiceRegistration;
   stop(): Promise<void>;
 }
 
-interface ServiceFactoryDeps {
-  db: Database;
-  pepper: string;
-  clients: ServiceClients;
-  signer: TokenSigner;
-  deadlineMs: number;
-  logger: Logger;
-}
 
 /** Every service: how to build it. Its schema is named after it; its migrations sit in its folder. */
-const SERVICE_FACTORIES: Record<ServiceRole, (deps: ServiceFactoryDeps) => ServiceInstance> = {
+const SERVICE_FACTORIES: Record<ServiceRole, (deps: ServiceDeps) => ServiceInstance> = {
   identity: (d) => createIdentityService(d),
   communities: (d) => createCommunitiesService(d),
   search: () => createSearchService(),
@@ -113,7 +106,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     }
 
     // Clients are built once every local server is listening (ports may be chosen by the OS).
-    const addresses = Object.fromEntries(SERVICE_ROLES.map((s) => [s, grpcAddressOf(config, s)])) as Record<ServiceRole, string>;
+    const addresses = grpcAddressesOf(config);
     let clients: ServiceClients | undefined;
     const lazyClients = new Proxy({} as ServiceClients, {
       get: (_t, name) => (clients as unknown as Record<string | symbol, unknown>)[name],

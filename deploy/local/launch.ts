@@ -5,17 +5,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { GRPC_ADDRESS_VARIABLES, SERVICE_ROLES } from '../../services/kit/config.js';
 import { generateSecrets } from '../../services/kit/secrets.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SERVICES = ['identity', 'communities', 'search', 'enrichment', 'billing'] as const;
-const ADDRESS_VARS = {
-  identity: 'IDENTITY_GRPC_ADDR',
-  communities: 'COMMUNITIES_GRPC_ADDR',
-  search: 'SEARCH_GRPC_ADDR',
-  enrichment: 'ENRICHMENT_GRPC_ADDR',
-  billing: 'BILLING_GRPC_ADDR',
-} as const;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -74,7 +67,7 @@ export async function launchTopology(env: Record<string, string>, options: { rea
     HOST: '127.0.0.1',
     ...env,
   };
-  for (const s of SERVICES) shared[ADDRESS_VARS[s]] ??= `127.0.0.1:${await freePort()}`;
+  for (const s of SERVICE_ROLES) shared[GRPC_ADDRESS_VARIABLES[s]] ??= `127.0.0.1:${await freePort()}`;
   const restPort = env.PORT ?? String(await freePort());
   const processes: RoleProcess[] = [];
 
@@ -102,7 +95,7 @@ export async function launchTopology(env: Record<string, string>, options: { rea
 
   try {
     const timeout = options.readyTimeoutMs ?? 60_000;
-    const services = await Promise.all(SERVICES.map((s) => start(s, {})));
+    const services = await Promise.all(SERVICE_ROLES.map((s) => start(s, {})));
     await Promise.all(services.map((p) => waitFor(`${p.adminUrl}/readyz`, p.child, p.output, timeout)));
     const gateway = await start('gateway', { PORT: restPort });
     await waitFor(`${gateway.adminUrl}/readyz`, gateway.child, gateway.output, timeout);

@@ -2,7 +2,7 @@
 // operator. Prints JSON on stdout; errors go to stderr with a non-zero exit.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { grpcAddressOf, loadConfig, SERVICE_ROLES, type ServiceRole } from '../kit/config.js';
+import { grpcAddressesOf, loadConfig, SERVICE_ROLES, type ServiceRole } from '../kit/config.js';
 import { keyEnvironments, ownerTypes, plans } from '../kit/enums.js';
 import { callAs, createServiceClients, type ServiceClients } from '../kit/grpc/client.js';
 import { TokenSigner } from '../kit/grpc/caller-token.js';
@@ -116,7 +116,7 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const addresses = Object.fromEntries(SERVICE_ROLES.map((s) => [s, grpcAddressOf(config, s)])) as Record<ServiceRole, string>;
+  const addresses = grpcAddressesOf(config);
   const clients = createServiceClients(addresses);
   const signer = new TokenSigner(loadSecrets(config).callerTokenPrivateKey);
   try {

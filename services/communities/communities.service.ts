@@ -12,14 +12,9 @@ import type { Database } from '../kit/db/database.js';
 import { ownerTypes, roles } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceRegistration } from '../kit/grpc/server.js';
+import { requireId } from '../kit/ids.js';
 import { createCommunityRepository, type CommunityRow, type MembershipRow, type ProfileRow } from './community.repository.js';
 
-const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
-
-function requireId(value: string, field: string): string {
-  if (!ID_PATTERN.test(value)) throw domainError('invalid_request', `${field} must be 1-128 of [A-Za-z0-9_.:-]`);
-  return value;
-}
 
 const orNull = (s: string) => (s === '' ? null : s);
 

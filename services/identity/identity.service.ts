@@ -1,6 +1,5 @@
 // The identity service: authenticate credentials, describe them, mint/list/revoke keys, and keep
 // users and organizations. Handlers check who may act, then delegate to the repositories.
-import { randomBytes } from 'node:crypto';
 import {
   ApiKey,
   IdentityServiceDefinition,
@@ -8,39 +7,21 @@ import {
   User,
 } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
 import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
-import type { Database } from '../kit/db/database.js';
 import { isUniqueViolation } from '../kit/db/database.js';
 import { credentialKinds, keyEnvironments, ownerTypes, plans, rateTiers, roles } from '../kit/enums.js';
-import { callAs, type ServiceClients } from '../kit/grpc/client.js';
-import type { TokenSigner } from '../kit/grpc/caller-token.js';
+import { callAs } from '../kit/grpc/client.js';
 import { domainError, relayRemoteError } from '../kit/grpc/errors.js';
 import type { ServiceContext, ServiceRegistration } from '../kit/grpc/server.js';
-import type { Logger } from '../kit/logger.js';
+import { newId, requireId } from '../kit/ids.js';
+import type { ServiceDeps } from '../kit/service-deps.js';
 import { checkSecret, displayPrefixOf, generateSecret, hashSecret } from './api-key-secret.js';
 import { createKeyRepository, type KeyRow } from './key.repository.js';
 import { rateTierFor, validAllowlist, validRequestedRate, validScopes } from './key-minting.js';
 import { createUsageRecorder, utcDay } from './usage-recorder.js';
 import { createUserRepository, type UserRow } from './user.repository.js';
 
-export interface IdentityDeps {
-  db: Database;
-  pepper: string;
-  clients: ServiceClients;
-  signer: TokenSigner;
-  deadlineMs: number;
-  logger: Logger;
-}
+export type IdentityDeps = Pick<ServiceDeps, 'db' | 'pepper' | 'clients' | 'signer' | 'deadlineMs' | 'logger'>;
 
-const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
-
-function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(12).toString('base64url')}`;
-}
-
-function requireId(value: string, field: string): string {
-  if (!ID_PATTERN.test(value)) throw domainError('invalid_request', `${field} must be 1-128 of [A-Za-z0-9_.:-]`);
-  return value;
-}
 
 export function toApiKey(row: KeyRow): ApiKey {
   return ApiKey.fromPartial({

@@ -66,13 +66,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return config;
 }
 
-export function grpcAddressOf(config: Config, service: ServiceRole): string {
-  const byService: Record<ServiceRole, string> = {
-    identity: config.IDENTITY_GRPC_ADDR,
-    communities: config.COMMUNITIES_GRPC_ADDR,
-    search: config.SEARCH_GRPC_ADDR,
-    enrichment: config.ENRICHMENT_GRPC_ADDR,
-    billing: config.BILLING_GRPC_ADDR,
-  };
-  return byService[service];
+/** The variable that says where each service listens and is reached. */
+export const GRPC_ADDRESS_VARIABLES = {
+  identity: 'IDENTITY_GRPC_ADDR',
+  communities: 'COMMUNITIES_GRPC_ADDR',
+  search: 'SEARCH_GRPC_ADDR',
+  enrichment: 'ENRICHMENT_GRPC_ADDR',
+  billing: 'BILLING_GRPC_ADDR',
+} as const satisfies Record<ServiceRole, keyof Config>;
+
+export function grpcAddressesOf(config: Config): Record<ServiceRole, string> {
+  return Object.fromEntries(SERVICE_ROLES.map((s) => [s, config[GRPC_ADDRESS_VARIABLES[s]]])) as Record<ServiceRole, string>;
 }

@@ -3,7 +3,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, SERVICE_ROLES, type ServiceRole } from '../../services/kit/config.js';
+import { GRPC_ADDRESS_VARIABLES, loadConfig, SERVICE_ROLES } from '../../services/kit/config.js';
 import { createLogger } from '../../services/kit/logger.js';
 import { generateSecrets, type ServerSecrets } from '../../services/kit/secrets.js';
 import { startSystem, type RunningSystem } from '../../services/runtime.js';
@@ -19,14 +19,6 @@ export interface TestSystem extends RunningSystem {
   stop(): Promise<void>;
 }
 
-const ADDRESS_VARS: Record<ServiceRole, string> = {
-  identity: 'IDENTITY_GRPC_ADDR',
-  communities: 'COMMUNITIES_GRPC_ADDR',
-  search: 'SEARCH_GRPC_ADDR',
-  enrichment: 'ENRICHMENT_GRPC_ADDR',
-  billing: 'BILLING_GRPC_ADDR',
-};
-
 export async function startTestSystem(options: { store?: StoreName; seed?: SeedInput; env?: Record<string, string> } = {}): Promise<TestSystem> {
   const secrets = generateSecrets();
   const database = options.store === 'postgres' ? await freshPostgresDatabase() : undefined;
@@ -38,7 +30,7 @@ export async function startTestSystem(options: { store?: StoreName; seed?: SeedI
     API_KEY_PEPPER: secrets.apiKeyPepper,
     CALLER_TOKEN_PRIVATE_KEY: secrets.callerTokenPrivateKey,
     CALLER_TOKEN_PUBLIC_KEY: secrets.callerTokenPublicKey,
-    ...Object.fromEntries(SERVICE_ROLES.map((s) => [ADDRESS_VARS[s], '127.0.0.1:0'])),
+    ...Object.fromEntries(SERVICE_ROLES.map((s) => [GRPC_ADDRESS_VARIABLES[s], '127.0.0.1:0'])),
     ...options.env,
   };
   if (database) env.DATABASE_URL = database.url;
@@ -49,7 +41,7 @@ export async function startTestSystem(options: { store?: StoreName; seed?: SeedI
   }
   const config = loadConfig(env);
   const system = await startSystem(config, createLogger(config.LOG_LEVEL));
-  for (const s of SERVICE_ROLES) env[ADDRESS_VARS[s]] = system.grpcAddresses[s];
+  for (const s of SERVICE_ROLES) env[GRPC_ADDRESS_VARIABLES[s]] = system.grpcAddresses[s];
   return {
     ...system,
     restUrl: system.restUrl!,

@@ -1,0 +1,17 @@
+// What the runtime hands every service it builds; each service takes the part it needs.
+import type { Database } from './db/database.js';
+import type { ServiceClients } from './grpc/client.js';
+import type { TokenSigner } from './grpc/caller-token.js';
+import type { Logger } from './logger.js';
+
+export interface ServiceDeps {
+  db: Database;
+  /** Server secret keying API-key hashes (identity only). */
+  pepper: string;
+  /** Clients of the other services; usable once every local server listens. */
+  clients: ServiceClients;
+  /** Signs the tokens of calls a service makes on its own behalf. */
+  signer: TokenSigner;
+  deadlineMs: number;
+  logger: Logger;
+}
