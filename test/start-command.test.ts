@@ -1,0 +1,85 @@
+// The operator contract's first command: `npm start` (services/main.ts) on an empty data folder
+// seeds the demo data, prints the REST URL and a demo key that works, stops cleanly on SIGTERM,
+// and on the next start keeps its data (and the key) without seeding again.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '../deploy/local/launch.js';
+import { repoRoot } from '../services/kit/paths.js';
+import { bearer, request } from './helpers/http.js';
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+}
+
+async function start(env: Record<string, string>): Promise<Started> {
+  let output = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'services', 'main.ts')], {
+    cwd: repoRoot,
+    env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', SEED_FILE: '', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const deadline = Date.now() + 90_000;
+  while (!/^Admin:/m.test(output)) {
+    if (child.exitCode !== null) throw new Error(`exited early:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`no start-up banner:\n${output}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { child, output: () => output };
+}
+
+function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+}
+
+describe('npm start', () => {
+  it('seeds a demo key on first start, exits 0 on SIGTERM, and keeps data across restarts', async () => {
+    const env: Record<string, string> = { DATA_DIR: mkdtempSync(join(tmpdir(), 'en-start-')) };
+    for (const name of ['PORT', 'ADMIN_PORT', 'IDENTITY_GRPC_ADDR', 'COMMUNITIES_GRPC_ADDR', 'SEARCH_GRPC_ADDR', 'ENRICHMENT_GRPC_ADDR', 'BILLING_GRPC_ADDR']) {
+      const port = await freePort();
+      env[name] = name.endsWith('_ADDR') ? `127.0.0.1:${port}` : String(port);
+    }
+
+    const first = await start(env);
+    const restUrl = /^REST API:\s+(\S+)\/v1$/m.exec(first.output())?.[1];
+    const demoKey = /^API key key_demo \(shown once, keep it\): (svc_test_\w+)$/m.exec(first.output())?.[1];
+    expect(restUrl).toBe(`http://127.0.0.1:${env.PORT}`);
+    expect(demoKey).toMatch(/^svc_test_\w{49}$/);
+    const me = await request(restUrl!, 'GET', '/v1/me', { headers: bearer(demoKey!) });
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ owner: { id: 'u_demo' }, key: { rate_tier: 'standard' }, credit_balance: 1000 });
+    expect(me.body.scopes).toHaveLength(6);
+    expect((await request(`http://127.0.0.1:${env.ADMIN_PORT}`, 'GET', '/readyz')).status).toBe(200);
+    expect(await stop(first.child)).toBe(0);
+
+    const second = await start(env);
+    expect(second.output()).not.toContain('svc_test_');
+    const again = await request(restUrl!, 'GET', '/v1/me', { headers: bearer(demoKey!) });
+    expect(again.status).toBe(200);
+    expect(again.body.usage.requests_today).toBe(me.body.usage.requests_today + 1);
+    expect(await stop(second.child)).toBe(0);
+  }, 240_000);
+});
+
+describe('npm start with a bad configuration', () => {
+  it('refuses to start, exit code 2, naming every bad variable', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'services', 'main.ts')], {
+      cwd: repoRoot,
+      env: { ...process.env, PORT: 'http', ROLES: 'gateway,kitchen', REDIS_URL: 'localhost:6379', DATA_DIR: 'memory://' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(2);
+    for (const name of ['PORT', 'ROLES', 'REDIS_URL']) expect(stderr).toContain(name);
+  });
+});
