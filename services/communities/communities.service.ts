@@ -13,6 +13,7 @@ import { ownerTypes, roles } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceRegistration } from '../kit/grpc/server.js';
 import { requireId } from '../kit/ids.js';
+import { requireCaller } from '../kit/grpc/require-caller.js';
 import { createCommunityRepository, type CommunityRow, type MembershipRow, type ProfileRow } from './community.repository.js';
 
 
@@ -134,6 +135,15 @@ export function createCommunitiesService(deps: { db: Database }) {
       return { profile: toProfile(row) };
     },
 
+    async getOwnProfile(_request, ctx) {
+      const caller = requireCaller(ctx, 'profile:read');
+      const row = caller.userId ? await repo.findProfileByUser(caller.userId) : undefined;
+      if (!row) {
+        throw domainError('not_found', caller.userId ? 'you have no profile yet' : 'an organization-owned key has no user, so no profile');
+      }
+      return { profile: toProfile(row) };
+    },
+
     async upsertMembership(request) {
       const m = request.membership;
       if (!m) throw domainError('invalid_request', 'membership is required');
@@ -173,6 +183,7 @@ export function createCommunitiesService(deps: { db: Database }) {
       getReach: ['caller', 'service'],
       listMembers: ['caller'],
       getMember: ['caller'],
+      getOwnProfile: ['caller'],
       addMembers: ['caller'],
       removeMember: ['caller'],
       setApiWrites: ['operator'],

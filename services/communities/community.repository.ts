@@ -98,6 +98,11 @@ export function createCommunityRepository(db: Queryable) {
       return rows[0];
     },
 
+    async findProfileByUser(userId: string): Promise<ProfileRow | undefined> {
+      const rows = await db.query<ProfileRow>('SELECT * FROM communities.profiles WHERE user_id = $1', [userId]);
+      return rows[0];
+    },
+
     async upsertMembership(m: MembershipRow): Promise<void> {
       await db.query(
         `INSERT INTO communities.memberships (community_id, profile_id, role, joined_at, source_identifier)

@@ -37,6 +37,17 @@ const schema = z.object({
   BILLING_GRPC_ADDR: grpcAddress.default('127.0.0.1:50055'),
   // Deadline of one internal gRPC call, in milliseconds.
   GRPC_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
+  // Browsers: origins allowed by CORS (comma-separated, exact matches; `*` allows any origin).
+  CORS_ALLOWED_ORIGINS: z.string().default('').transform((s) => s.split(',').map((o) => o.trim()).filter(Boolean)),
+  CORS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(600),
+  // Deprecation schedule as JSON (docs/VERSIONING.md): [{ "match": "GET /v1/me" | "/v1", "deprecated_at",
+  // "sunset_at"?, "link"? }].
+  API_DEPRECATIONS: z.string().optional(),
+  // OAuth access tokens (JWT). Without OAUTH_JWKS_URL the one-process mode signs and verifies with a
+  // local key kept with the server secrets.
+  OAUTH_ISSUER: z.string().url('expected the issuer URL').default('http://127.0.0.1:8080/oauth'),
+  OAUTH_AUDIENCE: z.string().min(1).default('http://127.0.0.1:8080/v1'),
+  OAUTH_JWKS_URL: z.string().url('expected the JWKS URL').optional(),
   // Server secrets. Unset: generated once and kept in DATA_DIR/secrets.json (see docs/OPERATIONS.md).
   API_KEY_PEPPER: z.string().min(32, 'use at least 32 characters').optional(),
   CALLER_TOKEN_PRIVATE_KEY: z.string().includes('PRIVATE KEY', { message: 'expected a PKCS#8 PEM' }).optional(),

@@ -276,6 +276,13 @@ export interface GetMemberResponse {
   member: Member | undefined;
 }
 
+export interface GetOwnProfileRequest {
+}
+
+export interface GetOwnProfileResponse {
+  profile: Profile | undefined;
+}
+
 export interface AddMemberItem {
   email: string;
   linkedinUrl: string;
@@ -2594,6 +2601,127 @@ export const GetMemberResponse: MessageFns<GetMemberResponse> = {
   },
 };
 
+function createBaseGetOwnProfileRequest(): GetOwnProfileRequest {
+  return {};
+}
+
+export const GetOwnProfileRequest: MessageFns<GetOwnProfileRequest> = {
+  encode(_: GetOwnProfileRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOwnProfileRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOwnProfileRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetOwnProfileRequest {
+    return {};
+  },
+
+  toJSON(_: GetOwnProfileRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetOwnProfileRequest>): GetOwnProfileRequest {
+    return GetOwnProfileRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<GetOwnProfileRequest>): GetOwnProfileRequest {
+    const message = createBaseGetOwnProfileRequest();
+    return message;
+  },
+};
+
+function createBaseGetOwnProfileResponse(): GetOwnProfileResponse {
+  return { profile: undefined };
+}
+
+export const GetOwnProfileResponse: MessageFns<GetOwnProfileResponse> = {
+  encode(message: GetOwnProfileResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.profile !== undefined) {
+      Profile.encode(message.profile, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOwnProfileResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOwnProfileResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.profile = Profile.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOwnProfileResponse {
+    return { profile: isSet(object.profile) ? Profile.fromJSON(object.profile) : undefined };
+  },
+
+  toJSON(message: GetOwnProfileResponse): unknown {
+    const obj: any = {};
+    if (message.profile !== undefined) {
+      obj.profile = Profile.toJSON(message.profile);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetOwnProfileResponse>): GetOwnProfileResponse {
+    return GetOwnProfileResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetOwnProfileResponse>): GetOwnProfileResponse {
+    const message = createBaseGetOwnProfileResponse();
+    message.profile = (object.profile !== undefined && object.profile !== null)
+      ? Profile.fromPartial(object.profile)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseAddMemberItem(): AddMemberItem {
   return { email: "", linkedinUrl: "", orcid: "", name: "", headline: "", bio: "", organization: "", location: "" };
 }
@@ -4095,6 +4223,15 @@ export const CommunitiesServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** The caller's own (claimed) profile. */
+    getOwnProfile: {
+      name: "GetOwnProfile",
+      requestType: GetOwnProfileRequest as typeof GetOwnProfileRequest,
+      requestStream: false,
+      responseType: GetOwnProfileResponse as typeof GetOwnProfileResponse,
+      responseStream: false,
+      options: {},
+    },
     addMembers: {
       name: "AddMembers",
       requestType: AddMembersRequest as typeof AddMembersRequest,
@@ -4175,6 +4312,11 @@ export interface CommunitiesServiceImplementation<CallContextExt = {}> {
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ListMembersResponse>>;
   getMember(request: GetMemberRequest, context: CallContext & CallContextExt): Promise<DeepPartial<GetMemberResponse>>;
+  /** The caller's own (claimed) profile. */
+  getOwnProfile(
+    request: GetOwnProfileRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<GetOwnProfileResponse>>;
   addMembers(
     request: AddMembersRequest,
     context: CallContext & CallContextExt,
@@ -4234,6 +4376,11 @@ export interface CommunitiesServiceClient<CallOptionsExt = {}> {
     options?: CallOptions & CallOptionsExt,
   ): Promise<ListMembersResponse>;
   getMember(request: DeepPartial<GetMemberRequest>, options?: CallOptions & CallOptionsExt): Promise<GetMemberResponse>;
+  /** The caller's own (claimed) profile. */
+  getOwnProfile(
+    request: DeepPartial<GetOwnProfileRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<GetOwnProfileResponse>;
   addMembers(
     request: DeepPartial<AddMembersRequest>,
     options?: CallOptions & CallOptionsExt,
