@@ -44,6 +44,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(2);
+  }
   console.error(`start-up failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

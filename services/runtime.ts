@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { Status } from 'nice-grpc';
 import { createEdge } from '../gateway/core/edge.js';
+import { parseDeprecations } from '../gateway/core/deprecations.js';
 import { buildRestApp } from '../gateway/rest/app.js';
 import { applySeed } from './admin/apply-seed.js';
 import { demoSeed } from './admin/demo-data.js';
@@ -83,6 +84,7 @@ async function seedAtStart(config: Config, clients: ServiceClients, signer: Toke
 
 export async function startSystem(config: Config, logger: Logger): Promise<RunningSystem> {
   const roles = new Set(config.ROLES);
+  const deprecations = parseDeprecations(config.API_DEPRECATIONS);
   const localServices = SERVICE_ROLES.filter((s) => roles.has(s));
   const secrets = loadSecrets(config);
   const signer = new TokenSigner(secrets.callerTokenPrivateKey);
@@ -144,7 +146,12 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       for (const service of SERVICE_ROLES) checks[`grpc:${service}`] = () => checkGrpcHealth(addresses[service]);
       await waitForServices(addresses, logger);
       result.mintedKeys = await seedAtStart(config, clients, signer);
-      const app: FastifyInstance = buildRestApp({ edge: createEdge({ clients, signer, deadlineMs: config.GRPC_DEADLINE_MS }), logger });
+      const app: FastifyInstance = buildRestApp({
+        edge: createEdge({ clients, signer, deadlineMs: config.GRPC_DEADLINE_MS }),
+        logger,
+        cors: { allowedOrigins: config.CORS_ALLOWED_ORIGINS, maxAgeSeconds: config.CORS_MAX_AGE_SECONDS },
+        deprecations,
+      });
       await app.listen({ host: config.HOST, port: config.PORT });
       stops.push(() => app.close());
       const address = app.server.address();

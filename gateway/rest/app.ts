@@ -1,18 +1,33 @@
-// The REST surface as a Fastify application. Load order: error envelope (so every later failure
-// is enveloped), the request id header, authentication (before routing), then the routes of each
-// major version under its own prefix so a /v2 can be served beside /v1.
+// The REST surface as a Fastify application. Load order matters and is the order of the hooks:
+//   1. error envelope  — every later failure, Fastify's own included, becomes the envelope;
+//   2. request id      — X-Request-Id on every response;
+//   3. CORS            — preflights answered before authentication;
+//   4. authentication  — every path, before routing could answer 404;
+//   5. scopes, deprecation headers;
+//   6. routes, grouped by major version under its own prefix so a /v2 can be served beside /v1.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from '../../services/kit/logger.js';
+import type { Deprecation } from '../core/deprecations.js';
 import type { Edge } from '../core/edge.js';
 import { requestIdFrom } from '../core/request-id.js';
 import authentication from './plugins/authentication.js';
+import cors, { type CorsOptions } from './plugins/cors.js';
+import deprecation from './plugins/deprecation.js';
 import errorEnvelope from './plugins/error-envelope.js';
-import meRoutes from './routes/v1/me.js';
+import scopes from './plugins/scopes.js';
+import v1Routes from './routes/v1/index.js';
 
 /** Request bodies are limited to 1 MiB (docs/API-DECISIONS.md). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-export function buildRestApp(options: { edge: Edge; logger: Logger }): FastifyInstance {
+export interface RestAppOptions {
+  edge: Edge;
+  logger: Logger;
+  cors: CorsOptions;
+  deprecations: Deprecation[];
+}
+
+export function buildRestApp(options: RestAppOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: options.logger,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -23,12 +38,10 @@ export function buildRestApp(options: { edge: Edge; logger: Logger }): FastifyIn
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.register(cors, options.cors);
   app.register(authentication, { edge: options.edge });
-  app.register(
-    async (v1) => {
-      v1.register(meRoutes, { edge: options.edge });
-    },
-    { prefix: '/v1' },
-  );
+  app.register(scopes);
+  app.register(deprecation, { schedule: options.deprecations });
+  app.register(v1Routes, { prefix: '/v1', edge: options.edge });
   return app as unknown as FastifyInstance;
 }

@@ -1,0 +1,44 @@
+// GET /v1/me/profile: the caller's own profile record — the member-read fields without the
+// membership ones (role, joined_at). Self-enrichment data joins it with the enrichment service.
+import { fromRemote } from './api-error.js';
+import type { CallerContext, Edge } from './edge.js';
+
+export interface ProfileView {
+  profile_id: string;
+  user_id: string | null;
+  name: string;
+  headline: string | null;
+  bio: string | null;
+  organization: string | null;
+  location: string | null;
+  avatar_url: string | null;
+  linkedin_url: string | null;
+  orcid: string | null;
+  claimed: boolean;
+  enrichment: null;
+}
+
+const orNull = (s: string) => (s === '' ? null : s);
+
+export async function getOwnProfile(edge: Edge, ctx: CallerContext): Promise<ProfileView> {
+  try {
+    const { profile } = await edge.clients.communities.getOwnProfile({}, await edge.as(ctx));
+    const p = profile!;
+    return {
+      profile_id: p.id,
+      user_id: orNull(p.userId),
+      name: p.name,
+      headline: orNull(p.headline),
+      bio: orNull(p.bio),
+      organization: orNull(p.organization),
+      location: orNull(p.location),
+      avatar_url: orNull(p.avatarUrl),
+      linkedin_url: orNull(p.linkedinUrl),
+      orcid: orNull(p.orcid),
+      claimed: p.userId !== '',
+      enrichment: null,
+    };
+  } catch (error) {
+    throw fromRemote(error);
+  }
+}

@@ -1,0 +1,11 @@
+// Every route of the v1 major version, mounted under /v1. A /v2 gets its own folder and index,
+// served side by side.
+import type { FastifyInstance } from 'fastify';
+import type { Edge } from '../../../core/edge.js';
+import meRoutes from './me.js';
+import profileRoutes from './profile.js';
+
+export default async function v1Routes(app: FastifyInstance, { edge }: { edge: Edge }) {
+  await app.register(meRoutes, { edge });
+  await app.register(profileRoutes, { edge });
+}
