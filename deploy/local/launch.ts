@@ -28,8 +28,13 @@ export interface RoleProcess {
 }
 
 export interface Topology {
+  /** The first gateway replica's URL. */
   restUrl: string;
+  /** Every gateway replica's URL. */
+  restUrls: string[];
   processes: RoleProcess[];
+  /** The environment every process shares (addresses, secrets): enough to act as the operator. */
+  env: Record<string, string>;
   /** Stops one role's process (SIGTERM) and waits for it to exit. */
   stopRole(role: string): Promise<void>;
   stop(): Promise<void>;
@@ -57,7 +62,10 @@ function exited(child: ChildProcess): Promise<void> {
  * Starts each service role, then the gateway, each as its own process. `env` must carry
  * DATABASE_URL (the processes share it) and may carry REDIS_URL, SEED_FILE and anything else.
  */
-export async function launchTopology(env: Record<string, string>, options: { readyTimeoutMs?: number } = {}): Promise<Topology> {
+export async function launchTopology(
+  env: Record<string, string>,
+  options: { readyTimeoutMs?: number; gateways?: number } = {},
+): Promise<Topology> {
   if (!env.DATABASE_URL) throw new Error('the multi-process topology needs DATABASE_URL (PGlite has a single owner)');
   const secrets = generateSecrets();
   const shared: Record<string, string> = {
@@ -68,7 +76,6 @@ export async function launchTopology(env: Record<string, string>, options: { rea
     ...env,
   };
   for (const s of SERVICE_ROLES) shared[GRPC_ADDRESS_VARIABLES[s]] ??= `127.0.0.1:${await freePort()}`;
-  const restPort = env.PORT ?? String(await freePort());
   const processes: RoleProcess[] = [];
 
   const start = async (role: string, extra: Record<string, string>) => {
@@ -97,13 +104,21 @@ export async function launchTopology(env: Record<string, string>, options: { rea
     const timeout = options.readyTimeoutMs ?? 60_000;
     const services = await Promise.all(SERVICE_ROLES.map((s) => start(s, {})));
     await Promise.all(services.map((p) => waitFor(`${p.adminUrl}/readyz`, p.child, p.output, timeout)));
-    const gateway = await start('gateway', { PORT: restPort });
-    await waitFor(`${gateway.adminUrl}/readyz`, gateway.child, gateway.output, timeout);
+    // Replicas start one after another: the first applies the seed, the others find it applied.
+    const restUrls: string[] = [];
+    for (let i = 0; i < (options.gateways ?? 1); i++) {
+      const port = i === 0 && env.PORT ? env.PORT : String(await freePort());
+      const gateway = await start('gateway', { PORT: port });
+      await waitFor(`${gateway.adminUrl}/readyz`, gateway.child, gateway.output, timeout);
+      restUrls.push(`http://127.0.0.1:${port}`);
+    }
     return {
-      restUrl: `http://127.0.0.1:${restPort}`,
+      restUrl: restUrls[0]!,
+      restUrls,
+      env: shared,
       processes,
       async stopRole(role) {
-        const p = processes.find((x) => x.role === role);
+        const p = processes.find((x) => x.role === role && x.child.exitCode === null);
         if (!p) throw new Error(`no ${role} process`);
         p.child.kill('SIGTERM');
         await exited(p.child);
@@ -118,12 +133,12 @@ export async function launchTopology(env: Record<string, string>, options: { rea
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
-  const topology = await launchTopology(env);
+  const topology = await launchTopology(env, { gateways: Number(process.env.GATEWAYS ?? 1) });
   for (const p of topology.processes) {
     p.child.stdout!.pipe(process.stdout);
     p.child.stderr!.pipe(process.stderr);
   }
-  console.log(`REST API: ${topology.restUrl}/v1`);
+  for (const url of topology.restUrls) console.log(`REST API: ${url}/v1`);
   for (const p of topology.processes) console.log(`${p.role.padEnd(12)} pid ${p.child.pid}  admin ${p.adminUrl}`);
   const shutdown = () => void topology.stop().then(() => process.exit(0));
   process.on('SIGINT', shutdown);

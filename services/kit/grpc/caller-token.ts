@@ -60,8 +60,13 @@ export class TokenSigner {
   }
 }
 
+// Signers reuse a token for tens of seconds, so most calls present a token already verified.
+const VERIFIED_CACHE_LIMIT = 10_000;
+
 export class TokenVerifier {
   private readonly key: KeyObject;
+  /** Verified tokens (the exact string) and when they expire; an entry never outlives its token. */
+  private readonly verified = new Map<string, { principal: Principal; expiresAtMs: number }>();
 
   constructor(publicKeyPem: string) {
     this.key = createPublicKey(publicKeyPem);
@@ -69,23 +74,33 @@ export class TokenVerifier {
 
   /** Throws when the token is not one of ours or has expired. */
   async verify(token: string): Promise<Principal> {
+    const hit = this.verified.get(token);
+    if (hit && hit.expiresAtMs > Date.now()) return hit.principal;
+    const { principal, expiresAtMs } = await this.verifySignature(token);
+    if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
+    this.verified.set(token, { principal, expiresAtMs });
+    return principal;
+  }
+
+  private async verifySignature(token: string): Promise<{ principal: Principal; expiresAtMs: number }> {
     const { payload } = await jwtVerify<Claims>(token, this.key, {
       algorithms: [ALGORITHM],
       issuer: ISSUER,
       audience: AUDIENCE,
       requiredClaims: ['exp', 'iat'],
     });
+    const expiresAtMs = payload.exp! * 1000;
     switch (payload.pk) {
       case 'caller':
-        return { kind: 'caller', caller: Caller.fromJSON(payload.caller) };
+        return { principal: { kind: 'caller', caller: Caller.fromJSON(payload.caller) }, expiresAtMs };
       case 'edge':
-        return { kind: 'edge' };
+        return { principal: { kind: 'edge' }, expiresAtMs };
       case 'operator':
         if (typeof payload.actor !== 'string') break;
-        return { kind: 'operator', actor: payload.actor };
+        return { principal: { kind: 'operator', actor: payload.actor }, expiresAtMs };
       case 'service':
         if (typeof payload.svc !== 'string') break;
-        return { kind: 'service', service: payload.svc };
+        return { principal: { kind: 'service', service: payload.svc }, expiresAtMs };
     }
     throw new Error('token names no known principal');
   }
