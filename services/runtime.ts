@@ -6,6 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { Status } from 'nice-grpc';
 import { createEdge } from '../gateway/core/edge.js';
 import { parseDeprecations } from '../gateway/core/deprecations.js';
+import { MemoryRateLimiter } from '../gateway/core/rate-limit/memory-limiter.js';
+import { RedisRateLimiter } from '../gateway/core/rate-limit/redis-limiter.js';
 import { buildRestApp } from '../gateway/rest/app.js';
 import { applySeed } from './admin/apply-seed.js';
 import { demoSeed } from './admin/demo-data.js';
@@ -151,6 +153,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
         logger,
         cors: { allowedOrigins: config.CORS_ALLOWED_ORIGINS, maxAgeSeconds: config.CORS_MAX_AGE_SECONDS },
         deprecations,
+        limiter: redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter(),
       });
       await app.listen({ host: config.HOST, port: config.PORT });
       stops.push(() => app.close());

@@ -3,17 +3,19 @@
 //   2. request id      — X-Request-Id on every response;
 //   3. CORS            — preflights answered before authentication;
 //   4. authentication  — every path, before routing could answer 404;
-//   5. scopes, deprecation headers;
+//   5. rate limits (every authenticated request counts), scopes, deprecation headers;
 //   6. routes, grouped by major version under its own prefix so a /v2 can be served beside /v1.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from '../../services/kit/logger.js';
 import type { Deprecation } from '../core/deprecations.js';
 import type { Edge } from '../core/edge.js';
+import type { RateLimiter } from '../core/rate-limit/limiter.js';
 import { requestIdFrom } from '../core/request-id.js';
 import authentication from './plugins/authentication.js';
 import cors, { type CorsOptions } from './plugins/cors.js';
 import deprecation from './plugins/deprecation.js';
 import errorEnvelope from './plugins/error-envelope.js';
+import rateLimit from './plugins/rate-limit.js';
 import scopes from './plugins/scopes.js';
 import v1Routes from './routes/v1/index.js';
 
@@ -25,6 +27,7 @@ export interface RestAppOptions {
   logger: Logger;
   cors: CorsOptions;
   deprecations: Deprecation[];
+  limiter: RateLimiter;
 }
 
 export function buildRestApp(options: RestAppOptions): FastifyInstance {
@@ -40,6 +43,7 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
   });
   app.register(cors, options.cors);
   app.register(authentication, { edge: options.edge });
+  app.register(rateLimit, { limiter: options.limiter });
   app.register(scopes);
   app.register(deprecation, { schedule: options.deprecations });
   app.register(v1Routes, { prefix: '/v1', edge: options.edge });

@@ -14,6 +14,9 @@ import { freshPostgresDatabase, type FreshDatabase } from '../helpers/stores.js'
 
 const keepKey = liveKey();
 const revokeKey = liveKey();
+const freeKey = liveKey();
+// Bucket keys live in the shared Redis: a fresh key id per run keeps runs apart.
+const freeKeyId = `k_free_${Date.now().toString(36)}`;
 
 describe('two gateway replicas', () => {
   let db: FreshDatabase;
@@ -24,14 +27,17 @@ describe('two gateway replicas', () => {
     db = await freshPostgresDatabase();
     const seedFile = join(mkdtempSync(join(tmpdir(), 'en-rep-')), 'seed.json');
     writeFileSync(seedFile, JSON.stringify({
-      users: [{ id: 'u_ada', email: 'ada@example.org', name: 'Ada', plan: 'paid' }],
+      users: [
+        { id: 'u_ada', email: 'ada@example.org', name: 'Ada', plan: 'paid' },
+        { id: 'u_free', email: 'free@example.org', name: 'Free', plan: 'free' },
+      ],
       keys: [
+        { id: freeKeyId, secret: freeKey, owner: { user: 'u_free' }, scopes: ['search:read'] },
         { id: 'k_keep', secret: keepKey, owner: { user: 'u_ada' }, scopes: ['search:read'] },
         { id: 'k_revoke', secret: revokeKey, owner: { user: 'u_ada' }, scopes: ['search:read'] },
       ],
     }));
-    const env: Record<string, string> = { DATABASE_URL: db.url, SEED_FILE: seedFile, LOG_LEVEL: 'warn' };
-    if (process.env.REDIS_URL) env.REDIS_URL = process.env.REDIS_URL;
+    const env = { DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL!, SEED_FILE: seedFile, LOG_LEVEL: 'warn' };
     topology = await launchTopology(env, { gateways: 2, readyTimeoutMs: 90_000 });
     clients = createServiceClients(grpcAddressesOf(loadConfig(topology.env)));
     signer = new TokenSigner(topology.env.CALLER_TOKEN_PRIVATE_KEY!);
@@ -52,5 +58,14 @@ describe('two gateway replicas', () => {
       expect(res.status, url).toBe(401);
       expect((await request(url, 'GET', '/v1/me', { headers: bearer(keepKey) })).status, url).toBe(200);
     }
+  });
+
+  it('share one rate-limit bucket through Redis', async () => {
+    const statuses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => request(topology.restUrls[i % 2]!, 'GET', '/v1/me', { headers: bearer(freeKey) })),
+    );
+    const codes = statuses.map((r) => r.status);
+    expect(codes.filter((c) => c === 200)).toHaveLength(5);
+    expect(codes.filter((c) => c === 429)).toHaveLength(3);
   });
 });
