@@ -3,9 +3,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Edge } from '../../../core/edge.js';
 import meRoutes from './me.js';
+import openapiRoutes from './openapi.js';
 import profileRoutes from './profile.js';
 
 export default async function v1Routes(app: FastifyInstance, { edge }: { edge: Edge }) {
   await app.register(meRoutes, { edge });
   await app.register(profileRoutes, { edge });
+  await app.register(openapiRoutes);
 }

@@ -1,9 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Edge } from '../../../core/edge.js';
 import { getMe } from '../../../core/me.js';
+import type { MeResponse } from '../../contract/me.js';
 import { callerContext } from '../../plugins/authentication.js';
 
 export default async function meRoutes(app: FastifyInstance, { edge }: { edge: Edge }) {
-  // Any valid scope may read its own identity.
-  app.get('/me', async (request) => getMe(edge, callerContext(request)));
+  // Any valid scope may read its own identity. The answer is typed by the contract's MeResponse
+  // (the schema docs/openapi.json publishes), so the two cannot drift apart; serialization is
+  // Fastify's default, unchanged.
+  app.get('/me', async (request): Promise<MeResponse> => getMe(edge, callerContext(request)));
 }

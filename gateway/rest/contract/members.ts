@@ -1,0 +1,214 @@
+// Community rosters: list (keyset pages), read one enriched member, add members in bulk, and
+// community-scoped erasure of a member.
+import { z } from 'zod';
+import {
+  communityId,
+  Cursor,
+  defineEndpoint,
+  IdempotencyKey,
+  MemberEnrichment,
+  MembershipRole,
+  profileFields,
+  profileId,
+  Timestamp,
+} from './schemas.js';
+
+export const ROSTER_LIMIT_DEFAULT = 50;
+export const ROSTER_LIMIT_MAX = 200;
+export const ADD_MEMBERS_MAX = 100;
+
+export const CommunityParams = z.object({ id: communityId() });
+export const MemberParams = z.object({ id: communityId(), profile_id: profileId() });
+
+/** Query strings arrive as text: `limit` is coerced to an integer. */
+export const RosterQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(ROSTER_LIMIT_MAX)
+    .default(ROSTER_LIMIT_DEFAULT)
+    .describe(`Page size, 1–${ROSTER_LIMIT_MAX} (default ${ROSTER_LIMIT_DEFAULT}).`),
+  after: Cursor.optional().describe('Cursor from the previous page (`next_cursor`); omit it for the first page.'),
+});
+
+const membershipFields = {
+  role: MembershipRole,
+  joined_at: Timestamp.describe('When the person joined the community.'),
+};
+
+export const RosterMember = z.object({ ...profileFields, ...membershipFields }).describe('One member of a community roster.');
+
+export const RosterPage = z
+  .object({
+    members: z.array(RosterMember).describe('Members of this page.'),
+    next_cursor: Cursor.nullable().describe('Pass as `after` for the next page. Null only when the roster is exhausted.'),
+  })
+  .describe('One page of a community roster.');
+
+export const CommunityMember = z
+  .object({
+    ...profileFields,
+    ...membershipFields,
+    enrichment: MemberEnrichment.nullable().describe("This community's enrichment data for the person; null when never enriched here."),
+  })
+  .describe('One member of a community, with the enrichment data of that community.');
+
+const IDENTIFIERS = ['email', 'linkedin_url', 'orcid', 'name'] as const;
+
+export const AddMemberItem = z
+  .strictObject({
+    email: z.email().optional().describe('Email address of the person.'),
+    linkedin_url: z.url().optional().describe('LinkedIn profile URL of the person.'),
+    orcid: z
+      .string()
+      .regex(/^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$/)
+      .optional()
+      .describe('ORCID iD of the person (`0000-0000-0000-000X`).'),
+    name: z.string().trim().min(1).optional().describe('Name of the person.'),
+    headline: z.string().optional().describe('Seed headline for a new profile.'),
+    bio: z.string().optional().describe('Seed biography for a new profile.'),
+    organization: z.string().optional().describe('Seed organization for a new profile.'),
+    location: z.string().optional().describe('Seed location for a new profile.'),
+  })
+  .superRefine((item, ctx) => {
+    const given = IDENTIFIERS.filter((field) => item[field] !== undefined);
+    if (given.length === 0) {
+      ctx.addIssue({ code: 'custom', message: `give at least one of ${IDENTIFIERS.join(', ')}` });
+    }
+  })
+  .meta({
+    description:
+      'A person to add, identified by at least one of `email`, `linkedin_url`, `orcid` or `name` (an existing person is matched by email, then LinkedIn URL, then ORCID iD; a name alone always makes a new placeholder), optionally with seed fields for a new profile.',
+    anyOf: IDENTIFIERS.map((field) => ({ required: [field] })),
+  });
+
+export const AddMembersRequest = z
+  .strictObject({
+    members: z
+      .array(AddMemberItem)
+      .min(1)
+      .max(ADD_MEMBERS_MAX)
+      .describe(`People to add, 1–${ADD_MEMBERS_MAX} per request.`),
+    role: z
+      .enum(['member', 'admin'])
+      .default('member')
+      .describe('Role granted to every person of the request (default `member`). `owner` cannot be granted through the API.'),
+  })
+  .describe('Bulk add request. Unknown fields are refused.');
+
+export const AddMemberResult = z
+  .object({
+    index: z.number().int().min(0).describe('Position of the item in the request.'),
+    status: z
+      .enum(['added', 'already_member', 'rejected'])
+      .describe('`added`: now a member. `already_member`: nothing changed. `rejected`: see `error`.'),
+    profile_id: profileId().nullable().describe('Profile of the person; null when the item was rejected.'),
+    error: z
+      .object({
+        code: z.string().describe('Error code, as in the error envelope.'),
+        message: z.string().describe('Human-readable explanation.'),
+      })
+      .nullable()
+      .describe('Why the item was rejected; null otherwise.'),
+  })
+  .describe('Outcome of one item of a bulk add.');
+
+export const AddMembersResponse = z
+  .object({ results: z.array(AddMemberResult).describe('One result per request item, in request order.') })
+  .describe('Per-item outcomes. A bulk add is never all-or-nothing: some items may be rejected while others are added.');
+
+export const ErasureResult = z
+  .object({
+    community_id: communityId(),
+    profile_id: profileId(),
+    erased: z.literal(true).describe('The membership and this community’s data about the person are gone.'),
+    auth_account_deleted: z
+      .boolean()
+      .describe('Whether the auth account of an unclaimed placeholder was removed as well. False does not mean the erasure is incomplete.'),
+  })
+  .describe('Outcome of a community-scoped erasure.');
+
+const IdempotencyHeaders = z.object({ 'idempotency-key': IdempotencyKey.optional() });
+
+const WRITE_FORBIDDEN =
+  'The credential lacks `member:write`, the community is outside its reach or archived, or the key is neither owned by the community’s billing owner nor (for a personal key) held by a community admin.';
+const WRITE_UNPROCESSABLE =
+  'Writes through the API are not enabled for this community (`unprocessable`), or they need the owner’s consent, which has now been requested (`owner_consent_required`; retry once approved).';
+
+export const memberEndpoints = [
+  defineEndpoint({
+    method: 'GET',
+    path: '/v1/communities/{id}/members',
+    operationId: 'listCommunityMembers',
+    tag: 'Members',
+    summary: 'List community members',
+    description:
+      'Returns one page of the roster in a stable keyset order. Follow `next_cursor` until it is null; that is the only end-of-roster signal.',
+    scope: 'profile:read',
+    params: CommunityParams,
+    query: RosterQuery,
+    success: { 200: { description: 'A page of members.', body: RosterPage } },
+    errors: {
+      400: { description: 'A parameter is invalid (for example `limit` above 200 or a malformed cursor).', codes: ['invalid_request'] },
+      403: { description: 'The credential lacks `profile:read`, or the community is outside its reach or archived.' },
+    },
+  }),
+  defineEndpoint({
+    method: 'GET',
+    path: '/v1/communities/{id}/members/{profile_id}',
+    operationId: 'getCommunityMember',
+    tag: 'Members',
+    summary: 'Read one community member',
+    description: 'Returns one member of the community with the enrichment data this community holds about them.',
+    scope: 'profile:read',
+    params: MemberParams,
+    success: { 200: { description: 'The member.', body: CommunityMember } },
+    errors: {
+      403: { description: 'The credential lacks `profile:read`, or the community is outside its reach or archived.' },
+      404: { description: 'The person is not a member of this community.' },
+    },
+  }),
+  defineEndpoint({
+    method: 'POST',
+    path: '/v1/communities/{id}/members',
+    operationId: 'addCommunityMembers',
+    tag: 'Members',
+    summary: 'Add members in bulk',
+    description:
+      'Adds up to 100 people to a community the caller controls, creating placeholder profiles where needed. Each item gets its own result. Honors `Idempotency-Key`.',
+    scope: 'member:write',
+    params: CommunityParams,
+    headers: IdempotencyHeaders,
+    idempotent: true,
+    body: { schema: AddMembersRequest, required: true },
+    success: { 200: { description: 'Per-item results.', body: AddMembersResponse } },
+    errors: {
+      400: {
+        description:
+          'The body is unreadable (`bad_request`) or breaks a rule (`invalid_request`): more than 100 members, an item without an identifier, role `owner`, an unknown field, or an invalid `Idempotency-Key`.',
+      },
+      403: { description: WRITE_FORBIDDEN },
+      409: { description: 'A call with the same `Idempotency-Key` is still in progress; retry after `Retry-After`.' },
+      413: { description: 'The body is larger than 1 MiB.' },
+      422: { description: `${WRITE_UNPROCESSABLE} Also: the \`Idempotency-Key\` was already used with a different body (\`unprocessable\`).` },
+    },
+  }),
+  defineEndpoint({
+    method: 'DELETE',
+    path: '/v1/communities/{id}/members/{profile_id}',
+    operationId: 'eraseCommunityMember',
+    tag: 'Members',
+    summary: 'Erase a member from a community',
+    description:
+      "Community-scoped erasure (data subject request): removes the membership, this community's enrichment data and search embeddings for the person, and the community's own identifier for them. A claimed account is never deleted; the auth account of an unclaimed placeholder that belongs to no other community is removed on a best-effort basis. `Idempotency-Key` is ignored.",
+    scope: 'member:write',
+    params: MemberParams,
+    success: { 200: { description: 'The person is erased from the community.', body: ErasureResult } },
+    errors: {
+      403: { description: WRITE_FORBIDDEN },
+      404: { description: 'The person is not a member of this community.' },
+      422: { description: WRITE_UNPROCESSABLE },
+    },
+  }),
+];
