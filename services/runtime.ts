@@ -14,6 +14,7 @@ import { demoSeed } from './admin/demo-data.js';
 import { createBillingService } from './billing/billing.service.js';
 import { createCommunitiesService } from './communities/communities.service.js';
 import { createEnrichmentService } from './enrichment/enrichment.service.js';
+import { oauthOptionsFrom } from './identity/access-token.js';
 import { createIdentityService } from './identity/identity.service.js';
 import { createSearchService } from './search/search.service.js';
 import { startAdminServer, type ReadinessChecks } from './kit/admin-server.js';
@@ -28,7 +29,7 @@ import { checkGrpcHealth } from './kit/grpc/health.js';
 import { startGrpcServer, type AnyServiceRegistration, type RunningGrpcServer } from './kit/grpc/server.js';
 import type { Logger } from './kit/logger.js';
 import { connectRedis, type Redis } from './kit/redis.js';
-import { loadSecrets } from './kit/secrets.js';
+import { loadSecrets, type ServerSecrets } from './kit/secrets.js';
 import type { ServiceDeps } from './kit/service-deps.js';
 
 interface ServiceInstance {
@@ -38,8 +39,8 @@ interface ServiceInstance {
 
 
 /** Every service: how to build it. Its schema is named after it; its migrations sit in its folder. */
-const SERVICE_FACTORIES: Record<ServiceRole, (deps: ServiceDeps) => ServiceInstance> = {
-  identity: (d) => createIdentityService(d),
+const SERVICE_FACTORIES: Record<ServiceRole, (deps: ServiceDeps, config: Config, secrets: ServerSecrets) => ServiceInstance> = {
+  identity: (d, config, secrets) => createIdentityService(d, { oauth: oauthOptionsFrom(config, secrets) }),
   communities: (d) => createCommunitiesService(d),
   search: () => createSearchService(),
   enrichment: () => createEnrichmentService(),
@@ -119,7 +120,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     for (const service of localServices) {
       const instance = SERVICE_FACTORIES[service]({
         db: db!, pepper: secrets.apiKeyPepper, clients: lazyClients, signer, deadlineMs: config.GRPC_DEADLINE_MS, logger,
-      });
+      }, config, secrets);
       const server = await startGrpcServer({
         address: addresses[service], services: [instance.registration], verifier, logger,
       });

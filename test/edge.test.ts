@@ -124,6 +124,16 @@ describe.each(storeNames())('the edge on %s', (store) => {
     });
   });
 
+  describe('GET /v1/openapi.json', () => {
+    it('serves the OpenAPI 3.1 document to any authenticated caller, and 401 otherwise', async () => {
+      const res = await request(sys.restUrl, 'GET', '/v1/openapi.json', { headers: bearer(searchOnlyKey) });
+      expect(res.status).toBe(200);
+      expect(res.body.openapi).toMatch(/^3\.1\./);
+      expect(Object.keys(res.body.paths)).toContain('/v1/me');
+      expect((await request(sys.restUrl, 'GET', '/v1/openapi.json')).status).toBe(401);
+    });
+  });
+
   describe('deprecation', () => {
     it('announces Deprecation, Sunset and Link on the configured route only', async () => {
       const res = await request(sys.restUrl, 'GET', '/v1/me/profile', { headers: bearer(profileKey) });

@@ -1,6 +1,7 @@
 // The business core of the edge, shared by the REST and MCP surfaces: it turns a presented
-// credential into a caller (asking identity, every time: live key state decides) and calls the
-// services as that caller. Surfaces add only what is theirs (HTTP status codes, headers, tools).
+// credential (an API key or an OAuth access token) into a caller (asking identity, every time: live
+// key and grant state decides) and calls the services as that caller. Surfaces add only what is
+// theirs (HTTP status codes, headers, tools).
 import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import { callAs, type CallOptions, type ServiceClients } from '../../services/kit/grpc/client.js';
 import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
@@ -28,13 +29,15 @@ export function createEdge(deps: EdgeDeps) {
     clients: deps.clients,
 
     async authenticate(credential: PresentedCredential, requestId: string): Promise<Caller> {
-      if (credential.kind === 'none') throw new ApiError(401, 'unauthorized', 'missing credentials: send an API key');
+      if (credential.kind === 'none') {
+        throw new ApiError(401, 'unauthorized', 'missing credentials: send an API key or an access token');
+      }
+      // Identity receives exactly one of the two fields.
+      const request =
+        credential.kind === 'access_token' ? { accessToken: credential.value } : { apiKey: credential.value };
       try {
-        const { caller } = await deps.clients.identity.authenticate(
-          { apiKey: credential.value },
-          await options({ kind: 'edge' }, requestId),
-        );
-        if (!caller) throw new ApiError(401, 'unauthorized', 'invalid or revoked API key');
+        const { caller } = await deps.clients.identity.authenticate(request, await options({ kind: 'edge' }, requestId));
+        if (!caller) throw new ApiError(401, 'unauthorized', 'invalid or revoked credentials');
         return caller;
       } catch (error) {
         throw fromRemote(error);

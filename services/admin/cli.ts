@@ -17,8 +17,12 @@ import {
   ListLedgerEntriesResponse,
 } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
 import {
+  CreateGrantResponse,
+  IssueAccessTokenResponse,
+  ListGrantsResponse,
   ListKeysResponse,
   MintKeyResponse,
+  RevokeGrantResponse,
   RevokeKeyResponse,
   SetUserPlanResponse,
 } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
@@ -28,6 +32,12 @@ const USAGE = `usage: npm run admin -- <command>
   keys mint --user USER --scopes s1,s2 [--allowlist c1,c2] [--rate N] [--env live|test]
   keys list --user USER
   keys revoke KEY_ID
+  tokens issue --user USER --scopes s1,s2 [--client CLIENT] [--ttl SECONDS] [--rate N]
+                                                    (local issuer: a grant and a signed access token)
+  tokens grant --user USER --scopes s1,s2 [--client CLIENT] [--rate N]
+                                                    (a grant only, for an external issuer's tokens)
+  tokens list --user USER
+  tokens revoke GRANT_ID                            (every token of the grant is refused from now on)
   users set-plan USER free|trial|paid
   wallets credit OWNER --amount N --reference REF     (OWNER is user:ID or organization:ID)
   wallets show OWNER
@@ -45,6 +55,16 @@ function list(value: string | undefined): string[] {
   return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
+function wholeNumber(value: string, what: string): number {
+  if (!/^\d{1,9}$/.test(value)) throw new UsageError(`${what} must be a whole number`);
+  return Number(value);
+}
+
+function positive(value: number, what: string): number {
+  if (value < 1) throw new UsageError(`${what} must be at least 1`);
+  return value;
+}
+
 function required(value: string | undefined, what: string): string {
   if (!value) throw new UsageError(`missing ${what}`);
   return value;
@@ -57,6 +77,7 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
     options: {
       user: { type: 'string' }, scopes: { type: 'string' }, allowlist: { type: 'string' }, rate: { type: 'string' },
       env: { type: 'string' }, amount: { type: 'string' }, reference: { type: 'string' },
+      client: { type: 'string' }, ttl: { type: 'string' },
     },
   });
   const [group, action, ...rest] = positionals;
@@ -84,6 +105,27 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
       return ListKeysResponse.toJSON(await clients.identity.listKeys({ userId: required(values.user, '--user'), pageSize: 200, pageToken: '' }, call));
     case 'keys revoke':
       return RevokeKeyResponse.toJSON(await clients.identity.revokeKey({ keyId: required(rest[0], 'KEY_ID') }, call));
+    case 'tokens issue':
+      return IssueAccessTokenResponse.toJSON(await clients.identity.issueAccessToken(
+        {
+          userId: required(values.user, '--user'), scopes: list(values.scopes), clientId: values.client ?? '',
+          ttlSeconds: values.ttl === undefined ? 0 : positive(wholeNumber(values.ttl, '--ttl'), '--ttl'),
+          requestedRate: values.rate ? wholeNumber(values.rate, '--rate') : 0,
+        },
+        call,
+      ));
+    case 'tokens grant':
+      return CreateGrantResponse.toJSON(await clients.identity.createGrant(
+        {
+          userId: required(values.user, '--user'), scopes: list(values.scopes), clientId: values.client ?? '',
+          requestedRate: values.rate ? wholeNumber(values.rate, '--rate') : 0,
+        },
+        call,
+      ));
+    case 'tokens list':
+      return ListGrantsResponse.toJSON(await clients.identity.listGrants({ userId: required(values.user, '--user'), pageSize: 200, pageToken: '' }, call));
+    case 'tokens revoke':
+      return RevokeGrantResponse.toJSON(await clients.identity.revokeGrant({ grantId: required(rest[0], 'GRANT_ID') }, call));
     case 'users set-plan': {
       const plan = required(rest[1], 'PLAN');
       if (!plans.isName(plan)) throw new UsageError('PLAN is free, trial or paid');

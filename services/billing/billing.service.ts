@@ -81,11 +81,8 @@ export function createBillingService(deps: { db: Database }) {
     async getCallerUsage(_request, ctx) {
       if (ctx.principal.kind !== 'caller') throw domainError('forbidden', 'needs a caller');
       const caller = ctx.principal.caller;
-      const [wallet, spent] = await Promise.all([
-        ledger.wallet(ownerOf(caller.owner)),
-        ledger.spentThisMonth(caller.credentialId),
-      ]);
-      return { creditBalance: wallet.balance, creditsSpentThisMonth: spent };
+      const { balance, spent } = await ledger.balanceAndSpend(ownerOf(caller.owner), caller.credentialId);
+      return { creditBalance: balance, creditsSpentThisMonth: spent };
     },
   };
 

@@ -79,5 +79,7 @@ describe.each(storeNames())('ledger on %s', (store) => {
     await ledger.post({ owner, amount: -8, reference: 'enrichment_deep:r:p', operation: 'enrichment_deep', credentialId: 'k_sp' });
     await ledger.post({ owner, amount: -1, reference: 'search:other', operation: 'search', credentialId: 'k_other' });
     expect(await ledger.spentThisMonth('k_sp')).toBe(11);
+    expect(await ledger.balanceAndSpend(owner, 'k_sp')).toEqual({ balance: 38, spent: 11 });
+    expect(await ledger.balanceAndSpend({ type: 'user', id: 'u_nobody' }, 'k_none')).toEqual({ balance: 0, spent: 0 });
   });
 });

@@ -131,6 +131,18 @@ export function createLedger(db: Database) {
       return (await db.query<LedgerRow>('SELECT * FROM billing.ledger_entries WHERE id = $1', [id]))[0];
     },
 
+    /** The owner's balance and this credential's spend this month, in one round trip (GET /v1/me). */
+    async balanceAndSpend(owner: Owner, credentialId: string, now = new Date()): Promise<{ balance: number; spent: number }> {
+      const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+      const rows = await db.query<{ balance: number; spent: number }>(
+        `SELECT coalesce((SELECT balance FROM billing.wallets WHERE owner_type = $1 AND owner_id = $2), 0)::int8 AS balance,
+                coalesce((SELECT -sum(amount) FROM billing.ledger_entries
+                           WHERE credential_id = $3 AND amount < 0 AND created_at >= $4), 0)::int8 AS spent`,
+        [owner.type, owner.id, credentialId, monthStart],
+      );
+      return rows[0]!;
+    },
+
     /** Credits debited for calls made with this credential since the start of the UTC month. */
     async spentThisMonth(credentialId: string, now = new Date()): Promise<number> {
       const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));

@@ -1,20 +1,24 @@
-// The identity service: authenticate credentials, describe them, mint/list/revoke keys, and keep
-// users and organizations. Handlers check who may act, then delegate to the repositories.
+// The identity service: authenticate credentials (API keys and OAuth access tokens), describe
+// them, mint/list/revoke keys, create/list/revoke OAuth grants, and keep users and organizations.
+// Handlers check who may act, then delegate to the repositories.
 import {
   ApiKey,
   IdentityServiceDefinition,
+  OAuthGrant,
   Organization,
   User,
 } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
-import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
+import { Caller, CredentialKind } from '../../proto/gen/expertnet/common/v1/common.js';
 import { isUniqueViolation } from '../kit/db/database.js';
 import { credentialKinds, keyEnvironments, ownerTypes, plans, rateTiers, roles } from '../kit/enums.js';
 import { callAs } from '../kit/grpc/client.js';
 import { domainError, relayRemoteError } from '../kit/grpc/errors.js';
 import type { ServiceContext, ServiceRegistration } from '../kit/grpc/server.js';
+import { createAccessTokens, DEFAULT_TTL_SECONDS, type AccessTokens, type OAuthOptions } from './access-token.js';
 import { newId, requireId } from '../kit/ids.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
 import { checkSecret, displayPrefixOf, generateSecret, hashSecret } from './api-key-secret.js';
+import { createGrantRepository, type GrantRow } from './grant.repository.js';
 import { createKeyRepository, type KeyRow } from './key.repository.js';
 import { rateTierFor, validAllowlist, validRequestedRate, validScopes } from './key-minting.js';
 import { createUsageRecorder, utcDay } from './usage-recorder.js';
@@ -22,6 +26,13 @@ import { createUserRepository, type UserRow } from './user.repository.js';
 
 export type IdentityDeps = Pick<ServiceDeps, 'db' | 'pepper' | 'clients' | 'signer' | 'deadlineMs' | 'logger'>;
 
+export interface IdentityOptions {
+  /** OAuth access tokens (docs/OAUTH.md). Absent: OAuth is off and every access token is refused. */
+  oauth?: OAuthOptions;
+}
+
+/** An OAuth client id: 1-200 visible ASCII characters (URLs allowed). Empty means "local". */
+const CLIENT_ID_PATTERN = /^[\x21-\x7e]{1,200}$/;
 
 export function toApiKey(row: KeyRow): ApiKey {
   return ApiKey.fromPartial({
@@ -51,6 +62,51 @@ function toUser(row: UserRow): User {
   });
 }
 
+export function toOAuthGrant(row: GrantRow): OAuthGrant {
+  return OAuthGrant.fromPartial({
+    id: row.id,
+    userId: row.user_id,
+    clientId: row.client_id,
+    scopes: row.scopes,
+    rateTier: rateTiers.toEnum(row.rate_tier),
+    requestedRate: row.requested_rate,
+    createdAt: row.created_at.toISOString(),
+    lastUsedAt: row.last_used_at?.toISOString(),
+    revokedAt: row.revoked_at?.toISOString(),
+  });
+}
+
+/** A grant as DescribeCredential shows it, in the shape of a key: no prefix, always live and personal. */
+function grantAsApiKey(row: GrantRow): ApiKey {
+  return ApiKey.fromPartial({
+    id: row.id,
+    prefix: '',
+    environment: keyEnvironments.toEnum('live'),
+    owner: { type: ownerTypes.toEnum('user'), id: row.user_id },
+    scopes: row.scopes,
+    rateTier: rateTiers.toEnum(row.rate_tier),
+    requestedRate: row.requested_rate,
+    createdAt: row.created_at.toISOString(),
+    lastUsedAt: row.last_used_at?.toISOString(),
+    revokedAt: row.revoked_at?.toISOString(),
+    mintedByUserId: row.user_id,
+  });
+}
+
+/** The caller an access token stands for: the grant's user, the token's scopes, the grant's rate. */
+function callerOfGrant(row: GrantRow, scopes: string[]): Caller {
+  return Caller.fromPartial({
+    credentialId: row.id,
+    credential: credentialKinds.toEnum('oauth'),
+    owner: { type: ownerTypes.toEnum('user'), id: row.user_id },
+    userId: row.user_id,
+    scopes,
+    rateTier: rateTiers.toEnum(row.rate_tier),
+    requestedRate: row.requested_rate,
+    environment: keyEnvironments.toEnum('live'),
+  });
+}
+
 function callerOf(row: KeyRow): Caller {
   return Caller.fromPartial({
     credentialId: row.id,
@@ -65,10 +121,13 @@ function callerOf(row: KeyRow): Caller {
   });
 }
 
-export function createIdentityService(deps: IdentityDeps) {
+export function createIdentityService(deps: IdentityDeps, options: IdentityOptions = {}) {
   const keys = createKeyRepository(deps.db);
+  const grants = createGrantRepository(deps.db);
   const users = createUserRepository(deps.db);
   const usage = createUsageRecorder(keys, (err) => deps.logger.error({ err }, 'usage flush failed'));
+  const grantUsage = createUsageRecorder(grants, (err) => deps.logger.error({ err }, 'grant usage flush failed'));
+  const accessTokens: AccessTokens | undefined = options.oauth ? createAccessTokens(options.oauth) : undefined;
 
   async function organizationView(id: string): Promise<Organization> {
     const org = await users.findOrganization(id);
@@ -94,6 +153,64 @@ export function createIdentityService(deps: IdentityDeps) {
       plan: user.plan,
       managesCommunity: standing.managesCommunity,
       managedOrganizationOwnsCommunity: standing.managedOrganizationOwnsCommunity,
+    };
+  }
+
+  /** The rate tier of a new personal credential (a key or an OAuth grant): decided now, then stored. */
+  async function rateTierOf(user: UserRow, ctx: ServiceContext) {
+    return rateTierFor(await privilegeFacts(user, ctx));
+  }
+
+  /** Creates a grant for a user's consent to one client; the tier is decided now, like a key's. */
+  async function createGrant(
+    request: { userId: string; scopes: string[]; clientId: string; requestedRate: number },
+    ctx: ServiceContext,
+  ): Promise<GrantRow> {
+    const user = await users.findUser(request.userId);
+    if (!user) throw domainError('invalid_request', `unknown user ${request.userId}; grants are always personal`);
+    const clientId = request.clientId || 'local';
+    if (!CLIENT_ID_PATTERN.test(clientId)) throw domainError('invalid_request', 'client_id must be 1-200 visible ASCII characters');
+    const scopes = validScopes(request.scopes);
+    const requestedRate = validRequestedRate(request.requestedRate);
+    return grants.insert({
+      id: newId('grant'),
+      user_id: user.id,
+      client_id: clientId,
+      scopes,
+      rate_tier: await rateTierOf(user, ctx),
+      requested_rate: requestedRate,
+    });
+  }
+
+  /**
+   * The grant behind an access token, re-checked against live state: the token verifies, its grant
+   * exists, is not revoked and belongs to its subject, and its scopes are within the grant's.
+   */
+  async function grantOfAccessToken(token: string): Promise<{ grant: GrantRow; scopes: string[] }> {
+    if (!accessTokens) throw domainError('unauthorized', 'access tokens are not accepted: OAuth is not configured');
+    const claims = await accessTokens.verify(token);
+    const grant = await grants.findById(claims.grantId);
+    if (!grant || grant.revoked_at || grant.user_id !== claims.userId) {
+      throw domainError('unauthorized', 'access token grant is revoked or unknown');
+    }
+    if (claims.scopes.some((s) => !grant.scopes.includes(s))) {
+      throw domainError('unauthorized', 'access token scopes exceed its grant');
+    }
+    return { grant, scopes: claims.scopes };
+  }
+
+  async function describeGrant(caller: Caller) {
+    const row = await grants.findById(caller.credentialId);
+    if (!row || row.revoked_at || row.user_id !== caller.userId) {
+      throw domainError('unauthorized', 'access token grant is revoked or unknown');
+    }
+    const today = utcDay(new Date());
+    const stored = await grants.usage(row.id, today);
+    const unflushed = grantUsage.unflushed(row.id, today);
+    return {
+      key: grantAsApiKey(row),
+      owner: { type: ownerTypes.toEnum('user'), id: row.user_id, name: (await users.findUser(row.user_id))?.name ?? '' },
+      usage: { requestsToday: stored.today + unflushed, requestsThisMonth: stored.month + unflushed },
     };
   }
 
@@ -130,6 +247,14 @@ export function createIdentityService(deps: IdentityDeps) {
 
   const implementation: ServiceRegistration<typeof IdentityServiceDefinition>['implementation'] = {
     async authenticate(request) {
+      if (Boolean(request.apiKey) === Boolean(request.accessToken)) {
+        throw domainError('invalid_request', 'send exactly one of api_key and access_token');
+      }
+      if (request.accessToken) {
+        const { grant, scopes } = await grantOfAccessToken(request.accessToken);
+        grantUsage.record(grant.id);
+        return { caller: callerOfGrant(grant, scopes) };
+      }
       const refused = domainError('unauthorized', 'invalid or revoked API key');
       if (!checkSecret(request.apiKey)) throw refused;
       const row = await keys.findActiveByHash(hashSecret(request.apiKey, deps.pepper));
@@ -140,6 +265,7 @@ export function createIdentityService(deps: IdentityDeps) {
 
     async describeCredential(_request, ctx) {
       if (ctx.principal.kind !== 'caller') throw domainError('forbidden', 'needs a caller');
+      if (ctx.principal.caller.credential === CredentialKind.CREDENTIAL_KIND_OAUTH) return describeGrant(ctx.principal.caller);
       const row = await keys.findById(ctx.principal.caller.credentialId);
       if (!row || row.revoked_at) throw domainError('unauthorized', 'invalid or revoked API key');
       const ownerName =
@@ -168,7 +294,7 @@ export function createIdentityService(deps: IdentityDeps) {
       const requestedRate = validRequestedRate(request.requestedRate);
       const wanted = request.environment ? keyEnvironments.toName(request.environment, 'environment') : 'live';
       const { secret, environment } = secretFor(request.secret, wanted);
-      const tier = rateTierFor(await privilegeFacts(user, ctx));
+      const tier = await rateTierOf(user, ctx);
       const { row, reapplied } = await insertOrReapply({
         id: request.id ? requireId(request.id, 'id') : newId('key'),
         secret_hash: hashSecret(secret, deps.pepper),
@@ -218,6 +344,44 @@ export function createIdentityService(deps: IdentityDeps) {
       const row = await keys.revoke(request.keyId);
       if (!row) throw domainError('not_found', `key ${request.keyId} not found`);
       return { key: toApiKey(row) };
+    },
+
+    async createGrant(request, ctx) {
+      return { grant: toOAuthGrant(await createGrant(request, ctx)) };
+    },
+
+    async issueAccessToken(request, ctx) {
+      if (!accessTokens) throw domainError('unprocessable', 'OAuth is not configured: no access tokens can be issued');
+      if (accessTokens.mode === 'external') {
+        throw domainError('unprocessable', 'access tokens come from the external identity provider (OAUTH_JWKS_URL); use CreateGrant');
+      }
+      const ttlSeconds = request.ttlSeconds || DEFAULT_TTL_SECONDS;
+      if (ttlSeconds > accessTokens.maxLifetimeSeconds) {
+        throw domainError('invalid_request', `ttl_seconds must be 1 to ${accessTokens.maxLifetimeSeconds}`);
+      }
+      const grant = await createGrant(request, ctx);
+      const issued = await accessTokens.issue({
+        userId: grant.user_id, scopes: grant.scopes, grantId: grant.id, clientId: grant.client_id, ttlSeconds,
+      });
+      return {
+        accessToken: issued.token,
+        grantId: grant.id,
+        expiresAt: issued.expiresAt.toISOString(),
+        grant: toOAuthGrant(grant),
+      };
+    },
+
+    async revokeGrant(request) {
+      const row = await grants.revoke(request.grantId);
+      if (!row) throw domainError('not_found', `grant ${request.grantId} not found`);
+      return { grant: toOAuthGrant(row) };
+    },
+
+    async listGrants(request) {
+      const limit = Math.min(Math.max(request.pageSize || 50, 1), 200);
+      const rows = await grants.listOfUser(request.userId, limit + 1, request.pageToken);
+      const page = rows.slice(0, limit);
+      return { grants: page.map(toOAuthGrant), nextPageToken: rows.length > limit ? page[page.length - 1]!.id : '' };
     },
 
     async upsertUser(request) {
@@ -308,7 +472,11 @@ export function createIdentityService(deps: IdentityDeps) {
       listUserOrganizations: ['operator', 'service'],
       createPlaceholderAccount: ['service'],
       deletePlaceholderAccount: ['service'],
+      createGrant: ['operator'],
+      issueAccessToken: ['operator'],
+      revokeGrant: ['operator'],
+      listGrants: ['operator'],
     },
   };
-  return { registration, stop: () => usage.stop() };
+  return { registration, stop: async () => void (await Promise.all([usage.stop(), grantUsage.stop()])) };
 }

@@ -28,7 +28,7 @@ export function validScopes(requested: readonly string[]): Scope[] {
   const unknown = requested.filter((s) => !isScope(s));
   if (unknown.length > 0) throw domainError('invalid_request', `unknown scope(s): ${unknown.join(', ')}`);
   const scopes = [...new Set(requested)] as Scope[];
-  if (scopes.length === 0) throw domainError('invalid_request', 'a key needs at least one scope');
+  if (scopes.length === 0) throw domainError('invalid_request', 'at least one scope is required');
   return scopes;
 }
 

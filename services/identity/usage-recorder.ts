@@ -1,11 +1,14 @@
-// Counts authenticated requests per key without a database write per request: counts gather in
+// Counts authenticated requests per credential (a key, or an OAuth grant) without a database write per request: counts gather in
 // memory and are added to the stored daily totals once a second (and at shutdown). Reads add the
 // counts not yet flushed, so a process sees its own requests at once; other replicas' counts
 // appear within one flush interval.
-import type { KeyRepository } from './key.repository.js';
+/** Where counts land: the key repository for keys, the grant repository for grants. */
+export interface UsageStore {
+  addUsage(credentialId: string, day: string, requests: number, lastUsedAt: Date): Promise<void>;
+}
 
 interface Pending {
-  keyId: string;
+  credentialId: string;
   day: string;
   requests: number;
   lastUsedAt: Date;
@@ -15,7 +18,7 @@ export function utcDay(at: Date): string {
   return at.toISOString().slice(0, 10);
 }
 
-export function createUsageRecorder(keys: KeyRepository, onError: (error: unknown) => void, intervalMs = 1000) {
+export function createUsageRecorder(store: UsageStore, onError: (error: unknown) => void, intervalMs = 1000) {
   let pending = new Map<string, Pending>();
   // Counts being written right now stay visible to reads until their write lands.
   const inFlight = new Map<string, Pending>();
@@ -27,10 +30,10 @@ export function createUsageRecorder(keys: KeyRepository, onError: (error: unknow
     for (const [slot, p] of batch) inFlight.set(slot, p);
     for (const [slot, p] of batch) {
       try {
-        await keys.addUsage(p.keyId, p.day, p.requests, p.lastUsedAt);
+        await store.addUsage(p.credentialId, p.day, p.requests, p.lastUsedAt);
       } catch (error) {
         // Put the counts back so the next flush retries them.
-        record(p.keyId, p.lastUsedAt, p.requests);
+        record(p.credentialId, p.lastUsedAt, p.requests);
         onError(error);
       } finally {
         inFlight.delete(slot);
@@ -38,15 +41,15 @@ export function createUsageRecorder(keys: KeyRepository, onError: (error: unknow
     }
   }
 
-  function record(keyId: string, at = new Date(), requests = 1): void {
+  function record(credentialId: string, at = new Date(), requests = 1): void {
     const day = utcDay(at);
-    const slot = `${keyId}|${day}`;
+    const slot = `${credentialId}|${day}`;
     const entry = pending.get(slot);
     if (entry) {
       entry.requests += requests;
       if (at > entry.lastUsedAt) entry.lastUsedAt = at;
     } else {
-      pending.set(slot, { keyId, day, requests, lastUsedAt: at });
+      pending.set(slot, { credentialId, day, requests, lastUsedAt: at });
     }
   }
 
@@ -58,8 +61,8 @@ export function createUsageRecorder(keys: KeyRepository, onError: (error: unknow
   return {
     record,
     /** Counts recorded here and not yet flushed. */
-    unflushed(keyId: string, day: string): number {
-      const slot = `${keyId}|${day}`;
+    unflushed(credentialId: string, day: string): number {
+      const slot = `${credentialId}|${day}`;
       return (pending.get(slot)?.requests ?? 0) + (inFlight.get(slot)?.requests ?? 0);
     },
     async stop(): Promise<void> {

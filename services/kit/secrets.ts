@@ -1,9 +1,16 @@
-// Server secrets: the pepper that keys API-key hashes and the Ed25519 pair that signs the
-// caller tokens the edge hands to services. They come from the environment; when unset they are
+// Server secrets: the pepper that keys API-key hashes, the Ed25519 pair that signs the caller
+// tokens the edge hands to services, and the Ed25519 pair with which the one-process (local) OAuth
+// issuer signs access tokens. The first three come from the environment; when unset they are
 // generated once and kept in DATA_DIR/secrets.json (mode 0600) so that restarts and every process
-// sharing the data folder agree. A lost pepper invalidates every key, so the file is never rewritten.
+// sharing the data folder agree. A lost pepper invalidates every key, so that file is never rewritten.
+//
+// The OAuth signing pair lives in a file of its own, DATA_DIR/oauth-signing-key.json (mode 0600):
+// a secrets.json written by an earlier release lacks it, and rewriting secrets.json to add it would
+// put the pepper at risk (a crash mid-write, two processes racing). A separate file is created once,
+// complete or not at all, and never touches the pepper; it can also be rotated on its own (delete
+// it and restart: outstanding access tokens, which live an hour at most, stop verifying).
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from './config.js';
 
@@ -11,18 +18,45 @@ export interface ServerSecrets {
   apiKeyPepper: string;
   callerTokenPrivateKey: string;
   callerTokenPublicKey: string;
+  /**
+   * Ed25519 pair (PKCS#8 / SPKI PEM) of the local OAuth issuer. Loaded only by a process that runs
+   * the identity role without an external issuer (OAUTH_JWKS_URL unset); absent otherwise.
+   */
+  oauthSigningPrivateKey?: string;
+  oauthSigningPublicKey?: string;
 }
 
-export function generateSecrets(): ServerSecrets {
+type BaseSecrets = Pick<ServerSecrets, 'apiKeyPepper' | 'callerTokenPrivateKey' | 'callerTokenPublicKey'>;
+type OAuthSigningKey = Required<Pick<ServerSecrets, 'oauthSigningPrivateKey' | 'oauthSigningPublicKey'>>;
+
+function ed25519Pair(): { privateKey: string; publicKey: string } {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   return {
-    apiKeyPepper: randomBytes(32).toString('base64url'),
-    callerTokenPrivateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    callerTokenPublicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
   };
 }
 
-function fromEnvironment(config: Config): Partial<ServerSecrets> {
+function generateBaseSecrets(): BaseSecrets {
+  const caller = ed25519Pair();
+  return {
+    apiKeyPepper: randomBytes(32).toString('base64url'),
+    callerTokenPrivateKey: caller.privateKey,
+    callerTokenPublicKey: caller.publicKey,
+  };
+}
+
+export function generateOAuthSigningKey(): OAuthSigningKey {
+  const pair = ed25519Pair();
+  return { oauthSigningPrivateKey: pair.privateKey, oauthSigningPublicKey: pair.publicKey };
+}
+
+/** A complete set, every field present (tests and the local topology launcher). */
+export function generateSecrets(): ServerSecrets & OAuthSigningKey {
+  return { ...generateBaseSecrets(), ...generateOAuthSigningKey() };
+}
+
+function fromEnvironment(config: Config): Partial<BaseSecrets> {
   return {
     apiKeyPepper: config.API_KEY_PEPPER,
     callerTokenPrivateKey: config.CALLER_TOKEN_PRIVATE_KEY,
@@ -30,26 +64,64 @@ function fromEnvironment(config: Config): Partial<ServerSecrets> {
   };
 }
 
-function loadOrCreateFile(dataDir: string): ServerSecrets {
-  if (dataDir.startsWith('memory://')) return generateSecrets();
+/**
+ * Creates `file` with `content` unless it exists, then returns what the file holds. The content is
+ * written to a temporary file first and linked into place (link fails when the target exists), so
+ * a process starting at the same moment never reads a half-written file, and an existing file is
+ * never changed.
+ */
+function createOnceAndRead(file: string, content: string): string {
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(temporary, content, { flag: 'wx', mode: 0o600 });
+  try {
+    linkSync(temporary, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    unlinkSync(temporary);
+  }
+  return readFileSync(file, 'utf8');
+}
+
+function loadOrCreateFile(dataDir: string): BaseSecrets {
+  if (dataDir.startsWith('memory://')) return generateBaseSecrets();
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'secrets.json');
   try {
     // 'wx' fails when the file exists, so two processes starting together keep one set.
-    writeFileSync(file, JSON.stringify(generateSecrets(), null, 2), { flag: 'wx', mode: 0o600 });
+    writeFileSync(file, JSON.stringify(generateBaseSecrets(), null, 2), { flag: 'wx', mode: 0o600 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  return JSON.parse(readFileSync(file, 'utf8')) as ServerSecrets;
+  return JSON.parse(readFileSync(file, 'utf8')) as BaseSecrets;
+}
+
+/** The local OAuth issuer's pair: per process in memory mode, else DATA_DIR/oauth-signing-key.json. */
+export function loadOAuthSigningKey(dataDir: string): OAuthSigningKey {
+  if (dataDir.startsWith('memory://')) return generateOAuthSigningKey();
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'oauth-signing-key.json');
+  const stored = JSON.parse(createOnceAndRead(file, JSON.stringify(generateOAuthSigningKey(), null, 2))) as Partial<OAuthSigningKey>;
+  if (!stored.oauthSigningPrivateKey?.includes('PRIVATE KEY') || !stored.oauthSigningPublicKey?.includes('PUBLIC KEY')) {
+    throw new Error(`${file} does not hold an OAuth signing key pair; delete it to generate a new one`);
+  }
+  return { oauthSigningPrivateKey: stored.oauthSigningPrivateKey, oauthSigningPublicKey: stored.oauthSigningPublicKey };
+}
+
+/** Whether this process needs the local OAuth issuer's pair: it runs identity with no external issuer. */
+function needsLocalOAuthKey(config: Config): boolean {
+  return config.ROLES.includes('identity') && !config.OAUTH_JWKS_URL;
 }
 
 export function loadSecrets(config: Config): ServerSecrets {
   const env = fromEnvironment(config);
-  if (env.apiKeyPepper && env.callerTokenPrivateKey && env.callerTokenPublicKey) return env as ServerSecrets;
+  const oauth = needsLocalOAuthKey(config) ? loadOAuthSigningKey(config.DATA_DIR) : {};
+  if (env.apiKeyPepper && env.callerTokenPrivateKey && env.callerTokenPublicKey) return { ...(env as BaseSecrets), ...oauth };
   const stored = loadOrCreateFile(config.DATA_DIR);
   return {
     apiKeyPepper: env.apiKeyPepper ?? stored.apiKeyPepper,
     callerTokenPrivateKey: env.callerTokenPrivateKey ?? stored.callerTokenPrivateKey,
     callerTokenPublicKey: env.callerTokenPublicKey ?? stored.callerTokenPublicKey,
+    ...oauth,
   };
 }

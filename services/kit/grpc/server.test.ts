@@ -69,6 +69,10 @@ function crashingIdentity(): ServiceRegistration<typeof IdentityServiceDefinitio
     },
     access: {
       authenticate: operatorOnly,
+      createGrant: operatorOnly,
+      issueAccessToken: operatorOnly,
+      revokeGrant: operatorOnly,
+      listGrants: operatorOnly,
       describeCredential: operatorOnly,
       mintKey: operatorOnly,
       listKeys: operatorOnly,

@@ -74,8 +74,11 @@ export interface ApiKey {
   mintedByUserId: string;
 }
 
+/** Exactly one of api_key and access_token is set. */
 export interface AuthenticateRequest {
   apiKey: string;
+  /** An OAuth access token: a JWT naming a live grant (docs/OAUTH.md). */
+  accessToken: string;
 }
 
 export interface AuthenticateResponse {
@@ -97,6 +100,10 @@ export interface RequestUsage {
 }
 
 export interface DescribeCredentialResponse {
+  /**
+   * For an OAuth caller: id = the grant id, prefix empty, environment live, scopes the grant's,
+   * rate tier and requested rate the grant's.
+   */
   key: ApiKey | undefined;
   owner: OwnerSummary | undefined;
   usage: RequestUsage | undefined;
@@ -230,6 +237,73 @@ export interface DeletePlaceholderAccountRequest {
 
 export interface DeletePlaceholderAccountResponse {
   deleted: boolean;
+}
+
+/**
+ * What a user consented to for one OAuth client. The rate tier is decided when the grant is
+ * created, from the user's standing then, like a key's.
+ */
+export interface OAuthGrant {
+  id: string;
+  userId: string;
+  clientId: string;
+  scopes: string[];
+  rateTier: RateTier;
+  requestedRate: number;
+  createdAt: string | undefined;
+  lastUsedAt: string | undefined;
+  revokedAt: string | undefined;
+}
+
+export interface CreateGrantRequest {
+  userId: string;
+  scopes: string[];
+  /** The OAuth client the user consented to; empty means "local". */
+  clientId: string;
+  /** Per-minute rate asked for; 0 means the default (60). */
+  requestedRate: number;
+}
+
+export interface CreateGrantResponse {
+  grant: OAuthGrant | undefined;
+}
+
+export interface IssueAccessTokenRequest {
+  userId: string;
+  scopes: string[];
+  /** The OAuth client the token is for; empty means "local". */
+  clientId: string;
+  /** Token lifetime; 0 means the default (900 s). At most 3600 s. */
+  ttlSeconds: number;
+  /** Per-minute rate asked for; 0 means the default (60). */
+  requestedRate: number;
+}
+
+export interface IssueAccessTokenResponse {
+  /** Shown once; the server keeps only the grant. */
+  accessToken: string;
+  grantId: string;
+  expiresAt: string | undefined;
+  grant: OAuthGrant | undefined;
+}
+
+export interface RevokeGrantRequest {
+  grantId: string;
+}
+
+export interface RevokeGrantResponse {
+  grant: OAuthGrant | undefined;
+}
+
+export interface ListGrantsRequest {
+  userId: string;
+  pageSize: number;
+  pageToken: string;
+}
+
+export interface ListGrantsResponse {
+  grants: OAuthGrant[];
+  nextPageToken: string;
 }
 
 function createBaseUser(): User {
@@ -908,13 +982,16 @@ export const ApiKey: MessageFns<ApiKey> = {
 };
 
 function createBaseAuthenticateRequest(): AuthenticateRequest {
-  return { apiKey: "" };
+  return { apiKey: "", accessToken: "" };
 }
 
 export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
   encode(message: AuthenticateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.apiKey !== "") {
       writer.uint32(10).string(message.apiKey);
+    }
+    if (message.accessToken !== "") {
+      writer.uint32(18).string(message.accessToken);
     }
     return writer;
   },
@@ -940,6 +1017,14 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
             message.apiKey = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -959,6 +1044,11 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
         : isSet(object.api_key)
         ? globalThis.String(object.api_key)
         : "",
+      accessToken: isSet(object.accessToken)
+        ? globalThis.String(object.accessToken)
+        : isSet(object.access_token)
+        ? globalThis.String(object.access_token)
+        : "",
     };
   },
 
@@ -966,6 +1056,9 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
     const obj: any = {};
     if (message.apiKey !== "") {
       obj.apiKey = message.apiKey;
+    }
+    if (message.accessToken !== "") {
+      obj.accessToken = message.accessToken;
     }
     return obj;
   },
@@ -976,6 +1069,7 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
   fromPartial(object: DeepPartial<AuthenticateRequest>): AuthenticateRequest {
     const message = createBaseAuthenticateRequest();
     message.apiKey = object.apiKey ?? "";
+    message.accessToken = object.accessToken ?? "";
     return message;
   },
 };
@@ -3537,13 +3631,1073 @@ export const DeletePlaceholderAccountResponse: MessageFns<DeletePlaceholderAccou
   },
 };
 
-/** Users, organizations, API keys and placeholder auth accounts. */
+function createBaseOAuthGrant(): OAuthGrant {
+  return {
+    id: "",
+    userId: "",
+    clientId: "",
+    scopes: [],
+    rateTier: 0,
+    requestedRate: 0,
+    createdAt: undefined,
+    lastUsedAt: undefined,
+    revokedAt: undefined,
+  };
+}
+
+export const OAuthGrant: MessageFns<OAuthGrant> = {
+  encode(message: OAuthGrant, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(26).string(message.clientId);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.rateTier !== 0) {
+      writer.uint32(40).int32(message.rateTier);
+    }
+    if (message.requestedRate !== 0) {
+      writer.uint32(48).uint32(message.requestedRate);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(58).fork()).join();
+    }
+    if (message.lastUsedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastUsedAt), writer.uint32(66).fork()).join();
+    }
+    if (message.revokedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.revokedAt), writer.uint32(74).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OAuthGrant {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOAuthGrant();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.rateTier = reader.int32() as any;
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.requestedRate = reader.uint32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.lastUsedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.revokedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OAuthGrant {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      clientId: isSet(object.clientId)
+        ? globalThis.String(object.clientId)
+        : isSet(object.client_id)
+        ? globalThis.String(object.client_id)
+        : "",
+      scopes: globalThis.Array.isArray(object?.scopes) ? object.scopes.map((e: any) => globalThis.String(e)) : [],
+      rateTier: isSet(object.rateTier)
+        ? rateTierFromJSON(object.rateTier)
+        : isSet(object.rate_tier)
+        ? rateTierFromJSON(object.rate_tier)
+        : 0,
+      requestedRate: isSet(object.requestedRate)
+        ? globalThis.Number(object.requestedRate)
+        : isSet(object.requested_rate)
+        ? globalThis.Number(object.requested_rate)
+        : 0,
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : undefined,
+      lastUsedAt: isSet(object.lastUsedAt)
+        ? globalThis.String(object.lastUsedAt)
+        : isSet(object.last_used_at)
+        ? globalThis.String(object.last_used_at)
+        : undefined,
+      revokedAt: isSet(object.revokedAt)
+        ? globalThis.String(object.revokedAt)
+        : isSet(object.revoked_at)
+        ? globalThis.String(object.revoked_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: OAuthGrant): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.clientId !== "") {
+      obj.clientId = message.clientId;
+    }
+    if (message.scopes?.length) {
+      obj.scopes = message.scopes;
+    }
+    if (message.rateTier !== 0) {
+      obj.rateTier = rateTierToJSON(message.rateTier);
+    }
+    if (message.requestedRate !== 0) {
+      obj.requestedRate = Math.round(message.requestedRate);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.lastUsedAt !== undefined) {
+      obj.lastUsedAt = message.lastUsedAt;
+    }
+    if (message.revokedAt !== undefined) {
+      obj.revokedAt = message.revokedAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<OAuthGrant>): OAuthGrant {
+    return OAuthGrant.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OAuthGrant>): OAuthGrant {
+    const message = createBaseOAuthGrant();
+    message.id = object.id ?? "";
+    message.userId = object.userId ?? "";
+    message.clientId = object.clientId ?? "";
+    message.scopes = object.scopes?.map((e) => e) || [];
+    message.rateTier = object.rateTier ?? 0;
+    message.requestedRate = object.requestedRate ?? 0;
+    message.createdAt = object.createdAt ?? undefined;
+    message.lastUsedAt = object.lastUsedAt ?? undefined;
+    message.revokedAt = object.revokedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateGrantRequest(): CreateGrantRequest {
+  return { userId: "", scopes: [], clientId: "", requestedRate: 0 };
+}
+
+export const CreateGrantRequest: MessageFns<CreateGrantRequest> = {
+  encode(message: CreateGrantRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(26).string(message.clientId);
+    }
+    if (message.requestedRate !== 0) {
+      writer.uint32(32).uint32(message.requestedRate);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateGrantRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateGrantRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.requestedRate = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateGrantRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      scopes: globalThis.Array.isArray(object?.scopes) ? object.scopes.map((e: any) => globalThis.String(e)) : [],
+      clientId: isSet(object.clientId)
+        ? globalThis.String(object.clientId)
+        : isSet(object.client_id)
+        ? globalThis.String(object.client_id)
+        : "",
+      requestedRate: isSet(object.requestedRate)
+        ? globalThis.Number(object.requestedRate)
+        : isSet(object.requested_rate)
+        ? globalThis.Number(object.requested_rate)
+        : 0,
+    };
+  },
+
+  toJSON(message: CreateGrantRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.scopes?.length) {
+      obj.scopes = message.scopes;
+    }
+    if (message.clientId !== "") {
+      obj.clientId = message.clientId;
+    }
+    if (message.requestedRate !== 0) {
+      obj.requestedRate = Math.round(message.requestedRate);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateGrantRequest>): CreateGrantRequest {
+    return CreateGrantRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateGrantRequest>): CreateGrantRequest {
+    const message = createBaseCreateGrantRequest();
+    message.userId = object.userId ?? "";
+    message.scopes = object.scopes?.map((e) => e) || [];
+    message.clientId = object.clientId ?? "";
+    message.requestedRate = object.requestedRate ?? 0;
+    return message;
+  },
+};
+
+function createBaseCreateGrantResponse(): CreateGrantResponse {
+  return { grant: undefined };
+}
+
+export const CreateGrantResponse: MessageFns<CreateGrantResponse> = {
+  encode(message: CreateGrantResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.grant !== undefined) {
+      OAuthGrant.encode(message.grant, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateGrantResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateGrantResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.grant = OAuthGrant.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateGrantResponse {
+    return { grant: isSet(object.grant) ? OAuthGrant.fromJSON(object.grant) : undefined };
+  },
+
+  toJSON(message: CreateGrantResponse): unknown {
+    const obj: any = {};
+    if (message.grant !== undefined) {
+      obj.grant = OAuthGrant.toJSON(message.grant);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateGrantResponse>): CreateGrantResponse {
+    return CreateGrantResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateGrantResponse>): CreateGrantResponse {
+    const message = createBaseCreateGrantResponse();
+    message.grant = (object.grant !== undefined && object.grant !== null)
+      ? OAuthGrant.fromPartial(object.grant)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseIssueAccessTokenRequest(): IssueAccessTokenRequest {
+  return { userId: "", scopes: [], clientId: "", ttlSeconds: 0, requestedRate: 0 };
+}
+
+export const IssueAccessTokenRequest: MessageFns<IssueAccessTokenRequest> = {
+  encode(message: IssueAccessTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(26).string(message.clientId);
+    }
+    if (message.ttlSeconds !== 0) {
+      writer.uint32(32).uint32(message.ttlSeconds);
+    }
+    if (message.requestedRate !== 0) {
+      writer.uint32(40).uint32(message.requestedRate);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IssueAccessTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIssueAccessTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.ttlSeconds = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.requestedRate = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IssueAccessTokenRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      scopes: globalThis.Array.isArray(object?.scopes) ? object.scopes.map((e: any) => globalThis.String(e)) : [],
+      clientId: isSet(object.clientId)
+        ? globalThis.String(object.clientId)
+        : isSet(object.client_id)
+        ? globalThis.String(object.client_id)
+        : "",
+      ttlSeconds: isSet(object.ttlSeconds)
+        ? globalThis.Number(object.ttlSeconds)
+        : isSet(object.ttl_seconds)
+        ? globalThis.Number(object.ttl_seconds)
+        : 0,
+      requestedRate: isSet(object.requestedRate)
+        ? globalThis.Number(object.requestedRate)
+        : isSet(object.requested_rate)
+        ? globalThis.Number(object.requested_rate)
+        : 0,
+    };
+  },
+
+  toJSON(message: IssueAccessTokenRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.scopes?.length) {
+      obj.scopes = message.scopes;
+    }
+    if (message.clientId !== "") {
+      obj.clientId = message.clientId;
+    }
+    if (message.ttlSeconds !== 0) {
+      obj.ttlSeconds = Math.round(message.ttlSeconds);
+    }
+    if (message.requestedRate !== 0) {
+      obj.requestedRate = Math.round(message.requestedRate);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<IssueAccessTokenRequest>): IssueAccessTokenRequest {
+    return IssueAccessTokenRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<IssueAccessTokenRequest>): IssueAccessTokenRequest {
+    const message = createBaseIssueAccessTokenRequest();
+    message.userId = object.userId ?? "";
+    message.scopes = object.scopes?.map((e) => e) || [];
+    message.clientId = object.clientId ?? "";
+    message.ttlSeconds = object.ttlSeconds ?? 0;
+    message.requestedRate = object.requestedRate ?? 0;
+    return message;
+  },
+};
+
+function createBaseIssueAccessTokenResponse(): IssueAccessTokenResponse {
+  return { accessToken: "", grantId: "", expiresAt: undefined, grant: undefined };
+}
+
+export const IssueAccessTokenResponse: MessageFns<IssueAccessTokenResponse> = {
+  encode(message: IssueAccessTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    if (message.grantId !== "") {
+      writer.uint32(18).string(message.grantId);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(26).fork()).join();
+    }
+    if (message.grant !== undefined) {
+      OAuthGrant.encode(message.grant, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IssueAccessTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIssueAccessTokenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.grantId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.grant = OAuthGrant.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IssueAccessTokenResponse {
+    return {
+      accessToken: isSet(object.accessToken)
+        ? globalThis.String(object.accessToken)
+        : isSet(object.access_token)
+        ? globalThis.String(object.access_token)
+        : "",
+      grantId: isSet(object.grantId)
+        ? globalThis.String(object.grantId)
+        : isSet(object.grant_id)
+        ? globalThis.String(object.grant_id)
+        : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : undefined,
+      grant: isSet(object.grant) ? OAuthGrant.fromJSON(object.grant) : undefined,
+    };
+  },
+
+  toJSON(message: IssueAccessTokenResponse): unknown {
+    const obj: any = {};
+    if (message.accessToken !== "") {
+      obj.accessToken = message.accessToken;
+    }
+    if (message.grantId !== "") {
+      obj.grantId = message.grantId;
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt;
+    }
+    if (message.grant !== undefined) {
+      obj.grant = OAuthGrant.toJSON(message.grant);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<IssueAccessTokenResponse>): IssueAccessTokenResponse {
+    return IssueAccessTokenResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<IssueAccessTokenResponse>): IssueAccessTokenResponse {
+    const message = createBaseIssueAccessTokenResponse();
+    message.accessToken = object.accessToken ?? "";
+    message.grantId = object.grantId ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    message.grant = (object.grant !== undefined && object.grant !== null)
+      ? OAuthGrant.fromPartial(object.grant)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRevokeGrantRequest(): RevokeGrantRequest {
+  return { grantId: "" };
+}
+
+export const RevokeGrantRequest: MessageFns<RevokeGrantRequest> = {
+  encode(message: RevokeGrantRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.grantId !== "") {
+      writer.uint32(10).string(message.grantId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeGrantRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeGrantRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.grantId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeGrantRequest {
+    return {
+      grantId: isSet(object.grantId)
+        ? globalThis.String(object.grantId)
+        : isSet(object.grant_id)
+        ? globalThis.String(object.grant_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RevokeGrantRequest): unknown {
+    const obj: any = {};
+    if (message.grantId !== "") {
+      obj.grantId = message.grantId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RevokeGrantRequest>): RevokeGrantRequest {
+    return RevokeGrantRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RevokeGrantRequest>): RevokeGrantRequest {
+    const message = createBaseRevokeGrantRequest();
+    message.grantId = object.grantId ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeGrantResponse(): RevokeGrantResponse {
+  return { grant: undefined };
+}
+
+export const RevokeGrantResponse: MessageFns<RevokeGrantResponse> = {
+  encode(message: RevokeGrantResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.grant !== undefined) {
+      OAuthGrant.encode(message.grant, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeGrantResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeGrantResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.grant = OAuthGrant.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeGrantResponse {
+    return { grant: isSet(object.grant) ? OAuthGrant.fromJSON(object.grant) : undefined };
+  },
+
+  toJSON(message: RevokeGrantResponse): unknown {
+    const obj: any = {};
+    if (message.grant !== undefined) {
+      obj.grant = OAuthGrant.toJSON(message.grant);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RevokeGrantResponse>): RevokeGrantResponse {
+    return RevokeGrantResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RevokeGrantResponse>): RevokeGrantResponse {
+    const message = createBaseRevokeGrantResponse();
+    message.grant = (object.grant !== undefined && object.grant !== null)
+      ? OAuthGrant.fromPartial(object.grant)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListGrantsRequest(): ListGrantsRequest {
+  return { userId: "", pageSize: 0, pageToken: "" };
+}
+
+export const ListGrantsRequest: MessageFns<ListGrantsRequest> = {
+  encode(message: ListGrantsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(16).uint32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(26).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListGrantsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListGrantsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pageSize = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListGrantsRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListGrantsRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListGrantsRequest>): ListGrantsRequest {
+    return ListGrantsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListGrantsRequest>): ListGrantsRequest {
+    const message = createBaseListGrantsRequest();
+    message.userId = object.userId ?? "";
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListGrantsResponse(): ListGrantsResponse {
+  return { grants: [], nextPageToken: "" };
+}
+
+export const ListGrantsResponse: MessageFns<ListGrantsResponse> = {
+  encode(message: ListGrantsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.grants) {
+      OAuthGrant.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListGrantsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListGrantsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.grants.push(OAuthGrant.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListGrantsResponse {
+    return {
+      grants: globalThis.Array.isArray(object?.grants) ? object.grants.map((e: any) => OAuthGrant.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListGrantsResponse): unknown {
+    const obj: any = {};
+    if (message.grants?.length) {
+      obj.grants = message.grants.map((e) => OAuthGrant.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListGrantsResponse>): ListGrantsResponse {
+    return ListGrantsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListGrantsResponse>): ListGrantsResponse {
+    const message = createBaseListGrantsResponse();
+    message.grants = object.grants?.map((e) => OAuthGrant.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+/** Users, organizations, API keys, OAuth grants and placeholder auth accounts. */
 export type IdentityServiceDefinition = typeof IdentityServiceDefinition;
 export const IdentityServiceDefinition = {
   name: "IdentityService",
   fullName: "expertnet.identity.v1.IdentityService",
   methods: {
-    /** Resolves an API key secret to the caller it stands for. Called by the edge. */
+    /**
+     * Resolves a credential (an API key secret or an OAuth access token) to the caller it stands
+     * for. Called by the edge on every request: live key and grant state decides.
+     */
     authenticate: {
       name: "Authenticate",
       requestType: AuthenticateRequest as typeof AuthenticateRequest,
@@ -3552,7 +4706,7 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
-    /** Key identity, owner and request usage for the caller's own credential. */
+    /** Key (or grant) identity, owner and request usage for the caller's own credential. */
     describeCredential: {
       name: "DescribeCredential",
       requestType: DescribeCredentialRequest as typeof DescribeCredentialRequest,
@@ -3660,16 +4814,62 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * OAuth grants (docs/OAUTH.md). Operator only. A grant records what a user consented to for one
+     * client; access tokens name it in their `grant_id` claim and are re-checked against it.
+     * Creates a grant without a token: an external identity provider's connector puts its id into
+     * the tokens it mints.
+     */
+    createGrant: {
+      name: "CreateGrant",
+      requestType: CreateGrantRequest as typeof CreateGrantRequest,
+      requestStream: false,
+      responseType: CreateGrantResponse as typeof CreateGrantResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Local issuer only (no OAUTH_JWKS_URL): creates a grant and signs a short-lived access token for
+     * it. With an external issuer it fails with `unprocessable`.
+     */
+    issueAccessToken: {
+      name: "IssueAccessToken",
+      requestType: IssueAccessTokenRequest as typeof IssueAccessTokenRequest,
+      requestStream: false,
+      responseType: IssueAccessTokenResponse as typeof IssueAccessTokenResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Revokes a grant: every access token naming it is refused from the next request on. */
+    revokeGrant: {
+      name: "RevokeGrant",
+      requestType: RevokeGrantRequest as typeof RevokeGrantRequest,
+      requestStream: false,
+      responseType: RevokeGrantResponse as typeof RevokeGrantResponse,
+      responseStream: false,
+      options: {},
+    },
+    listGrants: {
+      name: "ListGrants",
+      requestType: ListGrantsRequest as typeof ListGrantsRequest,
+      requestStream: false,
+      responseType: ListGrantsResponse as typeof ListGrantsResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
 export interface IdentityServiceImplementation<CallContextExt = {}> {
-  /** Resolves an API key secret to the caller it stands for. Called by the edge. */
+  /**
+   * Resolves a credential (an API key secret or an OAuth access token) to the caller it stands
+   * for. Called by the edge on every request: live key and grant state decides.
+   */
   authenticate(
     request: AuthenticateRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<AuthenticateResponse>>;
-  /** Key identity, owner and request usage for the caller's own credential. */
+  /** Key (or grant) identity, owner and request usage for the caller's own credential. */
   describeCredential(
     request: DescribeCredentialRequest,
     context: CallContext & CallContextExt,
@@ -3713,15 +4913,45 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
     request: DeletePlaceholderAccountRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<DeletePlaceholderAccountResponse>>;
+  /**
+   * OAuth grants (docs/OAUTH.md). Operator only. A grant records what a user consented to for one
+   * client; access tokens name it in their `grant_id` claim and are re-checked against it.
+   * Creates a grant without a token: an external identity provider's connector puts its id into
+   * the tokens it mints.
+   */
+  createGrant(
+    request: CreateGrantRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<CreateGrantResponse>>;
+  /**
+   * Local issuer only (no OAUTH_JWKS_URL): creates a grant and signs a short-lived access token for
+   * it. With an external issuer it fails with `unprocessable`.
+   */
+  issueAccessToken(
+    request: IssueAccessTokenRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<IssueAccessTokenResponse>>;
+  /** Revokes a grant: every access token naming it is refused from the next request on. */
+  revokeGrant(
+    request: RevokeGrantRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RevokeGrantResponse>>;
+  listGrants(
+    request: ListGrantsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListGrantsResponse>>;
 }
 
 export interface IdentityServiceClient<CallOptionsExt = {}> {
-  /** Resolves an API key secret to the caller it stands for. Called by the edge. */
+  /**
+   * Resolves a credential (an API key secret or an OAuth access token) to the caller it stands
+   * for. Called by the edge on every request: live key and grant state decides.
+   */
   authenticate(
     request: DeepPartial<AuthenticateRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<AuthenticateResponse>;
-  /** Key identity, owner and request usage for the caller's own credential. */
+  /** Key (or grant) identity, owner and request usage for the caller's own credential. */
   describeCredential(
     request: DeepPartial<DescribeCredentialRequest>,
     options?: CallOptions & CallOptionsExt,
@@ -3765,6 +4995,33 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<DeletePlaceholderAccountRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<DeletePlaceholderAccountResponse>;
+  /**
+   * OAuth grants (docs/OAUTH.md). Operator only. A grant records what a user consented to for one
+   * client; access tokens name it in their `grant_id` claim and are re-checked against it.
+   * Creates a grant without a token: an external identity provider's connector puts its id into
+   * the tokens it mints.
+   */
+  createGrant(
+    request: DeepPartial<CreateGrantRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<CreateGrantResponse>;
+  /**
+   * Local issuer only (no OAUTH_JWKS_URL): creates a grant and signs a short-lived access token for
+   * it. With an external issuer it fails with `unprocessable`.
+   */
+  issueAccessToken(
+    request: DeepPartial<IssueAccessTokenRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<IssueAccessTokenResponse>;
+  /** Revokes a grant: every access token naming it is refused from the next request on. */
+  revokeGrant(
+    request: DeepPartial<RevokeGrantRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RevokeGrantResponse>;
+  listGrants(
+    request: DeepPartial<ListGrantsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListGrantsResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

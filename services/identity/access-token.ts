@@ -1,0 +1,202 @@
+// OAuth access tokens (docs/OAUTH.md): short-lived JWTs naming a user (`sub`), the scopes they
+// carry (`scope`, space-separated) and the grant they come from (`grant_id`). This file only checks
+// and makes tokens; the identity service then re-checks the grant against live state.
+//
+// Verification: against the external issuer's JWKS when OAUTH_JWKS_URL is set, else against the
+// local issuer's public key. An algorithm allowlist (asymmetric only: never `none`, never HS*),
+// the configured issuer and audience, `exp`, `iat` and `sub` required, `nbf` honoured, a small clock
+// tolerance, and a maximum lifetime (exp − iat) so a long-lived token is refused even when signed.
+import { createHash, createPrivateKey, createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
+import {
+  createRemoteJWKSet,
+  errors,
+  jwtVerify,
+  SignJWT,
+  type JWTHeaderParameters,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type JWTVerifyOptions,
+  type FlattenedJWSInput,
+} from 'jose';
+import { ServerError, Status } from 'nice-grpc';
+import type { Config } from '../kit/config.js';
+import { domainError } from '../kit/grpc/errors.js';
+import type { ServerSecrets } from '../kit/secrets.js';
+
+/** Asymmetric algorithms accepted from an external issuer. */
+export const REMOTE_ALGORITHMS = ['EdDSA', 'ES256', 'RS256'] as const;
+/** The local issuer signs with Ed25519 and accepts nothing else. */
+export const LOCAL_ALGORITHM = 'EdDSA';
+export const DEFAULT_CLOCK_TOLERANCE_SECONDS = 30;
+export const MAX_LIFETIME_SECONDS = 3600;
+export const DEFAULT_TTL_SECONDS = 900;
+/** `typ` header values accepted (absent is accepted too): RFC 9068 access tokens and plain JWTs. */
+const ACCEPTED_TYPES = new Set(['at+jwt', 'application/at+jwt', 'jwt']);
+
+export interface OAuthOptions {
+  /** Required `iss` (OAUTH_ISSUER); also the issuer of locally signed tokens. */
+  issuer: string;
+  /** Required `aud` (OAUTH_AUDIENCE). */
+  audience: string;
+  /** An external issuer's JWKS (OAUTH_JWKS_URL). When set, local issuing is refused. */
+  jwksUrl?: string;
+  /** The local issuer's Ed25519 pair (PEM), used when jwksUrl is unset. */
+  localSigningKey?: { privateKey: string; publicKey: string };
+  /** At most 30 s. */
+  clockToleranceSeconds?: number;
+  /** Longest accepted exp − iat, in seconds; at most (and by default) 3600. */
+  maxLifetimeSeconds?: number;
+  /** How long fetched JWKS keys are used before a refetch (default 5 minutes). */
+  jwksCacheMaxAgeMs?: number;
+  /** Least time between two JWKS fetches triggered by an unknown `kid` (default 30 s). */
+  jwksCooldownMs?: number;
+  /** Timeout of one JWKS fetch (default 5 s). */
+  jwksTimeoutMs?: number;
+}
+
+/**
+ * The identity service's OAuth options from the configuration and the loaded secrets; undefined
+ * when neither an external issuer nor a local key is available (OAuth then stays off).
+ */
+export function oauthOptionsFrom(
+  config: Pick<Config, 'OAUTH_ISSUER' | 'OAUTH_AUDIENCE' | 'OAUTH_JWKS_URL'>,
+  secrets: Pick<ServerSecrets, 'oauthSigningPrivateKey' | 'oauthSigningPublicKey'>,
+): OAuthOptions | undefined {
+  const base = { issuer: config.OAUTH_ISSUER, audience: config.OAUTH_AUDIENCE };
+  if (config.OAUTH_JWKS_URL) return { ...base, jwksUrl: config.OAUTH_JWKS_URL };
+  if (!secrets.oauthSigningPrivateKey || !secrets.oauthSigningPublicKey) return undefined;
+  return { ...base, localSigningKey: { privateKey: secrets.oauthSigningPrivateKey, publicKey: secrets.oauthSigningPublicKey } };
+}
+
+export interface AccessTokenClaims {
+  userId: string;
+  /** Deduplicated, in token order. */
+  scopes: string[];
+  grantId: string;
+}
+
+export interface IssuedAccessToken {
+  token: string;
+  expiresAt: Date;
+}
+
+/** A refusal: the token is not acceptable. The message never contains the token. */
+function refused(message = 'invalid access token') {
+  return domainError('unauthorized', message);
+}
+
+/** The JWKS could not be fetched or read: not the caller's fault, and worth a retry (503 at the edge). */
+class JwksUnavailable extends Error {}
+
+function refusalOf(error: unknown) {
+  if (error instanceof errors.JWTExpired) return refused('access token expired');
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'nbf') return refused('access token not yet valid');
+  return refused();
+}
+
+function stringClaim(payload: JWTPayload, name: string): string | undefined {
+  const value = payload[name];
+  return typeof value === 'string' && value.length > 0 && value.length <= 512 ? value : undefined;
+}
+
+/** RFC 7638 JWK thumbprint of an Ed25519 public key: the `kid` of locally signed tokens. */
+function ed25519Thumbprint(publicKey: KeyObject): string {
+  const { x } = publicKey.export({ format: 'jwk' });
+  return createHash('sha256').update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x })).digest('base64url');
+}
+
+export function createAccessTokens(options: OAuthOptions) {
+  const tolerance = Math.min(Math.max(options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS, 0), 30);
+  const maxLifetime = Math.min(Math.max(options.maxLifetimeSeconds ?? MAX_LIFETIME_SECONDS, 1), MAX_LIFETIME_SECONDS);
+  const verifyOptions: JWTVerifyOptions = {
+    issuer: options.issuer,
+    audience: options.audience,
+    requiredClaims: ['exp', 'iat', 'sub'],
+    clockTolerance: tolerance,
+    // Also refuses an `iat` in the future (beyond the tolerance).
+    maxTokenAge: maxLifetime,
+  };
+
+  let verifyJwt: (token: string) => Promise<{ payload: JWTPayload; protectedHeader: JWTHeaderParameters }>;
+  let signingKey: { key: KeyObject; kid: string } | undefined;
+
+  if (options.jwksUrl) {
+    const jwks = createRemoteJWKSet(new URL(options.jwksUrl), {
+      cacheMaxAge: options.jwksCacheMaxAgeMs ?? 5 * 60_000,
+      cooldownDuration: options.jwksCooldownMs ?? 30_000,
+      timeoutDuration: options.jwksTimeoutMs ?? 5_000,
+    });
+    // A key the set does not hold is the token's fault; failing to fetch or read the set is not.
+    const getKey: JWTVerifyGetKey = async (header: JWTHeaderParameters, token: FlattenedJWSInput) => {
+      try {
+        return await jwks(header, token);
+      } catch (error) {
+        if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error;
+        throw new JwksUnavailable('the OAuth issuer JWKS could not be fetched or read', { cause: error });
+      }
+    };
+    verifyJwt = (token) => jwtVerify(token, getKey, { ...verifyOptions, algorithms: [...REMOTE_ALGORITHMS] });
+  } else if (options.localSigningKey) {
+    const publicKey = createPublicKey(options.localSigningKey.publicKey);
+    const privateKey = createPrivateKey(options.localSigningKey.privateKey);
+    if (publicKey.asymmetricKeyType !== 'ed25519' || privateKey.asymmetricKeyType !== 'ed25519') {
+      throw new Error('the local OAuth signing key pair must be Ed25519');
+    }
+    verifyJwt = (token) => jwtVerify(token, publicKey, { ...verifyOptions, algorithms: [LOCAL_ALGORITHM] });
+    signingKey = { key: privateKey, kid: ed25519Thumbprint(publicKey) };
+  } else {
+    throw new Error('OAuth needs either a JWKS URL or a local signing key pair');
+  }
+
+  return {
+    mode: options.jwksUrl ? ('external' as const) : ('local' as const),
+    maxLifetimeSeconds: maxLifetime,
+
+    /**
+     * The claims of an acceptable token. Throws `unauthorized` for an unacceptable one and
+     * UNAVAILABLE when the external issuer's keys cannot be fetched.
+     */
+    async verify(token: string): Promise<AccessTokenClaims> {
+      let payload: JWTPayload;
+      let header: JWTHeaderParameters;
+      try {
+        ({ payload, protectedHeader: header } = await verifyJwt(token));
+      } catch (error) {
+        if (error instanceof JwksUnavailable) throw new ServerError(Status.UNAVAILABLE, 'the OAuth issuer keys are unavailable');
+        throw refusalOf(error);
+      }
+      if (header.typ !== undefined && !ACCEPTED_TYPES.has(header.typ.toLowerCase())) throw refused();
+      // Short-lived: a token whose lifetime exceeds the maximum is refused however well signed.
+      if (payload.exp! - payload.iat! > maxLifetime) throw refused('access token lifetime exceeds the maximum');
+      const userId = stringClaim(payload, 'sub');
+      const scope = stringClaim(payload, 'scope');
+      const grantId = stringClaim(payload, 'grant_id');
+      if (!userId || !scope || !grantId) throw refused();
+      const scopes = [...new Set(scope.split(' ').filter(Boolean))];
+      if (scopes.length === 0) throw refused();
+      return { userId, scopes, grantId };
+    },
+
+    /** Local issuer only: signs a token for a grant. */
+    async issue(input: { userId: string; scopes: string[]; grantId: string; clientId: string; ttlSeconds: number }): Promise<IssuedAccessToken> {
+      if (!signingKey) throw domainError('unprocessable', 'access tokens come from the external identity provider');
+      if (input.ttlSeconds < 1 || input.ttlSeconds > maxLifetime) {
+        throw domainError('invalid_request', `ttl_seconds must be 1 to ${maxLifetime}`);
+      }
+      const now = Math.floor(Date.now() / 1000);
+      const exp = now + input.ttlSeconds;
+      const token = await new SignJWT({ scope: input.scopes.join(' '), grant_id: input.grantId, client_id: input.clientId })
+        .setProtectedHeader({ alg: LOCAL_ALGORITHM, typ: 'at+jwt', kid: signingKey.kid })
+        .setIssuer(options.issuer)
+        .setAudience(options.audience)
+        .setSubject(input.userId)
+        .setIssuedAt(now)
+        .setExpirationTime(exp)
+        .setJti(randomBytes(16).toString('base64url'))
+        .sign(signingKey.key);
+      return { token, expiresAt: new Date(exp * 1000) };
+    },
+  };
+}
+
+export type AccessTokens = ReturnType<typeof createAccessTokens>;

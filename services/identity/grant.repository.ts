@@ -1,0 +1,76 @@
+// SQL for OAuth grants and their usage. Nothing else.
+import type { Queryable } from '../kit/db/database.js';
+
+export interface GrantRow {
+  id: string;
+  user_id: string;
+  client_id: string;
+  scopes: string[];
+  rate_tier: 'restricted' | 'standard';
+  requested_rate: number;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export type NewGrant = Omit<GrantRow, 'created_at' | 'last_used_at' | 'revoked_at'>;
+
+export function createGrantRepository(db: Queryable) {
+  return {
+    async insert(grant: NewGrant): Promise<GrantRow> {
+      const rows = await db.query<GrantRow>(
+        `INSERT INTO identity.oauth_grants (id, user_id, client_id, scopes, rate_tier, requested_rate)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+        [grant.id, grant.user_id, grant.client_id, grant.scopes, grant.rate_tier, grant.requested_rate],
+      );
+      return rows[0]!;
+    },
+
+    async findById(id: string): Promise<GrantRow | undefined> {
+      const rows = await db.query<GrantRow>('SELECT * FROM identity.oauth_grants WHERE id = $1', [id]);
+      return rows[0];
+    },
+
+    async listOfUser(userId: string, limit: number, afterId: string): Promise<GrantRow[]> {
+      return db.query<GrantRow>(
+        'SELECT * FROM identity.oauth_grants WHERE user_id = $1 AND id > $2 ORDER BY id LIMIT $3',
+        [userId, afterId, limit],
+      );
+    },
+
+    async revoke(id: string): Promise<GrantRow | undefined> {
+      const rows = await db.query<GrantRow>(
+        'UPDATE identity.oauth_grants SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING *',
+        [id],
+      );
+      return rows[0];
+    },
+
+    /** Adds batched request counts and moves last_used_at forward. */
+    async addUsage(grantId: string, day: string, requests: number, lastUsedAt: Date): Promise<void> {
+      await db.query(
+        `INSERT INTO identity.grant_usage_daily (grant_id, day, requests) VALUES ($1, $2, $3)
+         ON CONFLICT (grant_id, day) DO UPDATE SET requests = identity.grant_usage_daily.requests + EXCLUDED.requests`,
+        [grantId, day, requests],
+      );
+      await db.query(
+        'UPDATE identity.oauth_grants SET last_used_at = greatest(coalesce(last_used_at, $2), $2) WHERE id = $1',
+        [grantId, lastUsedAt],
+      );
+    },
+
+    /** Stored request counts for a UTC day and its month. */
+    async usage(grantId: string, day: string): Promise<{ today: number; month: number }> {
+      const rows = await db.query<{ today: number; month: number }>(
+        `SELECT coalesce(sum(requests) FILTER (WHERE day = $2::date), 0)::int8 AS today,
+                coalesce(sum(requests), 0)::int8 AS month
+           FROM identity.grant_usage_daily
+          WHERE grant_id = $1 AND day >= date_trunc('month', $2::date) AND day <= $2::date`,
+        [grantId, day],
+      );
+      return rows[0] ?? { today: 0, month: 0 };
+    },
+  };
+}
+
+export type GrantRepository = ReturnType<typeof createGrantRepository>;

@@ -1,0 +1,65 @@
+// Server secrets on disk: the OAuth signing pair lives in its own file, so a secrets.json written
+// by an earlier release (without it) is never rewritten and the pepper never changes.
+import { mkdtempSync, readFileSync, statSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.js';
+import { loadSecrets } from './secrets.js';
+
+const dataDir = () => mkdtempSync(join(tmpdir(), 'en-secrets-'));
+
+describe('loadSecrets', () => {
+  it('keeps a secrets.json from an earlier release byte for byte and adds oauth-signing-key.json beside it', () => {
+    const dir = dataDir();
+    const earlier = loadSecrets(loadConfig({ DATA_DIR: dir, ROLES: 'gateway' }));
+    expect(earlier.oauthSigningPrivateKey).toBeUndefined();
+    const before = readFileSync(join(dir, 'secrets.json'));
+    expect(Object.keys(JSON.parse(before.toString()))).toEqual(['apiKeyPepper', 'callerTokenPrivateKey', 'callerTokenPublicKey']);
+
+    const now = loadSecrets(loadConfig({ DATA_DIR: dir }));
+    expect(now.apiKeyPepper).toBe(earlier.apiKeyPepper);
+    expect(now.callerTokenPrivateKey).toBe(earlier.callerTokenPrivateKey);
+    expect(now.oauthSigningPrivateKey).toContain('PRIVATE KEY');
+    expect(now.oauthSigningPublicKey).toContain('PUBLIC KEY');
+    expect(readFileSync(join(dir, 'secrets.json')).equals(before)).toBe(true);
+    const keyFile = join(dir, 'oauth-signing-key.json');
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+
+    // Every later start (and every process sharing the folder) reads the same pair.
+    const again = loadSecrets(loadConfig({ DATA_DIR: dir }));
+    expect(again.oauthSigningPrivateKey).toBe(now.oauthSigningPrivateKey);
+    expect(readdirSync(dir).sort()).toEqual(['oauth-signing-key.json', 'secrets.json']);
+  });
+
+  it('loads the pair next to environment secrets too, and not at all with an external issuer', () => {
+    const env = {
+      API_KEY_PEPPER: 'p'.repeat(40),
+      CALLER_TOKEN_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----x',
+      CALLER_TOKEN_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----x',
+    };
+    const dir = dataDir();
+    const local = loadSecrets(loadConfig({ ...env, DATA_DIR: dir, ROLES: 'identity' }));
+    expect(local.apiKeyPepper).toBe(env.API_KEY_PEPPER);
+    expect(local.oauthSigningPublicKey).toContain('PUBLIC KEY');
+    expect(existsSync(join(dir, 'secrets.json'))).toBe(false);
+
+    const other = dataDir();
+    const external = loadSecrets(loadConfig({ ...env, DATA_DIR: other, OAUTH_JWKS_URL: 'https://idp.test/jwks' }));
+    expect(external.oauthSigningPrivateKey).toBeUndefined();
+    expect(readdirSync(other)).toEqual([]);
+  });
+
+  it('refuses a damaged oauth-signing-key.json rather than replacing it', () => {
+    const dir = dataDir();
+    writeFileSync(join(dir, 'oauth-signing-key.json'), '{}');
+    expect(() => loadSecrets(loadConfig({ DATA_DIR: dir }))).toThrow(/does not hold an OAuth signing key pair/);
+  });
+
+  it('generates a fresh pair per process in memory mode', () => {
+    const a = loadSecrets(loadConfig({ DATA_DIR: 'memory://' }));
+    const b = loadSecrets(loadConfig({ DATA_DIR: 'memory://' }));
+    expect(a.oauthSigningPrivateKey).toContain('PRIVATE KEY');
+    expect(a.oauthSigningPrivateKey).not.toBe(b.oauthSigningPrivateKey);
+  });
+});

@@ -1,0 +1,134 @@
+// `npm run bench`: GET /v1/me through the whole system (edge → gRPC → identity and billing → store,
+// rate limits included) against a bare Fastify route, measured in the same run on the same machine,
+// each server in its own process and autocannon in this one. Writes docs/BENCHMARKS.md.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { freePort } from '../../deploy/local/launch.js';
+import { generateSecret } from '../../services/identity/api-key-secret.js';
+import { repoRoot } from '../../services/kit/paths.js';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 15);
+const WARMUP_S = 3;
+// Each key allows at most 6000 requests a minute; enough keys that the limiter never refuses.
+const KEY_COUNT = 400;
+
+interface Result {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function startProcess(script: string, env: Record<string, string>, readyLine: RegExp): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, script)], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      output += d;
+      if (readyLine.test(output)) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d) => (output += d));
+    child.once('exit', (code) => reject(new Error(`${script} exited ${code}:\n${output}`)));
+  });
+  return child;
+}
+
+function stopProcess(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+async function measure(name: string, url: string, secrets: string[]): Promise<Result> {
+  let next = 0;
+  const options: autocannon.Options = {
+    url: `${url}/v1/me`,
+    connections: CONNECTIONS,
+    // A different key on each request, round robin.
+    requests: [{ setupRequest: (req) => ({ ...req, headers: { authorization: `Bearer ${secrets[next++ % secrets.length]}` } }) }],
+  };
+  await autocannon({ ...options, duration: WARMUP_S });
+  const r = await autocannon({ ...options, duration: DURATION_S });
+  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+async function benchSystem(name: string, env: Record<string, string>): Promise<Result> {
+  const secrets = Array.from({ length: KEY_COUNT }, () => generateSecret('live'));
+  const dir = mkdtempSync(join(tmpdir(), 'en-bench-'));
+  const seedFile = join(dir, 'seed.json');
+  writeFileSync(seedFile, JSON.stringify({
+    users: [{ id: 'u_bench', email: 'bench@example.org', name: 'Bench User', plan: 'paid' }],
+    wallets: [{ owner: { user: 'u_bench' }, balance: 1000 }],
+    keys: secrets.map((secret, i) => ({ id: `k_bench_${i}`, secret, owner: { user: 'u_bench' }, scopes: ['search:read', 'profile:read'], requested_rate: 6000 })),
+  }));
+  const port = await freePort();
+  const grpc: Record<string, string> = {};
+  for (const v of ['IDENTITY', 'COMMUNITIES', 'SEARCH', 'ENRICHMENT', 'BILLING']) grpc[`${v}_GRPC_ADDR`] = `127.0.0.1:${await freePort()}`;
+  const child = await startProcess('services/main.ts', {
+    ...grpc, PORT: String(port), ADMIN_PORT: String(await freePort()), DATA_DIR: join(dir, 'data'), SEED_FILE: seedFile, LOG_LEVEL: 'warn', ...env,
+  }, /^REST API:/m);
+  try {
+    return await measure(name, `http://127.0.0.1:${port}`, secrets);
+  } finally {
+    await stopProcess(child);
+  }
+}
+
+async function benchBare(): Promise<Result> {
+  const port = await freePort();
+  const child = await startProcess('test/bench/bare-server.ts', { PORT: String(port) }, /ready/);
+  try {
+    return await measure('bare Fastify route (baseline)', `http://127.0.0.1:${port}`, ['none']);
+  } finally {
+    await stopProcess(child);
+  }
+}
+
+const results: Result[] = [await benchBare(), await benchSystem('GET /v1/me, one process, embedded store (PGlite), in-process limiter', { DATABASE_URL: '', REDIS_URL: '' })];
+if (process.env.DATABASE_URL && process.env.REDIS_URL) {
+  results.push(await benchSystem('GET /v1/me, one process, PostgreSQL, Redis limiter', {}));
+}
+
+const [base] = results as [Result, ...Result[]];
+const row = (r: Result) =>
+  `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${(r.rps / base.rps).toFixed(2)} | ${r.non2xx + r.errors} |`;
+const table = [
+  '| target | requests/s | p50 ms | p99 ms | throughput vs baseline | non-2xx + errors |',
+  '|---|---|---|---|---|---|',
+  ...results.map(row),
+].join('\n');
+console.log(table);
+
+writeFileSync(join(repoRoot, 'docs', 'BENCHMARKS.md'), `# Benchmarks
+
+Produced by \`npm run bench\` (test/bench/run.ts). Every figure is measured in one run on one machine:
+each server runs in its own process, autocannon drives it from another with ${CONNECTIONS} connections for
+${DURATION_S} s after a ${WARMUP_S} s warm-up, and throughput is reported as a ratio to the baseline
+measured in the same run, so machines of different speed compare.
+
+- Baseline: a bare Fastify route returning a body of the same shape, no authentication, no gRPC, no store.
+- System: the real \`GET /v1/me\` — key checksum, identity over gRPC (key lookup by keyed hash, usage
+  counting), the rate limiter, a scope check, then identity and billing over gRPC in parallel for
+  the key, owner, usage and live balance — with ${KEY_COUNT} keys in rotation so no single key's
+  rate limit is reached (every response must be a 200).
+
+Target (issue: the edge): at least 25% of the baseline's throughput, p99 under 20 ms at 64 connections.
+
+## ${new Date().toISOString().slice(0, 10)} — ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}
+
+${table}
+`);
+process.exit(0);
