@@ -80,6 +80,23 @@ describe.each(storeNames())('GET /v1/me on %s', (store) => {
     expect(second.body.usage.requests_this_month).toBe(first.body.usage.requests_this_month + 1);
   });
 
+  it('tracks last_used_at in batches: the key listing shows it within about a second', async () => {
+    const operator = await callAs(sys.signer, { kind: 'operator', actor: 'test' }, undefined, 5000);
+    const before = Date.now();
+    await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(freeKey) });
+    await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(adaKey) });
+    let listed: string | undefined;
+    for (let i = 0; i < 30 && !listed; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const { keys } = await sys.clients.identity.listKeys({ userId: 'u_bob', pageSize: 10, pageToken: '' }, operator);
+      const at = keys.find((k) => k.id === 'k_bob')?.lastUsedAt;
+      if (at && Date.parse(at) >= before - 1000) listed = at;
+    }
+    expect(listed).toBeDefined();
+    const { keys } = await sys.clients.identity.listKeys({ userId: 'u_ada', pageSize: 10, pageToken: '' }, operator);
+    expect(Date.parse(keys.find((k) => k.id === 'k_ada')!.lastUsedAt!)).toBeGreaterThanOrEqual(before - 1000);
+  });
+
   it('shows a legacy organization-owned key as kind organization, owned and paid by the organization', async () => {
     const res = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(orgKey) });
     expect(res.status).toBe(200);

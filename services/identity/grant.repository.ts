@@ -46,19 +46,6 @@ export function createGrantRepository(db: Queryable) {
       return rows[0];
     },
 
-    /** Adds batched request counts and moves last_used_at forward. */
-    async addUsage(grantId: string, day: string, requests: number, lastUsedAt: Date): Promise<void> {
-      await db.query(
-        `INSERT INTO identity.grant_usage_daily (grant_id, day, requests) VALUES ($1, $2, $3)
-         ON CONFLICT (grant_id, day) DO UPDATE SET requests = identity.grant_usage_daily.requests + EXCLUDED.requests`,
-        [grantId, day, requests],
-      );
-      await db.query(
-        'UPDATE identity.oauth_grants SET last_used_at = greatest(coalesce(last_used_at, $2), $2) WHERE id = $1',
-        [grantId, lastUsedAt],
-      );
-    },
-
     /** Stored request counts for a UTC day and its month. */
     async usage(grantId: string, day: string): Promise<{ today: number; month: number }> {
       const rows = await db.query<{ today: number; month: number }>(

@@ -22,6 +22,7 @@ import { createGrantRepository, type GrantRow } from './grant.repository.js';
 import { createKeyRepository, type KeyRow } from './key.repository.js';
 import { rateTierFor, validAllowlist, validRequestedRate, validScopes } from './key-minting.js';
 import { createUsageRecorder, utcDay } from './usage-recorder.js';
+import { createUsageStore, GRANT_USAGE, KEY_USAGE } from './usage-store.js';
 import { createUserRepository, type UserRow } from './user.repository.js';
 
 export type IdentityDeps = Pick<ServiceDeps, 'db' | 'pepper' | 'clients' | 'signer' | 'deadlineMs' | 'logger'>;
@@ -125,8 +126,8 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
   const keys = createKeyRepository(deps.db);
   const grants = createGrantRepository(deps.db);
   const users = createUserRepository(deps.db);
-  const usage = createUsageRecorder(keys, (err) => deps.logger.error({ err }, 'usage flush failed'));
-  const grantUsage = createUsageRecorder(grants, (err) => deps.logger.error({ err }, 'grant usage flush failed'));
+  const usage = createUsageRecorder(createUsageStore(deps.db, KEY_USAGE), (err) => deps.logger.error({ err }, 'usage flush failed'));
+  const grantUsage = createUsageRecorder(createUsageStore(deps.db, GRANT_USAGE), (err) => deps.logger.error({ err }, 'grant usage flush failed'));
   const accessTokens: AccessTokens | undefined = options.oauth ? createAccessTokens(options.oauth) : undefined;
 
   async function organizationView(id: string): Promise<Organization> {
@@ -266,19 +267,14 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
     async describeCredential(_request, ctx) {
       if (ctx.principal.kind !== 'caller') throw domainError('forbidden', 'needs a caller');
       if (ctx.principal.caller.credential === CredentialKind.CREDENTIAL_KIND_OAUTH) return describeGrant(ctx.principal.caller);
-      const row = await keys.findById(ctx.principal.caller.credentialId);
-      if (!row || row.revoked_at) throw domainError('unauthorized', 'invalid or revoked API key');
-      const ownerName =
-        row.owner_type === 'user'
-          ? (await users.findUser(row.owner_id))?.name
-          : (await users.findOrganization(row.owner_id))?.name;
       const today = utcDay(new Date());
-      const stored = await keys.usage(row.id, today);
+      const row = await keys.describe(ctx.principal.caller.credentialId, today);
+      if (!row || row.revoked_at) throw domainError('unauthorized', 'invalid or revoked API key');
       const unflushed = usage.unflushed(row.id, today);
       return {
         key: toApiKey(row),
-        owner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id, name: ownerName ?? '' },
-        usage: { requestsToday: stored.today + unflushed, requestsThisMonth: stored.month + unflushed },
+        owner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id, name: row.owner_name ?? '' },
+        usage: { requestsToday: row.today + unflushed, requestsThisMonth: row.month + unflushed },
       };
     },
 

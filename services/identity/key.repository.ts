@@ -72,30 +72,22 @@ export function createKeyRepository(db: Queryable) {
       return rows[0];
     },
 
-    /** Adds batched request counts and moves last_used_at forward. */
-    async addUsage(keyId: string, day: string, requests: number, lastUsedAt: Date): Promise<void> {
-      await db.query(
-        `INSERT INTO identity.key_usage_daily (key_id, day, requests) VALUES ($1, $2, $3)
-         ON CONFLICT (key_id, day) DO UPDATE SET requests = identity.key_usage_daily.requests + EXCLUDED.requests`,
-        [keyId, day, requests],
+    /** A key with its owner's name and its stored request counts for a UTC day and its month, in one round trip. */
+    async describe(id: string, day: string): Promise<(KeyRow & { owner_name: string | null; today: number; month: number }) | undefined> {
+      const rows = await db.query<KeyRow & { owner_name: string | null; today: number; month: number }>(
+        `SELECT k.*,
+                CASE WHEN k.owner_type = 'user' THEN (SELECT name FROM identity.users WHERE id = k.owner_id)
+                     ELSE (SELECT name FROM identity.organizations WHERE id = k.owner_id) END AS owner_name,
+                coalesce((SELECT sum(requests) FILTER (WHERE u.day = $2::date) FROM identity.key_usage_daily u
+                           WHERE u.key_id = k.id AND u.day >= date_trunc('month', $2::date) AND u.day <= $2::date), 0)::int8 AS today,
+                coalesce((SELECT sum(requests) FROM identity.key_usage_daily u
+                           WHERE u.key_id = k.id AND u.day >= date_trunc('month', $2::date) AND u.day <= $2::date), 0)::int8 AS month
+           FROM identity.api_keys k WHERE k.id = $1`,
+        [id, day],
       );
-      await db.query(
-        `UPDATE identity.api_keys SET last_used_at = greatest(coalesce(last_used_at, $2), $2) WHERE id = $1`,
-        [keyId, lastUsedAt],
-      );
+      return rows[0];
     },
 
-    /** Stored request counts for a UTC day and its month. */
-    async usage(keyId: string, day: string): Promise<{ today: number; month: number }> {
-      const rows = await db.query<{ today: number; month: number }>(
-        `SELECT coalesce(sum(requests) FILTER (WHERE day = $2::date), 0)::int8 AS today,
-                coalesce(sum(requests), 0)::int8 AS month
-           FROM identity.key_usage_daily
-          WHERE key_id = $1 AND day >= date_trunc('month', $2::date) AND day <= $2::date`,
-        [keyId, day],
-      );
-      return rows[0] ?? { today: 0, month: 0 };
-    },
   };
 }
 

@@ -2,17 +2,19 @@
 // memory and are added to the stored daily totals once a second (and at shutdown). Reads add the
 // counts not yet flushed, so a process sees its own requests at once; other replicas' counts
 // appear within one flush interval.
-/** Where counts land: the key repository for keys, the grant repository for grants. */
-export interface UsageStore {
-  addUsage(credentialId: string, day: string, requests: number, lastUsedAt: Date): Promise<void>;
-}
-
-interface Pending {
+export interface UsageCount {
   credentialId: string;
   day: string;
   requests: number;
   lastUsedAt: Date;
 }
+
+/** Where counts land (usage-store.ts): all of one flush in one call. */
+export interface UsageStore {
+  addUsage(counts: UsageCount[]): Promise<void>;
+}
+
+type Pending = UsageCount;
 
 export function utcDay(at: Date): string {
   return at.toISOString().slice(0, 10);
@@ -27,17 +29,16 @@ export function createUsageRecorder(store: UsageStore, onError: (error: unknown)
   async function flush(): Promise<void> {
     const batch = pending;
     pending = new Map();
+    if (batch.size === 0) return;
     for (const [slot, p] of batch) inFlight.set(slot, p);
-    for (const [slot, p] of batch) {
-      try {
-        await store.addUsage(p.credentialId, p.day, p.requests, p.lastUsedAt);
-      } catch (error) {
-        // Put the counts back so the next flush retries them.
-        record(p.credentialId, p.lastUsedAt, p.requests);
-        onError(error);
-      } finally {
-        inFlight.delete(slot);
-      }
+    try {
+      await store.addUsage([...batch.values()]);
+    } catch (error) {
+      // Put the counts back so the next flush retries them.
+      for (const p of batch.values()) record(p.credentialId, p.lastUsedAt, p.requests);
+      onError(error);
+    } finally {
+      for (const slot of batch.keys()) inFlight.delete(slot);
     }
   }
 

@@ -9,6 +9,7 @@ import autocannon from 'autocannon';
 import { freePort } from '../../deploy/local/launch.js';
 import { generateSecret } from '../../services/identity/api-key-secret.js';
 import { repoRoot } from '../../services/kit/paths.js';
+import { freshPostgresDatabase } from '../helpers/stores.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 15);
@@ -99,7 +100,12 @@ async function benchBare(): Promise<Result> {
 
 const results: Result[] = [await benchBare(), await benchSystem('GET /v1/me, one process, embedded store (PGlite), in-process limiter', { DATABASE_URL: '', REDIS_URL: '' })];
 if (process.env.DATABASE_URL && process.env.REDIS_URL) {
-  results.push(await benchSystem('GET /v1/me, one process, PostgreSQL, Redis limiter', {}));
+  const fresh = await freshPostgresDatabase();
+  try {
+    results.push(await benchSystem('GET /v1/me, one process, PostgreSQL, Redis limiter', { DATABASE_URL: fresh.url }));
+  } finally {
+    await fresh.drop();
+  }
 }
 
 const [base] = results as [Result, ...Result[]];

@@ -1,0 +1,36 @@
+// Where batched request counts land: one statement adds every credential's counts to its daily
+// totals and one moves every last_used_at forward, however many credentials were active — the
+// flush costs two round trips, not two per credential.
+import type { Queryable } from '../kit/db/database.js';
+import type { UsageCount, UsageStore } from './usage-recorder.js';
+
+/** The tables of one credential kind. Constants of this service, never input. */
+interface UsageTables {
+  daily: 'identity.key_usage_daily' | 'identity.grant_usage_daily';
+  idColumn: 'key_id' | 'grant_id';
+  credentials: 'identity.api_keys' | 'identity.oauth_grants';
+}
+
+export const KEY_USAGE: UsageTables = { daily: 'identity.key_usage_daily', idColumn: 'key_id', credentials: 'identity.api_keys' };
+export const GRANT_USAGE: UsageTables = { daily: 'identity.grant_usage_daily', idColumn: 'grant_id', credentials: 'identity.oauth_grants' };
+
+export function createUsageStore(db: Queryable, t: UsageTables): UsageStore {
+  return {
+    async addUsage(counts: UsageCount[]): Promise<void> {
+      if (counts.length === 0) return;
+      const ids = counts.map((c) => c.credentialId);
+      await db.query(
+        `INSERT INTO ${t.daily} (${t.idColumn}, day, requests)
+         SELECT * FROM unnest($1::text[], $2::date[], $3::int8[])
+         ON CONFLICT (${t.idColumn}, day) DO UPDATE SET requests = ${t.daily}.requests + EXCLUDED.requests`,
+        [ids, counts.map((c) => c.day), counts.map((c) => c.requests)],
+      );
+      await db.query(
+        `UPDATE ${t.credentials} c SET last_used_at = greatest(coalesce(c.last_used_at, u.at), u.at)
+           FROM (SELECT id, max(at) AS at FROM unnest($1::text[], $2::timestamptz[]) AS x(id, at) GROUP BY id) u
+          WHERE c.id = u.id`,
+        [ids, counts.map((c) => c.lastUsedAt)],
+      );
+    },
+  };
+}
