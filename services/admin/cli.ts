@@ -29,7 +29,7 @@ import {
 
 const USAGE = `usage: npm run admin -- <command>
   seed FILE
-  keys mint --user USER --scopes s1,s2 [--allowlist c1,c2] [--rate N] [--env live|test]
+  keys mint --user USER [--preset read] [--scopes s1,s2] [--allowlist c1,c2] [--rate N] [--env live|test]
   keys list --user USER
   keys revoke KEY_ID
   tokens issue --user USER --scopes s1,s2 [--client CLIENT] [--ttl SECONDS] [--rate N]
@@ -75,7 +75,7 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
     args: argv,
     allowPositionals: true,
     options: {
-      user: { type: 'string' }, scopes: { type: 'string' }, allowlist: { type: 'string' }, rate: { type: 'string' },
+      user: { type: 'string' }, scopes: { type: 'string' }, preset: { type: 'string' }, allowlist: { type: 'string' }, rate: { type: 'string' },
       env: { type: 'string' }, amount: { type: 'string' }, reference: { type: 'string' },
       client: { type: 'string' }, ttl: { type: 'string' },
     },
@@ -94,7 +94,7 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
       if (env !== 'live' && env !== 'test') throw new UsageError('--env is live or test');
       return MintKeyResponse.toJSON(await clients.identity.mintKey(
         {
-          userId: required(values.user, '--user'), scopes: list(values.scopes),
+          userId: required(values.user, '--user'), scopes: list(values.scopes), preset: values.preset ?? '',
           allowlist: values.allowlist === undefined ? undefined : { communityIds: list(values.allowlist) },
           requestedRate: values.rate ? Number(values.rate) : 0, environment: keyEnvironments.toEnum(env), id: '', secret: '',
         },

@@ -20,7 +20,7 @@ import type { ServiceDeps } from '../kit/service-deps.js';
 import { checkSecret, displayPrefixOf, generateSecret, hashSecret } from './api-key-secret.js';
 import { createGrantRepository, type GrantRow } from './grant.repository.js';
 import { createKeyRepository, type KeyRow } from './key.repository.js';
-import { rateTierFor, validAllowlist, validRequestedRate, validScopes } from './key-minting.js';
+import { rateTierFor, scopesWithPreset, validAllowlist, validRequestedRate, validScopes } from './key-minting.js';
 import { createUsageRecorder, utcDay } from './usage-recorder.js';
 import { createUsageStore, GRANT_USAGE, KEY_USAGE } from './usage-store.js';
 import { createUserRepository, type UserRow } from './user.repository.js';
@@ -285,7 +285,7 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       }
       const user = await users.findUser(request.userId);
       if (!user) throw domainError('invalid_request', `unknown user ${request.userId}; keys are always personal`);
-      const scopes = validScopes(request.scopes);
+      const scopes = validScopes(scopesWithPreset(request.preset, request.scopes));
       const allowlist = validAllowlist(request.allowlist?.communityIds);
       const requestedRate = validRequestedRate(request.requestedRate);
       const wanted = request.environment ? keyEnvironments.toName(request.environment, 'environment') : 'live';

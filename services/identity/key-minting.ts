@@ -1,7 +1,7 @@
 // The minting rules: keys are always personal, scopes come from the six of the spec, the
 // allowlist only narrows (it is intersected with live reach at use), and the rate tier is decided
 // now, from the owner's privilege, and stored on the key — a later plan change does not move it.
-import { isScope, type Scope } from '../kit/scopes.js';
+import { isScope, READ_PRESET, type Scope } from '../kit/scopes.js';
 import { domainError } from '../kit/grpc/errors.js';
 
 export const DEFAULT_REQUESTED_RATE = 60;
@@ -30,6 +30,13 @@ export function validScopes(requested: readonly string[]): Scope[] {
   const scopes = [...new Set(requested)] as Scope[];
   if (scopes.length === 0) throw domainError('invalid_request', 'at least one scope is required');
   return scopes;
+}
+
+/** Scopes of a mint request: the preset's (only "read" exists) plus the ones chosen explicitly. */
+export function scopesWithPreset(preset: string, explicit: readonly string[]): string[] {
+  if (preset === '') return [...explicit];
+  if (preset !== 'read') throw domainError('invalid_request', `unknown preset ${preset}: the only preset is read`);
+  return [...READ_PRESET, ...explicit];
 }
 
 export function validRequestedRate(rate: number): number {

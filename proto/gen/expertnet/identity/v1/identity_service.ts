@@ -122,6 +122,11 @@ export interface MintKeyRequest {
   /** Operator only (seed files): a fixed key id and a verbatim secret in the documented format. */
   id: string;
   secret: string;
+  /**
+   * A one-click preset added to `scopes`: "read" is every read-tier scope (never self:enrich,
+   * which must be chosen explicitly). Empty: scopes only.
+   */
+  preset: string;
 }
 
 export interface MintKeyResponse {
@@ -1495,7 +1500,16 @@ export const DescribeCredentialResponse: MessageFns<DescribeCredentialResponse> 
 };
 
 function createBaseMintKeyRequest(): MintKeyRequest {
-  return { userId: "", scopes: [], allowlist: undefined, requestedRate: 0, environment: 0, id: "", secret: "" };
+  return {
+    userId: "",
+    scopes: [],
+    allowlist: undefined,
+    requestedRate: 0,
+    environment: 0,
+    id: "",
+    secret: "",
+    preset: "",
+  };
 }
 
 export const MintKeyRequest: MessageFns<MintKeyRequest> = {
@@ -1520,6 +1534,9 @@ export const MintKeyRequest: MessageFns<MintKeyRequest> = {
     }
     if (message.secret !== "") {
       writer.uint32(58).string(message.secret);
+    }
+    if (message.preset !== "") {
+      writer.uint32(66).string(message.preset);
     }
     return writer;
   },
@@ -1593,6 +1610,14 @@ export const MintKeyRequest: MessageFns<MintKeyRequest> = {
             message.secret = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.preset = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1622,6 +1647,7 @@ export const MintKeyRequest: MessageFns<MintKeyRequest> = {
       environment: isSet(object.environment) ? keyEnvironmentFromJSON(object.environment) : 0,
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       secret: isSet(object.secret) ? globalThis.String(object.secret) : "",
+      preset: isSet(object.preset) ? globalThis.String(object.preset) : "",
     };
   },
 
@@ -1648,6 +1674,9 @@ export const MintKeyRequest: MessageFns<MintKeyRequest> = {
     if (message.secret !== "") {
       obj.secret = message.secret;
     }
+    if (message.preset !== "") {
+      obj.preset = message.preset;
+    }
     return obj;
   },
 
@@ -1665,6 +1694,7 @@ export const MintKeyRequest: MessageFns<MintKeyRequest> = {
     message.environment = object.environment ?? 0;
     message.id = object.id ?? "";
     message.secret = object.secret ?? "";
+    message.preset = object.preset ?? "";
     return message;
   },
 };
