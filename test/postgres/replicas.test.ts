@@ -8,6 +8,8 @@ import { launchTopology, type Topology } from '../../deploy/local/launch.js';
 import { grpcAddressesOf, loadConfig } from '../../services/kit/config.js';
 import { callAs, createServiceClients, type ServiceClients } from '../../services/kit/grpc/client.js';
 import { TokenSigner } from '../../services/kit/grpc/caller-token.js';
+import { RedisRateLimiter } from '../../gateway/core/rate-limit/redis-limiter.js';
+import { connectRedis } from '../../services/kit/redis.js';
 import { bearer, request } from '../helpers/http.js';
 import { liveKey } from '../helpers/keys.js';
 import { freshPostgresDatabase, type FreshDatabase } from '../helpers/stores.js';
@@ -15,8 +17,10 @@ import { freshPostgresDatabase, type FreshDatabase } from '../helpers/stores.js'
 const keepKey = liveKey();
 const revokeKey = liveKey();
 const freeKey = liveKey();
+const cappedKey = liveKey();
 // Bucket keys live in the shared Redis: a fresh key id per run keeps runs apart.
 const freeKeyId = `k_free_${Date.now().toString(36)}`;
+const cappedKeyId = `k_capped_${Date.now().toString(36)}`;
 
 describe('two gateway replicas', () => {
   let db: FreshDatabase;
@@ -33,6 +37,7 @@ describe('two gateway replicas', () => {
       ],
       keys: [
         { id: freeKeyId, secret: freeKey, owner: { user: 'u_free' }, scopes: ['search:read'] },
+        { id: cappedKeyId, secret: cappedKey, owner: { user: 'u_free' }, scopes: ['search:read'] },
         { id: 'k_keep', secret: keepKey, owner: { user: 'u_ada' }, scopes: ['search:read'] },
         { id: 'k_revoke', secret: revokeKey, owner: { user: 'u_ada' }, scopes: ['search:read'] },
       ],
@@ -67,5 +72,27 @@ describe('two gateway replicas', () => {
     const codes = statuses.map((r) => r.status);
     expect(codes.filter((c) => c === 200)).toHaveLength(5);
     expect(codes.filter((c) => c === 429)).toHaveLength(3);
+  });
+
+  it('stop a restricted key at 20 requests per UTC day, whichever replica answers', async () => {
+    // Arrange 19 requests already made today (as if spread over the day) in the shared store.
+    const redis = await connectRedis(process.env.REDIS_URL!);
+    try {
+      const { day } = new RedisRateLimiter(redis).keys(cappedKeyId, Date.now());
+      await redis.set(day, '19', 'EX', 2 * 86_400);
+      const twentieth = await request(topology.restUrls[0]!, 'GET', '/v1/me', { headers: bearer(cappedKey) });
+      expect(twentieth.status).toBe(200);
+      expect(twentieth.headers.get('ratelimit-remaining')).toBe('0');
+      const refused = await request(topology.restUrls[1]!, 'GET', '/v1/me', { headers: bearer(cappedKey) });
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('rate_limited');
+      expect(refused.body.error.message).toContain('daily');
+      const now = new Date();
+      const toMidnight = (Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000;
+      expect(Math.abs(Number(refused.headers.get('retry-after')) - toMidnight)).toBeLessThanOrEqual(5);
+      expect(refused.headers.get('ratelimit')).toMatch(/"daily";r=0;t=\d+/);
+    } finally {
+      redis.disconnect();
+    }
   });
 });
