@@ -8,7 +8,11 @@ import {
   Membership,
   Profile,
 } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
-import type { Database } from '../kit/db/database.js';
+import { Access } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import { computeReach } from './reach.js';
+import { createMemberWriteHandlers } from './member-write.handlers.js';
+import { createRosterHandlers } from './roster.handlers.js';
+import type { CommunitiesDeps, HandlerContext } from './handler-context.js';
 import { ownerTypes, roles } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceRegistration } from '../kit/grpc/server.js';
@@ -58,8 +62,9 @@ function toMembership(row: MembershipRow): Membership {
   });
 }
 
-export function createCommunitiesService(deps: { db: Database }) {
+export function createCommunitiesService(deps: CommunitiesDeps) {
   const repo = createCommunityRepository(deps.db);
+  const context: HandlerContext = { deps, repo, reachDeps: { db: deps.db, clients: deps.clients, signer: deps.signer, deadlineMs: deps.deadlineMs } };
 
   async function communityOrThrow(id: string): Promise<CommunityRow> {
     const row = await repo.findCommunity(id);
@@ -159,6 +164,16 @@ export function createCommunitiesService(deps: { db: Database }) {
       });
       return { membership: toMembership((await repo.findMembership(m.communityId, m.profileId))!) };
     },
+
+    async getReach(request, ctx) {
+      const caller = requireCaller(ctx);
+      const access = request.access === Access.ACCESS_WRITE ? 'write' : 'read';
+      const reach = await computeReach(context.reachDeps, caller, ctx.requestId);
+      return { communityIds: [...reach[access]].sort() };
+    },
+
+    ...createRosterHandlers(context),
+    ...createMemberWriteHandlers(context),
 
     async getUserStanding(request) {
       const [managesCommunity, managedOrganizationOwnsCommunity] = await Promise.all([

@@ -66,7 +66,10 @@ async function startIdentity(db: Database, oauth: OAuthOptions | undefined): Pro
   );
   const server = await startGrpcServer({
     address: '127.0.0.1:0',
-    services: [identity.registration, createCommunitiesService({ db }).registration],
+    services: [
+      identity.registration,
+      createCommunitiesService({ db, pepper: secrets.apiKeyPepper, clients: lazyClients, signer, deadlineMs: DEADLINE_MS, logger }).registration,
+    ],
     verifier: new TokenVerifier(secrets.callerTokenPublicKey),
     logger,
   });

@@ -1,0 +1,95 @@
+// Reach, computed live on every call (never cached past a revocation, a role change or an
+// archive). A community outside reach is always 403 — unknown, archived, or simply not the caller's.
+//
+// Personal key (a user behind it):
+//   read  = communities the user belongs to in any role, those the user owns directly, and those
+//           owned by an organization the user manages (owner/admin);
+//   write = communities where the user is admin or owner (membership role), owns directly, or
+//           manages the owning organization (delegated admin).
+// Legacy organization-owned key: ownership only — its organization's communities, for read and
+// write; it never inherits the personal rights of the user who minted it.
+// Both: archived communities are out; an allowlist narrows, never widens.
+import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
+import { OwnerType } from '../../proto/gen/expertnet/common/v1/common.js';
+import type { Queryable } from '../kit/db/database.js';
+import { callAs, type ServiceClients } from '../kit/grpc/client.js';
+import type { TokenSigner } from '../kit/grpc/caller-token.js';
+import { domainError, relayRemoteError } from '../kit/grpc/errors.js';
+import { Role } from '../../proto/gen/expertnet/common/v1/common.js';
+import type { CommunityRow } from './community.repository.js';
+
+export type Access = 'read' | 'write';
+
+export interface Reach {
+  read: Set<string>;
+  write: Set<string>;
+}
+
+export interface ReachDeps {
+  db: Queryable;
+  clients: ServiceClients;
+  signer: TokenSigner;
+  deadlineMs: number;
+}
+
+async function managedOrganizations(deps: ReachDeps, userId: string, requestId: string): Promise<string[]> {
+  const options = await callAs(deps.signer, { kind: 'service', service: 'communities' }, requestId, deps.deadlineMs);
+  const { organizations } = await deps.clients.identity.listUserOrganizations({ userId }, options).catch(relayRemoteError);
+  return organizations.filter((o) => o.role === Role.ROLE_OWNER || o.role === Role.ROLE_ADMIN).map((o) => o.organizationId);
+}
+
+function narrowed(ids: Iterable<string>, caller: Caller): Set<string> {
+  const set = new Set(ids);
+  if (!caller.allowlist) return set;
+  const allowed = new Set(caller.allowlist.communityIds);
+  return new Set([...set].filter((id) => allowed.has(id)));
+}
+
+export async function computeReach(deps: ReachDeps, caller: Caller, requestId: string): Promise<Reach> {
+  if (caller.owner?.type === OwnerType.OWNER_TYPE_ORGANIZATION) {
+    const owned = await deps.db.query<{ id: string }>(
+      `SELECT id FROM communities.communities WHERE owner_type = 'organization' AND owner_id = $1 AND NOT archived`,
+      [caller.owner.id],
+    );
+    const ids = owned.map((r) => r.id);
+    return { read: narrowed(ids, caller), write: narrowed(ids, caller) };
+  }
+  if (!caller.userId) return { read: new Set(), write: new Set() };
+  const orgs = await managedOrganizations(deps, caller.userId, requestId);
+  const rows = await deps.db.query<{ id: string; can_write: boolean }>(
+    `SELECT c.id, bool_or(src.can_write) AS can_write
+       FROM (
+         SELECT m.community_id AS id, m.role IN ('admin', 'owner') AS can_write
+           FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id
+          WHERE p.user_id = $1
+         UNION ALL
+         SELECT id, true FROM communities.communities WHERE owner_type = 'user' AND owner_id = $1
+         UNION ALL
+         SELECT id, true FROM communities.communities WHERE owner_type = 'organization' AND owner_id = ANY($2::text[])
+       ) src JOIN communities.communities c ON c.id = src.id
+      WHERE NOT c.archived
+      GROUP BY c.id`,
+    [caller.userId, orgs],
+  );
+  return {
+    read: narrowed(rows.map((r) => r.id), caller),
+    write: narrowed(rows.filter((r) => r.can_write).map((r) => r.id), caller),
+  };
+}
+
+/** The community, when the caller may read (or write) it; otherwise 403, whatever the reason. */
+export async function requireCommunityAccess(
+  deps: ReachDeps,
+  caller: Caller,
+  communityId: string,
+  access: Access,
+  requestId: string,
+  findCommunity: (id: string) => Promise<CommunityRow | undefined>,
+): Promise<CommunityRow> {
+  const reach = await computeReach(deps, caller, requestId);
+  const community = reach[access].has(communityId) ? await findCommunity(communityId) : undefined;
+  if (!community || community.archived) {
+    throw domainError('forbidden', `community ${communityId} is outside this credential's ${access} reach`);
+  }
+  return community;
+}
