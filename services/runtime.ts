@@ -42,8 +42,8 @@ interface ServiceInstance {
 const SERVICE_FACTORIES: Record<ServiceRole, (deps: ServiceDeps, config: Config, secrets: ServerSecrets) => ServiceInstance> = {
   identity: (d, config, secrets) => createIdentityService(d, { oauth: oauthOptionsFrom(config, secrets) }),
   communities: (d) => createCommunitiesService(d),
-  search: () => createSearchService(),
-  enrichment: () => createEnrichmentService(),
+  search: (d) => createSearchService(d),
+  enrichment: (d) => createEnrichmentService(d),
   billing: (d) => createBillingService(d),
 };
 

@@ -8,6 +8,8 @@ import { ApiError } from '../../core/api-error.js';
 declare module 'fastify' {
   interface FastifyContextConfig {
     scope?: Scope;
+    /** The route honours Idempotency-Key (the two community write POSTs only). */
+    idempotent?: boolean;
   }
 }
 
