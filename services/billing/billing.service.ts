@@ -7,6 +7,7 @@ import type { Database } from '../kit/db/database.js';
 import { ownerTypes } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceRegistration } from '../kit/grpc/server.js';
+import { clampPageSize, pageOf } from '../kit/paging.js';
 import { createLedger, type LedgerRow, type Owner, type WalletRow } from './ledger.repository.js';
 
 function ownerOf(ref: OwnerRef | undefined): Owner {
@@ -46,12 +47,12 @@ export function createBillingService(deps: { db: Database }) {
 
     async listLedgerEntries(request) {
       const owner = ownerOf(request.owner);
-      const limit = Math.min(Math.max(request.pageSize || 50, 1), 200);
+      const limit = clampPageSize(request.pageSize);
       const cursor = request.pageToken ? await ledger.entryById(request.pageToken) : undefined;
       if (request.pageToken && !cursor) throw domainError('invalid_request', 'unknown page_token');
       const rows = await ledger.entries(owner, limit + 1, cursor && { createdAt: cursor.created_at, id: cursor.id });
-      const page = rows.slice(0, limit);
-      return { entries: page.map(toEntry), nextPageToken: rows.length > limit ? page[page.length - 1]!.id : '' };
+      const page = pageOf(rows, limit, (e) => e.id);
+      return { entries: page.items.map(toEntry), nextPageToken: page.nextPageToken };
     },
 
     async creditWallet(request, ctx) {

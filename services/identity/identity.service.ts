@@ -16,6 +16,7 @@ import { domainError, relayRemoteError } from '../kit/grpc/errors.js';
 import type { ServiceContext, ServiceRegistration } from '../kit/grpc/server.js';
 import { createAccessTokens, DEFAULT_TTL_SECONDS, type AccessTokens, type OAuthOptions } from './access-token.js';
 import { newId, requireId } from '../kit/ids.js';
+import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
 import { checkSecret, displayPrefixOf, generateSecret, hashSecret } from './api-key-secret.js';
 import { createGrantRepository, type GrantRow } from './grant.repository.js';
@@ -330,10 +331,9 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
     },
 
     async listKeys(request) {
-      const limit = Math.min(Math.max(request.pageSize || 50, 1), 200);
-      const rows = await keys.listMintedBy(request.userId, limit + 1, request.pageToken);
-      const page = rows.slice(0, limit);
-      return { keys: page.map(toApiKey), nextPageToken: rows.length > limit ? page[page.length - 1]!.id : '' };
+      const limit = clampPageSize(request.pageSize);
+      const page = pageOf(await keys.listMintedBy(request.userId, limit + 1, request.pageToken), limit, (k) => k.id);
+      return { keys: page.items.map(toApiKey), nextPageToken: page.nextPageToken };
     },
 
     async revokeKey(request) {
@@ -374,10 +374,9 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
     },
 
     async listGrants(request) {
-      const limit = Math.min(Math.max(request.pageSize || 50, 1), 200);
-      const rows = await grants.listOfUser(request.userId, limit + 1, request.pageToken);
-      const page = rows.slice(0, limit);
-      return { grants: page.map(toOAuthGrant), nextPageToken: rows.length > limit ? page[page.length - 1]!.id : '' };
+      const limit = clampPageSize(request.pageSize);
+      const page = pageOf(await grants.listOfUser(request.userId, limit + 1, request.pageToken), limit, (g) => g.id);
+      return { grants: page.items.map(toOAuthGrant), nextPageToken: page.nextPageToken };
     },
 
     async upsertUser(request) {

@@ -289,7 +289,7 @@ describe('startGrpcServer', () => {
       expect(wallet?.balance).toBe(250);
     });
 
-    it('serves several services side by side: identity methods not implemented answer UNIMPLEMENTED', async () => {
+    it('serves several services side by side: identity methods this release does not serve answer UNIMPLEMENTED', async () => {
       const error = await failure(clients.identity.getOrganization({ organizationId: 'o_lab' }, await as(operator)));
       expect(error.code).toBe(Status.UNIMPLEMENTED);
     });
