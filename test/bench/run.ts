@@ -132,6 +132,22 @@ measured in the same run, so machines of different speed compare.
   rate limit is reached (every response must be a 200).
 
 Target (issue: the edge): at least 25% of the baseline's throughput, p99 under 20 ms at 64 connections.
+Not reached yet — see "Where the time goes".
+
+## Where the time goes
+
+Profiled with \`node --cpu-prof\` under the same load (2026-11-21):
+
+- One request of \`GET /v1/me\` is three internal gRPC round trips (identity \`Authenticate\`, then
+  identity \`DescribeCredential\` and billing \`GetCallerUsage\` in parallel) and three SQL
+  statements. Against a bare route that does neither, the ratio is bound to be small.
+- Embedded store: PGlite runs PostgreSQL as WebAssembly in the gateway's own thread; it takes about
+  40% of that core (80–290 µs per statement measured directly), gRPC about 8%.
+- PostgreSQL: the process is about 45% idle under load; the machine's two cores are shared by the
+  server process, PostgreSQL, Redis and the load generator.
+- Done so far: caller tokens are verified once per token (not per call), \`/v1/me\` went from six
+  statements to three, usage counting is batched into two statements a second. Next candidates: one
+  RPC for authentication plus description on this route, and running PGlite in a worker thread.
 
 ## ${new Date().toISOString().slice(0, 10)} — ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}
 
