@@ -100,11 +100,13 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
   try {
     const checks: ReadinessChecks = {};
     let db: Database | undefined;
-    if (localServices.length > 0) {
+    // Services keep their schemas here; the gateway keeps its idempotency records.
+    const gatewayHere = roles.has('gateway');
+    if (localServices.length > 0 || gatewayHere) {
       db = await openDatabase(config);
       const opened = db;
       stops.push(() => opened.close());
-      const applied = await migrateAll(db, localServices);
+      const applied = await migrateAll(db, gatewayHere ? [...localServices, 'edge'] : localServices);
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
       checks.database = async () => (await opened.query('SELECT 1 AS ok')).length === 1;
       if (db.engine === 'pglite') logger.info({ dataDir: config.DATA_DIR }, 'using the embedded store (PGlite)');
@@ -155,6 +157,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
         cors: { allowedOrigins: config.CORS_ALLOWED_ORIGINS, maxAgeSeconds: config.CORS_MAX_AGE_SECONDS },
         deprecations,
         limiter: redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter(),
+        db: db!,
       });
       await app.listen({ host: config.HOST, port: config.PORT });
       stops.push(() => app.close());

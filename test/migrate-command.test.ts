@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { SERVICE_ROLES } from '../services/kit/config.js';
-import { migrationsDir, readMigrations } from '../services/kit/db/migrations.js';
+import { MIGRATED_SCHEMAS, migrationsDir, readMigrations } from '../services/kit/db/migrations.js';
 import { repoRoot } from '../services/kit/paths.js';
 
 const run = promisify(execFile);
@@ -22,7 +21,7 @@ async function migrate(env: Record<string, string>): Promise<string[]> {
 describe('npm run migrate', () => {
   it('applies every migration to an embedded store once, then nothing', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'en-migrate-'));
-    const expected = SERVICE_ROLES.flatMap((s) => readMigrations(migrationsDir(s)).map((m) => `${s}/${m.name}`));
+    const expected = MIGRATED_SCHEMAS.flatMap((s) => readMigrations(migrationsDir(s)).map((m) => `${s}/${m.name}`));
     expect(await migrate({ DATA_DIR: dataDir })).toEqual(expected);
     expect(await migrate({ DATA_DIR: dataDir })).toEqual([]);
   });

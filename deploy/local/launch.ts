@@ -37,6 +37,8 @@ export interface Topology {
   env: Record<string, string>;
   /** Stops one role's process (SIGTERM) and waits for it to exit. */
   stopRole(role: string): Promise<void>;
+  /** Starts a stopped service role again (same address and environment) and waits until it is ready. */
+  startRole(role: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -122,6 +124,13 @@ export async function launchTopology(
         if (!p) throw new Error(`no ${role} process`);
         p.child.kill('SIGTERM');
         await exited(p.child);
+      },
+      async startRole(role) {
+        if (processes.some((x) => x.role === role && x.child.exitCode === null && x.child.signalCode === null)) {
+          throw new Error(`${role} is running`);
+        }
+        const p = await start(role, {});
+        await waitFor(`${p.adminUrl}/readyz`, p.child, p.output, timeout);
       },
       stop,
     };

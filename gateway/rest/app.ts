@@ -4,8 +4,10 @@
 //   3. CORS            — preflights answered before authentication;
 //   4. authentication  — every path, before routing could answer 404;
 //   5. rate limits (every authenticated request counts), scopes, deprecation headers;
-//   6. routes, grouped by major version under its own prefix so a /v2 can be served beside /v1.
+//   6. idempotency (preHandler/onSend) on routes with config.idempotent — after every refusal above;
+//   7. routes, grouped by major version under its own prefix so a /v2 can be served beside /v1.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { Database } from '../../services/kit/db/database.js';
 import type { Logger } from '../../services/kit/logger.js';
 import type { Deprecation } from '../core/deprecations.js';
 import type { Edge } from '../core/edge.js';
@@ -15,6 +17,7 @@ import authentication from './plugins/authentication.js';
 import cors, { type CorsOptions } from './plugins/cors.js';
 import deprecation from './plugins/deprecation.js';
 import errorEnvelope from './plugins/error-envelope.js';
+import idempotency from './plugins/idempotency.js';
 import rateLimit from './plugins/rate-limit.js';
 import scopes from './plugins/scopes.js';
 import v1Routes from './routes/v1/index.js';
@@ -28,6 +31,8 @@ export interface RestAppOptions {
   cors: CorsOptions;
   deprecations: Deprecation[];
   limiter: RateLimiter;
+  /** The edge's own store: idempotency records. */
+  db: Database;
 }
 
 export function buildRestApp(options: RestAppOptions): FastifyInstance {
@@ -46,6 +51,7 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
   app.register(rateLimit, { limiter: options.limiter });
   app.register(scopes);
   app.register(deprecation, { schedule: options.deprecations });
+  app.register(idempotency, { db: options.db });
   app.register(v1Routes, { prefix: '/v1', edge: options.edge });
   return app as unknown as FastifyInstance;
 }

@@ -2,6 +2,7 @@
 // operator. Prints JSON on stdout; errors go to stderr with a non-zero exit.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { Status } from 'nice-grpc';
 import { grpcAddressesOf, loadConfig, SERVICE_ROLES, type ServiceRole } from '../kit/config.js';
 import { keyEnvironments, ownerTypes, plans } from '../kit/enums.js';
 import { callAs, createServiceClients, type ServiceClients } from '../kit/grpc/client.js';
@@ -25,7 +26,15 @@ import {
   RevokeGrantResponse,
   RevokeKeyResponse,
   SetUserPlanResponse,
+  UpsertUserResponse,
 } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
+import {
+  ArchiveCommunityResponse,
+  ListConsentRequestsResponse,
+  ResolveConsentRequestResponse,
+  SetApiWritesResponse,
+  UpsertCommunityResponse,
+} from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 
 const USAGE = `usage: npm run admin -- <command>
   seed FILE
@@ -39,6 +48,12 @@ const USAGE = `usage: npm run admin -- <command>
   tokens list --user USER
   tokens revoke GRANT_ID                            (every token of the grant is refused from now on)
   users set-plan USER free|trial|paid
+  users set-jit USER on|off                         (just-in-time write consent for the user's communities)
+  communities create ID --name NAME --owner OWNER   (refused when ID exists; OWNER is user:ID or organization:ID)
+  communities archive ID [--unarchive]              (memberships survive; reads answer 403 while archived)
+  writes enable|disable COMMUNITY                   (records a new API-write attestation version)
+  consent list COMMUNITY
+  consent approve|deny REQUEST_ID
   wallets credit OWNER --amount N --reference REF     (OWNER is user:ID or organization:ID)
   wallets show OWNER
   health`;
@@ -65,6 +80,17 @@ function positive(value: number, what: string): number {
   return value;
 }
 
+/** Whether a Get* call finds its record (NOT_FOUND: no; any other failure is thrown). */
+async function exists(get: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await get();
+    return true;
+  } catch (error) {
+    if (readRemoteError(error)?.status === Status.NOT_FOUND) return false;
+    throw error;
+  }
+}
+
 function required(value: string | undefined, what: string): string {
   if (!value) throw new UsageError(`missing ${what}`);
   return value;
@@ -78,11 +104,13 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
       user: { type: 'string' }, scopes: { type: 'string' }, preset: { type: 'string' }, allowlist: { type: 'string' }, rate: { type: 'string' },
       env: { type: 'string' }, amount: { type: 'string' }, reference: { type: 'string' },
       client: { type: 'string' }, ttl: { type: 'string' },
+      name: { type: 'string' }, owner: { type: 'string' }, unarchive: { type: 'boolean' },
     },
   });
   const [group, action, ...rest] = positionals;
   if (group === 'help' || group === undefined) return { usage: USAGE.split('\n') };
-  const call = await callAs(signer, { kind: 'operator', actor: `cli:${process.env.USER ?? 'operator'}` }, undefined, 30_000);
+  const actor = `cli:${process.env.USER ?? 'operator'}`;
+  const call = await callAs(signer, { kind: 'operator', actor }, undefined, 30_000);
 
   if (group === 'seed') {
     const doc = JSON.parse(readFileSync(required(action, 'FILE'), 'utf8')) as unknown;
@@ -131,6 +159,48 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
       if (!plans.isName(plan)) throw new UsageError('PLAN is free, trial or paid');
       return SetUserPlanResponse.toJSON(await clients.identity.setUserPlan({ userId: required(rest[0], 'USER'), plan: plans.toEnum(plan) }, call));
     }
+    case 'users set-jit': {
+      const userId = required(rest[0], 'USER');
+      const setting = required(rest[1], 'on|off');
+      if (setting !== 'on' && setting !== 'off') throw new UsageError('set-jit takes on or off');
+      // UpsertUser replaces the whole record: read it first and change only jit_consent.
+      const { user } = await clients.identity.getUser({ userId }, call);
+      return UpsertUserResponse.toJSON(await clients.identity.upsertUser({ user: { ...user!, jitConsent: setting === 'on' } }, call));
+    }
+    case 'communities create': {
+      const id = required(rest[0], 'ID');
+      // UpsertCommunity would overwrite an existing community (name, owner, archived, write
+      // attestation): creating refuses an id that is taken.
+      if (await exists(() => clients.communities.getCommunity({ communityId: id }, call))) {
+        throw new Error(`community ${id} already exists`);
+      }
+      return UpsertCommunityResponse.toJSON(await clients.communities.upsertCommunity(
+        { community: { id, name: required(values.name, '--name'), billingOwner: ownerArg(values.owner), archived: false, apiWrites: false } },
+        call,
+      ));
+    }
+    case 'communities archive':
+      return ArchiveCommunityResponse.toJSON(await clients.communities.archiveCommunity(
+        { communityId: required(rest[0], 'ID'), archived: !values.unarchive },
+        call,
+      ));
+    case 'writes enable':
+    case 'writes disable':
+      return SetApiWritesResponse.toJSON(await clients.communities.setApiWrites(
+        { communityId: required(rest[0], 'COMMUNITY'), enabled: action === 'enable', actor },
+        call,
+      ));
+    case 'consent list':
+      return ListConsentRequestsResponse.toJSON(await clients.communities.listConsentRequests(
+        { communityId: required(rest[0], 'COMMUNITY'), pageSize: 200, pageToken: '' },
+        call,
+      ));
+    case 'consent approve':
+    case 'consent deny':
+      return ResolveConsentRequestResponse.toJSON(await clients.communities.resolveConsentRequest(
+        { consentRequestId: required(rest[0], 'REQUEST_ID'), approve: action === 'approve', actor },
+        call,
+      ));
     case 'wallets credit':
       return CreditWalletResponse.toJSON(await clients.billing.creditWallet(
         { owner: ownerArg(rest[0]), amount: Number(required(values.amount, '--amount')), reference: required(values.reference, '--reference'), note: '' },

@@ -11,6 +11,7 @@ import {
 import { Access } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { computeReach } from './reach.js';
 import { createMemberWriteHandlers } from './member-write.handlers.js';
+import { startPlaceholderSweeper } from './placeholders.js';
 import { createRosterHandlers } from './roster.handlers.js';
 import type { CommunitiesDeps, HandlerContext } from './handler-context.js';
 import { ownerTypes, roles } from '../kit/enums.js';
@@ -204,7 +205,12 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       setApiWrites: ['operator'],
       listConsentRequests: ['operator'],
       resolveConsentRequest: ['operator'],
+      authorizeWrite: ['caller'],
+      getMembership: ['operator', 'service'],
+      countMembers: ['operator'],
     },
   };
-  return { registration, stop: async () => undefined };
+  // Finishes placeholder-account work an add or erasure could not (member-write: placeholders.ts).
+  const sweeper = startPlaceholderSweeper(context);
+  return { registration, stop: () => sweeper.stop() };
 }

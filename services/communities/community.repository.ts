@@ -141,7 +141,41 @@ export function createCommunityRepository(db: Queryable) {
       );
       return rows.length > 0;
     },
+
+    /**
+     * One roster page in keyset order (joined_at, profile_id), strictly after `after` when given.
+     * A keyset (not an offset) keeps pages right while members come and go between calls.
+     * joined_at_key is joined_at to the microsecond, as the cursor must carry it (see roster-cursor.ts).
+     */
+    async listRosterPage(communityId: string, after: { joinedAt: string; profileId: string } | undefined, limit: number): Promise<RosterRow[]> {
+      return after
+        ? db.query<RosterRow>(
+            `${ROSTER_SELECT} WHERE m.community_id = $1 AND (m.joined_at, m.profile_id) > ($2::timestamptz, $3::text)
+              ORDER BY m.joined_at, m.profile_id LIMIT $4`,
+            [communityId, after.joinedAt, after.profileId, limit],
+          )
+        : db.query<RosterRow>(`${ROSTER_SELECT} WHERE m.community_id = $1 ORDER BY m.joined_at, m.profile_id LIMIT $2`, [communityId, limit]);
+    },
+
+    /** One member of a community (profile and membership); undefined when the profile is not a member. */
+    async findRosterMember(communityId: string, profileId: string): Promise<RosterRow | undefined> {
+      const rows = await db.query<RosterRow>(`${ROSTER_SELECT} WHERE m.community_id = $1 AND m.profile_id = $2`, [communityId, profileId]);
+      return rows[0];
+    },
   };
 }
 
 export type CommunityRepository = ReturnType<typeof createCommunityRepository>;
+
+/** A member as the roster reads it: the profile plus the membership's role and joined_at. */
+export interface RosterRow extends ProfileRow {
+  role: RoleName;
+  joined_at: Date;
+  /** joined_at in UTC to the microsecond: 2025-01-31T09:00:00.123456Z. */
+  joined_at_key: string;
+}
+
+const ROSTER_SELECT = `SELECT p.id, p.user_id, p.placeholder_user_id, p.public, p.name, p.headline, p.bio, p.organization,
+    p.location, p.email, p.linkedin_url, p.orcid, p.avatar_url, m.role, m.joined_at,
+    to_char(m.joined_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS joined_at_key
+  FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id`;

@@ -24,6 +24,7 @@ import { createKeyRepository, type KeyRow } from './key.repository.js';
 import { rateTierFor, scopesWithPreset, validAllowlist, validRequestedRate, validScopes } from './key-minting.js';
 import { createUsageRecorder, utcDay } from './usage-recorder.js';
 import { createUsageStore, GRANT_USAGE, KEY_USAGE } from './usage-store.js';
+import { createPlaceholderRepository } from './placeholder.repository.js';
 import { createUserRepository, type UserRow } from './user.repository.js';
 
 export type IdentityDeps = Pick<ServiceDeps, 'db' | 'pepper' | 'clients' | 'signer' | 'deadlineMs' | 'logger'>;
@@ -127,6 +128,7 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
   const keys = createKeyRepository(deps.db);
   const grants = createGrantRepository(deps.db);
   const users = createUserRepository(deps.db);
+  const placeholders = createPlaceholderRepository(deps.db);
   const usage = createUsageRecorder(createUsageStore(deps.db, KEY_USAGE), (err) => deps.logger.error({ err }, 'usage flush failed'));
   const grantUsage = createUsageRecorder(createUsageStore(deps.db, GRANT_USAGE), (err) => deps.logger.error({ err }, 'grant usage flush failed'));
   const accessTokens: AccessTokens | undefined = options.oauth ? createAccessTokens(options.oauth) : undefined;
@@ -446,6 +448,22 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
           joinedAt: m.joined_at.toISOString(),
         })),
       };
+    },
+
+    // Placeholder auth accounts of unclaimed profiles added through the API (services/communities).
+    async createPlaceholderAccount(request) {
+      const profileId = requireId(request.profileId, 'profile_id');
+      const email = request.email.trim().toLowerCase() || null;
+      const name = request.name.trim().slice(0, 300) || 'Unclaimed profile';
+      const userId = await placeholders.ensure({ id: newId('u'), profileId, email, name });
+      return { userId };
+    },
+
+    async deletePlaceholderAccount(request) {
+      if (!request.userId && !request.profileId) throw domainError('invalid_request', 'give user_id or profile_id');
+      // Only rows marked as placeholders are candidates: a real (claimed) account is never deleted.
+      const deleted = await placeholders.remove(request.userId || null, request.profileId || null);
+      return { deleted: deleted > 0 };
     },
   };
 

@@ -26,10 +26,15 @@ export const RosterQuery = z.object({
     .number()
     .int()
     .min(1)
-    .max(ROSTER_LIMIT_MAX)
     .default(ROSTER_LIMIT_DEFAULT)
-    .describe(`Page size, 1–${ROSTER_LIMIT_MAX} (default ${ROSTER_LIMIT_DEFAULT}).`),
-  after: Cursor.optional().describe('Cursor from the previous page (`next_cursor`); omit it for the first page.'),
+    // Like search's limit: a larger page size is not an error, the maximum is served.
+    .transform((n) => Math.min(n, ROSTER_LIMIT_MAX))
+    .describe(
+      `Page size (default ${ROSTER_LIMIT_DEFAULT}). Larger values are accepted and treated as ${ROSTER_LIMIT_MAX}; a value below 1 is refused.`,
+    ),
+  after: Cursor.optional().describe(
+    'Cursor from the previous page (`next_cursor`), passed back unchanged; omit it for the first page. A cursor is tied to its community: an altered cursor, or one of another community, is refused with 400.',
+  ),
 });
 
 const membershipFields = {
@@ -37,7 +42,24 @@ const membershipFields = {
   joined_at: Timestamp.describe('When the person joined the community.'),
 };
 
-export const RosterMember = z.object({ ...profileFields, ...membershipFields }).describe('One member of a community roster.');
+const { profile_id, user_id, name, headline, organization, location, avatar_url } = profileFields;
+
+/** A roster item: the fields of a search match plus the membership; the full record is the member read. */
+export const RosterMember = z
+  .object({
+    profile_id,
+    user_id,
+    name,
+    headline,
+    organization,
+    location,
+    avatar_url,
+    ...membershipFields,
+    enriched_at: Timestamp.nullable().describe(
+      "When this community's enrichment data about the person was produced; null when there is none. This release does not fill it on the roster yet (always null): the member read carries the enrichment.",
+    ),
+  })
+  .describe('One member of a community roster.');
 
 export const RosterPage = z
   .object({
@@ -58,13 +80,20 @@ const IDENTIFIERS = ['email', 'linkedin_url', 'orcid', 'name'] as const;
 
 export const AddMemberItem = z
   .strictObject({
-    email: z.email().optional().describe('Email address of the person.'),
-    linkedin_url: z.url().optional().describe('LinkedIn profile URL of the person.'),
+    email: z.email().optional().describe('Email address of the person (matched case-insensitively).'),
+    linkedin_url: z
+      .url()
+      .optional()
+      .describe(
+        'LinkedIn profile URL of the person (`https://www.linkedin.com/in/<name>`; scheme, `www.`, letter case, a trailing slash and a query do not matter). A URL that is not a LinkedIn profile rejects the item.',
+      ),
     orcid: z
       .string()
-      .regex(/^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$/)
+      .regex(/^(?:https?:\/\/(?:www\.)?orcid\.org\/)?\d{4}-?\d{4}-?\d{4}-?\d{3}[\dXx]$/)
       .optional()
-      .describe('ORCID iD of the person (`0000-0000-0000-000X`).'),
+      .describe(
+        'ORCID iD of the person, bare (`0000-0002-1825-0097`) or as its URL (`https://orcid.org/0000-0002-1825-0097`). An iD whose check character (ISO 7064 MOD 11-2) does not match rejects the item.',
+      ),
     name: z.string().trim().min(1).optional().describe('Name of the person.'),
     headline: z.string().optional().describe('Seed headline for a new profile.'),
     bio: z.string().optional().describe('Seed biography for a new profile.'),
@@ -131,6 +160,8 @@ export const ErasureResult = z
 
 const IdempotencyHeaders = z.object({ 'idempotency-key': IdempotencyKey.optional() });
 
+const READ_FORBIDDEN =
+  'The credential lacks `profile:read`, or the community is outside its read reach: not one the key’s user belongs to or manages through the owning organization (for a legacy organization key: not owned by its organization), outside its allowlist, archived, or unknown (never 404).';
 const WRITE_FORBIDDEN =
   'The credential lacks `member:write`, the community is outside its reach or archived, or the key is neither owned by the community’s billing owner nor (for a personal key) held by a community admin.';
 const WRITE_UNPROCESSABLE =
@@ -144,14 +175,17 @@ export const memberEndpoints = [
     tag: 'Members',
     summary: 'List community members',
     description:
-      'Returns one page of the roster in a stable keyset order. Follow `next_cursor` until it is null; that is the only end-of-roster signal.',
+      'Returns one page of the roster in a stable keyset order (by join time, then profile id). Follow `next_cursor` until it is null; that is the only end-of-roster signal. Members added or erased between calls never make a page skip or repeat someone who was a member throughout.',
     scope: 'profile:read',
     params: CommunityParams,
     query: RosterQuery,
     success: { 200: { description: 'A page of members.', body: RosterPage } },
     errors: {
-      400: { description: 'A parameter is invalid (for example `limit` above 200 or a malformed cursor).', codes: ['invalid_request'] },
-      403: { description: 'The credential lacks `profile:read`, or the community is outside its reach or archived.' },
+      400: {
+        description: 'A parameter is invalid: `limit` below 1 or not a whole number, or `after` is not a cursor this roster issued for this community.',
+        codes: ['invalid_request'],
+      },
+      403: { description: READ_FORBIDDEN },
     },
   }),
   defineEndpoint({
@@ -165,7 +199,7 @@ export const memberEndpoints = [
     params: MemberParams,
     success: { 200: { description: 'The member.', body: CommunityMember } },
     errors: {
-      403: { description: 'The credential lacks `profile:read`, or the community is outside its reach or archived.' },
+      403: { description: READ_FORBIDDEN },
       404: { description: 'The person is not a member of this community.' },
     },
   }),

@@ -203,10 +203,12 @@ describe('OpenAPI document', () => {
       expect(EnrichmentRequest.safeParse({ depth: 'extreme' }).success).toBe(false);
     });
 
-    it('roster query: limit defaults to 50, at most 200, read from the query string', () => {
+    it('roster query: limit defaults to 50, larger values are clamped to 200, below 1 refused; read from the query string', () => {
       expect(RosterQuery.parse({})).toEqual({ limit: 50 });
       expect(RosterQuery.parse({ limit: '200', after: 'abc' })).toEqual({ limit: 200, after: 'abc' });
-      expect(RosterQuery.safeParse({ limit: '201' }).success).toBe(false);
+      expect(RosterQuery.parse({ limit: '201' })).toEqual({ limit: 200 });
+      expect(RosterQuery.safeParse({ limit: '0' }).success).toBe(false);
+      expect(RosterQuery.safeParse({ limit: '2.5' }).success).toBe(false);
     });
 
     it('types the existing views as the contract publishes them', () => {

@@ -1,4 +1,5 @@
-// Forward-only SQL migrations, one folder per service, one schema per service. Each file runs in
+// Forward-only SQL migrations, one folder per service, one schema per service (plus the edge's own
+// schema `edge`, migrated by the process that runs the gateway role). Each file runs in
 // its own transaction together with the row that records it, under an advisory lock so that
 // several processes starting at once apply each migration exactly once.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -48,12 +49,18 @@ export async function migrate(db: Database, schema: string, dir: string): Promis
   return applied;
 }
 
-export function migrationsDir(service: ServiceRole): string {
+/** A schema with migrations: each service's, and the gateway's `edge` (idempotency records). */
+export type MigratedSchema = ServiceRole | 'edge';
+/** Every schema migrateAll knows, in the order it migrates them. */
+export const MIGRATED_SCHEMAS: readonly MigratedSchema[] = [...SERVICE_ROLES, 'edge'];
+
+export function migrationsDir(service: MigratedSchema): string {
+  if (service === 'edge') return join(repoRoot, 'gateway', 'migrations');
   return join(repoRoot, 'services', service, 'migrations');
 }
 
-/** Migrates each service's schema (every service by default); returns `service/file` of what ran. */
-export async function migrateAll(db: Database, services: readonly ServiceRole[] = SERVICE_ROLES): Promise<string[]> {
+/** Migrates each named schema (every one by default); returns `schema/file` of what ran. */
+export async function migrateAll(db: Database, services: readonly MigratedSchema[] = MIGRATED_SCHEMAS): Promise<string[]> {
   const applied: string[] = [];
   for (const service of services) {
     for (const name of await migrate(db, service, migrationsDir(service))) applied.push(`${service}/${name}`);

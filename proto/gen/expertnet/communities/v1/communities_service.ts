@@ -296,14 +296,18 @@ export interface AddMemberItem {
 
 export interface AddMembersRequest {
   communityId: string;
+  /** ROLE_MEMBER (also when unspecified) or ROLE_ADMIN; ROLE_OWNER is refused. */
   role: Role;
+  /** 1 to 100 items; more is refused whole (invalid_request), nothing added. */
   members: AddMemberItem[];
 }
 
 export interface AddMemberResult {
   index: number;
   status: AddMemberStatus;
+  /** Empty when the item was rejected. */
   profileId: string;
+  /** Set when the item was rejected: an API error code and its message. */
   errorCode: string;
   errorMessage: string;
 }
@@ -320,6 +324,11 @@ export interface RemoveMemberRequest {
 export interface RemoveMemberResponse {
   communityId: string;
   profileId: string;
+  /**
+   * The unclaimed placeholder's auth account was removed (it was in no other community). False
+   * for a claimed person, a placeholder still in another community, or a failed best-effort
+   * removal (retried in the background); the erasure is complete either way.
+   */
   authAccountDeleted: boolean;
 }
 
@@ -335,18 +344,34 @@ export interface SetApiWritesResponse {
   attestationVersion: number;
 }
 
+/** A just-in-time request for the billing owner's consent to one write operation on a community. */
 export interface ConsentRequest {
   id: string;
   communityId: string;
+  /** "members.add", "members.remove" or "enrichment.start". */
   operation: string;
   status: ConsentStatus;
-  createdAt: string | undefined;
+  createdAt:
+    | string
+    | undefined;
+  /** The credential (API key or OAuth grant id) whose call queued the request. */
+  requestedBy: string;
+  resolvedAt: string | undefined;
+  resolvedBy: string;
+  /**
+   * For an approved request: the write-attestation version current at approval. The approval
+   * lets the operation through only while that version is still the latest.
+   */
+  attestationVersion: number;
 }
 
 export interface ListConsentRequestsRequest {
+  /** Empty: every community. */
   communityId: string;
   pageSize: number;
   pageToken: string;
+  /** Unspecified: every status. */
+  status: ConsentStatus;
 }
 
 export interface ListConsentRequestsResponse {
@@ -357,10 +382,39 @@ export interface ListConsentRequestsResponse {
 export interface ResolveConsentRequestRequest {
   consentRequestId: string;
   approve: boolean;
+  /** The billing owner (or operator) deciding; defaults to the operator's actor. */
+  actor: string;
 }
 
 export interface ResolveConsentRequestResponse {
   request: ConsentRequest | undefined;
+}
+
+export interface AuthorizeWriteRequest {
+  communityId: string;
+  /** "members.add", "members.remove" or "enrichment.start" (needs enrich:write; the others member:write). */
+  operation: string;
+}
+
+export interface AuthorizeWriteResponse {
+  community: Community | undefined;
+}
+
+export interface GetMembershipRequest {
+  communityId: string;
+  profileId: string;
+}
+
+export interface GetMembershipResponse {
+  membership: Membership | undefined;
+}
+
+export interface CountMembersRequest {
+  communityId: string;
+}
+
+export interface CountMembersResponse {
+  count: number;
 }
 
 function createBaseCommunity(): Community {
@@ -3633,7 +3687,17 @@ export const SetApiWritesResponse: MessageFns<SetApiWritesResponse> = {
 };
 
 function createBaseConsentRequest(): ConsentRequest {
-  return { id: "", communityId: "", operation: "", status: 0, createdAt: undefined };
+  return {
+    id: "",
+    communityId: "",
+    operation: "",
+    status: 0,
+    createdAt: undefined,
+    requestedBy: "",
+    resolvedAt: undefined,
+    resolvedBy: "",
+    attestationVersion: 0,
+  };
 }
 
 export const ConsentRequest: MessageFns<ConsentRequest> = {
@@ -3652,6 +3716,18 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(42).fork()).join();
+    }
+    if (message.requestedBy !== "") {
+      writer.uint32(50).string(message.requestedBy);
+    }
+    if (message.resolvedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.resolvedAt), writer.uint32(58).fork()).join();
+    }
+    if (message.resolvedBy !== "") {
+      writer.uint32(66).string(message.resolvedBy);
+    }
+    if (message.attestationVersion !== 0) {
+      writer.uint32(72).uint32(message.attestationVersion);
     }
     return writer;
   },
@@ -3709,6 +3785,38 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.requestedBy = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.resolvedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.resolvedBy = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.attestationVersion = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3736,6 +3844,26 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
         : isSet(object.created_at)
         ? globalThis.String(object.created_at)
         : undefined,
+      requestedBy: isSet(object.requestedBy)
+        ? globalThis.String(object.requestedBy)
+        : isSet(object.requested_by)
+        ? globalThis.String(object.requested_by)
+        : "",
+      resolvedAt: isSet(object.resolvedAt)
+        ? globalThis.String(object.resolvedAt)
+        : isSet(object.resolved_at)
+        ? globalThis.String(object.resolved_at)
+        : undefined,
+      resolvedBy: isSet(object.resolvedBy)
+        ? globalThis.String(object.resolvedBy)
+        : isSet(object.resolved_by)
+        ? globalThis.String(object.resolved_by)
+        : "",
+      attestationVersion: isSet(object.attestationVersion)
+        ? globalThis.Number(object.attestationVersion)
+        : isSet(object.attestation_version)
+        ? globalThis.Number(object.attestation_version)
+        : 0,
     };
   },
 
@@ -3756,6 +3884,18 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt;
     }
+    if (message.requestedBy !== "") {
+      obj.requestedBy = message.requestedBy;
+    }
+    if (message.resolvedAt !== undefined) {
+      obj.resolvedAt = message.resolvedAt;
+    }
+    if (message.resolvedBy !== "") {
+      obj.resolvedBy = message.resolvedBy;
+    }
+    if (message.attestationVersion !== 0) {
+      obj.attestationVersion = Math.round(message.attestationVersion);
+    }
     return obj;
   },
 
@@ -3769,12 +3909,16 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
     message.operation = object.operation ?? "";
     message.status = object.status ?? 0;
     message.createdAt = object.createdAt ?? undefined;
+    message.requestedBy = object.requestedBy ?? "";
+    message.resolvedAt = object.resolvedAt ?? undefined;
+    message.resolvedBy = object.resolvedBy ?? "";
+    message.attestationVersion = object.attestationVersion ?? 0;
     return message;
   },
 };
 
 function createBaseListConsentRequestsRequest(): ListConsentRequestsRequest {
-  return { communityId: "", pageSize: 0, pageToken: "" };
+  return { communityId: "", pageSize: 0, pageToken: "", status: 0 };
 }
 
 export const ListConsentRequestsRequest: MessageFns<ListConsentRequestsRequest> = {
@@ -3787,6 +3931,9 @@ export const ListConsentRequestsRequest: MessageFns<ListConsentRequestsRequest> 
     }
     if (message.pageToken !== "") {
       writer.uint32(26).string(message.pageToken);
+    }
+    if (message.status !== 0) {
+      writer.uint32(32).int32(message.status);
     }
     return writer;
   },
@@ -3828,6 +3975,14 @@ export const ListConsentRequestsRequest: MessageFns<ListConsentRequestsRequest> 
             message.pageToken = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3857,6 +4012,7 @@ export const ListConsentRequestsRequest: MessageFns<ListConsentRequestsRequest> 
         : isSet(object.page_token)
         ? globalThis.String(object.page_token)
         : "",
+      status: isSet(object.status) ? consentStatusFromJSON(object.status) : 0,
     };
   },
 
@@ -3871,6 +4027,9 @@ export const ListConsentRequestsRequest: MessageFns<ListConsentRequestsRequest> 
     if (message.pageToken !== "") {
       obj.pageToken = message.pageToken;
     }
+    if (message.status !== 0) {
+      obj.status = consentStatusToJSON(message.status);
+    }
     return obj;
   },
 
@@ -3882,6 +4041,7 @@ export const ListConsentRequestsRequest: MessageFns<ListConsentRequestsRequest> 
     message.communityId = object.communityId ?? "";
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
+    message.status = object.status ?? 0;
     return message;
   },
 };
@@ -3978,7 +4138,7 @@ export const ListConsentRequestsResponse: MessageFns<ListConsentRequestsResponse
 };
 
 function createBaseResolveConsentRequestRequest(): ResolveConsentRequestRequest {
-  return { consentRequestId: "", approve: false };
+  return { consentRequestId: "", approve: false, actor: "" };
 }
 
 export const ResolveConsentRequestRequest: MessageFns<ResolveConsentRequestRequest> = {
@@ -3988,6 +4148,9 @@ export const ResolveConsentRequestRequest: MessageFns<ResolveConsentRequestReque
     }
     if (message.approve !== false) {
       writer.uint32(16).bool(message.approve);
+    }
+    if (message.actor !== "") {
+      writer.uint32(26).string(message.actor);
     }
     return writer;
   },
@@ -4021,6 +4184,14 @@ export const ResolveConsentRequestRequest: MessageFns<ResolveConsentRequestReque
             message.approve = reader.bool();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4041,6 +4212,7 @@ export const ResolveConsentRequestRequest: MessageFns<ResolveConsentRequestReque
         ? globalThis.String(object.consent_request_id)
         : "",
       approve: isSet(object.approve) ? globalThis.Boolean(object.approve) : false,
+      actor: isSet(object.actor) ? globalThis.String(object.actor) : "",
     };
   },
 
@@ -4052,6 +4224,9 @@ export const ResolveConsentRequestRequest: MessageFns<ResolveConsentRequestReque
     if (message.approve !== false) {
       obj.approve = message.approve;
     }
+    if (message.actor !== "") {
+      obj.actor = message.actor;
+    }
     return obj;
   },
 
@@ -4062,6 +4237,7 @@ export const ResolveConsentRequestRequest: MessageFns<ResolveConsentRequestReque
     const message = createBaseResolveConsentRequestRequest();
     message.consentRequestId = object.consentRequestId ?? "";
     message.approve = object.approve ?? false;
+    message.actor = object.actor ?? "";
     return message;
   },
 };
@@ -4131,6 +4307,466 @@ export const ResolveConsentRequestResponse: MessageFns<ResolveConsentRequestResp
     message.request = (object.request !== undefined && object.request !== null)
       ? ConsentRequest.fromPartial(object.request)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseAuthorizeWriteRequest(): AuthorizeWriteRequest {
+  return { communityId: "", operation: "" };
+}
+
+export const AuthorizeWriteRequest: MessageFns<AuthorizeWriteRequest> = {
+  encode(message: AuthorizeWriteRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.communityId !== "") {
+      writer.uint32(10).string(message.communityId);
+    }
+    if (message.operation !== "") {
+      writer.uint32(18).string(message.operation);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeWriteRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthorizeWriteRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.communityId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.operation = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuthorizeWriteRequest {
+    return {
+      communityId: isSet(object.communityId)
+        ? globalThis.String(object.communityId)
+        : isSet(object.community_id)
+        ? globalThis.String(object.community_id)
+        : "",
+      operation: isSet(object.operation) ? globalThis.String(object.operation) : "",
+    };
+  },
+
+  toJSON(message: AuthorizeWriteRequest): unknown {
+    const obj: any = {};
+    if (message.communityId !== "") {
+      obj.communityId = message.communityId;
+    }
+    if (message.operation !== "") {
+      obj.operation = message.operation;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AuthorizeWriteRequest>): AuthorizeWriteRequest {
+    return AuthorizeWriteRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AuthorizeWriteRequest>): AuthorizeWriteRequest {
+    const message = createBaseAuthorizeWriteRequest();
+    message.communityId = object.communityId ?? "";
+    message.operation = object.operation ?? "";
+    return message;
+  },
+};
+
+function createBaseAuthorizeWriteResponse(): AuthorizeWriteResponse {
+  return { community: undefined };
+}
+
+export const AuthorizeWriteResponse: MessageFns<AuthorizeWriteResponse> = {
+  encode(message: AuthorizeWriteResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.community !== undefined) {
+      Community.encode(message.community, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeWriteResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthorizeWriteResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.community = Community.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuthorizeWriteResponse {
+    return { community: isSet(object.community) ? Community.fromJSON(object.community) : undefined };
+  },
+
+  toJSON(message: AuthorizeWriteResponse): unknown {
+    const obj: any = {};
+    if (message.community !== undefined) {
+      obj.community = Community.toJSON(message.community);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AuthorizeWriteResponse>): AuthorizeWriteResponse {
+    return AuthorizeWriteResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AuthorizeWriteResponse>): AuthorizeWriteResponse {
+    const message = createBaseAuthorizeWriteResponse();
+    message.community = (object.community !== undefined && object.community !== null)
+      ? Community.fromPartial(object.community)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetMembershipRequest(): GetMembershipRequest {
+  return { communityId: "", profileId: "" };
+}
+
+export const GetMembershipRequest: MessageFns<GetMembershipRequest> = {
+  encode(message: GetMembershipRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.communityId !== "") {
+      writer.uint32(10).string(message.communityId);
+    }
+    if (message.profileId !== "") {
+      writer.uint32(18).string(message.profileId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetMembershipRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetMembershipRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.communityId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.profileId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetMembershipRequest {
+    return {
+      communityId: isSet(object.communityId)
+        ? globalThis.String(object.communityId)
+        : isSet(object.community_id)
+        ? globalThis.String(object.community_id)
+        : "",
+      profileId: isSet(object.profileId)
+        ? globalThis.String(object.profileId)
+        : isSet(object.profile_id)
+        ? globalThis.String(object.profile_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetMembershipRequest): unknown {
+    const obj: any = {};
+    if (message.communityId !== "") {
+      obj.communityId = message.communityId;
+    }
+    if (message.profileId !== "") {
+      obj.profileId = message.profileId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetMembershipRequest>): GetMembershipRequest {
+    return GetMembershipRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetMembershipRequest>): GetMembershipRequest {
+    const message = createBaseGetMembershipRequest();
+    message.communityId = object.communityId ?? "";
+    message.profileId = object.profileId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetMembershipResponse(): GetMembershipResponse {
+  return { membership: undefined };
+}
+
+export const GetMembershipResponse: MessageFns<GetMembershipResponse> = {
+  encode(message: GetMembershipResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.membership !== undefined) {
+      Membership.encode(message.membership, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetMembershipResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetMembershipResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.membership = Membership.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetMembershipResponse {
+    return { membership: isSet(object.membership) ? Membership.fromJSON(object.membership) : undefined };
+  },
+
+  toJSON(message: GetMembershipResponse): unknown {
+    const obj: any = {};
+    if (message.membership !== undefined) {
+      obj.membership = Membership.toJSON(message.membership);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetMembershipResponse>): GetMembershipResponse {
+    return GetMembershipResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetMembershipResponse>): GetMembershipResponse {
+    const message = createBaseGetMembershipResponse();
+    message.membership = (object.membership !== undefined && object.membership !== null)
+      ? Membership.fromPartial(object.membership)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCountMembersRequest(): CountMembersRequest {
+  return { communityId: "" };
+}
+
+export const CountMembersRequest: MessageFns<CountMembersRequest> = {
+  encode(message: CountMembersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.communityId !== "") {
+      writer.uint32(10).string(message.communityId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CountMembersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCountMembersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.communityId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CountMembersRequest {
+    return {
+      communityId: isSet(object.communityId)
+        ? globalThis.String(object.communityId)
+        : isSet(object.community_id)
+        ? globalThis.String(object.community_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CountMembersRequest): unknown {
+    const obj: any = {};
+    if (message.communityId !== "") {
+      obj.communityId = message.communityId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CountMembersRequest>): CountMembersRequest {
+    return CountMembersRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CountMembersRequest>): CountMembersRequest {
+    const message = createBaseCountMembersRequest();
+    message.communityId = object.communityId ?? "";
+    return message;
+  },
+};
+
+function createBaseCountMembersResponse(): CountMembersResponse {
+  return { count: 0 };
+}
+
+export const CountMembersResponse: MessageFns<CountMembersResponse> = {
+  encode(message: CountMembersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.count !== 0) {
+      writer.uint32(8).uint32(message.count);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CountMembersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCountMembersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.count = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CountMembersResponse {
+    return { count: isSet(object.count) ? globalThis.Number(object.count) : 0 };
+  },
+
+  toJSON(message: CountMembersResponse): unknown {
+    const obj: any = {};
+    if (message.count !== 0) {
+      obj.count = Math.round(message.count);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CountMembersResponse>): CountMembersResponse {
+    return CountMembersResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CountMembersResponse>): CountMembersResponse {
+    const message = createBaseCountMembersResponse();
+    message.count = object.count ?? 0;
     return message;
   },
 };
@@ -4272,6 +4908,37 @@ export const CommunitiesServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Write gating for the caller (both checks, live): write reach, then the community's API-write
+     * attestation (or an approved consent request). Fails with forbidden, unprocessable or
+     * owner_consent_required (queuing a consent request). Used by services that start writes on a
+     * caller's behalf (community enrichment runs).
+     */
+    authorizeWrite: {
+      name: "AuthorizeWrite",
+      requestType: AuthorizeWriteRequest as typeof AuthorizeWriteRequest,
+      requestStream: false,
+      responseType: AuthorizeWriteResponse as typeof AuthorizeWriteResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Operator reads of one membership and of a community's member count (support and tests). */
+    getMembership: {
+      name: "GetMembership",
+      requestType: GetMembershipRequest as typeof GetMembershipRequest,
+      requestStream: false,
+      responseType: GetMembershipResponse as typeof GetMembershipResponse,
+      responseStream: false,
+      options: {},
+    },
+    countMembers: {
+      name: "CountMembers",
+      requestType: CountMembersRequest as typeof CountMembersRequest,
+      requestStream: false,
+      responseType: CountMembersResponse as typeof CountMembersResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -4337,6 +5004,25 @@ export interface CommunitiesServiceImplementation<CallContextExt = {}> {
     request: ResolveConsentRequestRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ResolveConsentRequestResponse>>;
+  /**
+   * Write gating for the caller (both checks, live): write reach, then the community's API-write
+   * attestation (or an approved consent request). Fails with forbidden, unprocessable or
+   * owner_consent_required (queuing a consent request). Used by services that start writes on a
+   * caller's behalf (community enrichment runs).
+   */
+  authorizeWrite(
+    request: AuthorizeWriteRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<AuthorizeWriteResponse>>;
+  /** Operator reads of one membership and of a community's member count (support and tests). */
+  getMembership(
+    request: GetMembershipRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<GetMembershipResponse>>;
+  countMembers(
+    request: CountMembersRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<CountMembersResponse>>;
 }
 
 export interface CommunitiesServiceClient<CallOptionsExt = {}> {
@@ -4401,6 +5087,25 @@ export interface CommunitiesServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<ResolveConsentRequestRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ResolveConsentRequestResponse>;
+  /**
+   * Write gating for the caller (both checks, live): write reach, then the community's API-write
+   * attestation (or an approved consent request). Fails with forbidden, unprocessable or
+   * owner_consent_required (queuing a consent request). Used by services that start writes on a
+   * caller's behalf (community enrichment runs).
+   */
+  authorizeWrite(
+    request: DeepPartial<AuthorizeWriteRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<AuthorizeWriteResponse>;
+  /** Operator reads of one membership and of a community's member count (support and tests). */
+  getMembership(
+    request: DeepPartial<GetMembershipRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<GetMembershipResponse>;
+  countMembers(
+    request: DeepPartial<CountMembersRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<CountMembersResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

@@ -233,11 +233,22 @@ export interface CreatePlaceholderAccountRequest {
 }
 
 export interface CreatePlaceholderAccountResponse {
+  /** The same id on every call for the same profile. */
   userId: string;
 }
 
+/**
+ * Deletes only a placeholder account (never a real user's). Idempotent: an account already gone
+ * answers deleted = false.
+ */
 export interface DeletePlaceholderAccountRequest {
+  /** The placeholder account, when known. */
   userId: string;
+  /**
+   * Or (also) the profile it stands for: deletes the placeholder account created for it, which
+   * covers an account whose creation raced with the erasure.
+   */
+  profileId: string;
 }
 
 export interface DeletePlaceholderAccountResponse {
@@ -3522,13 +3533,16 @@ export const CreatePlaceholderAccountResponse: MessageFns<CreatePlaceholderAccou
 };
 
 function createBaseDeletePlaceholderAccountRequest(): DeletePlaceholderAccountRequest {
-  return { userId: "" };
+  return { userId: "", profileId: "" };
 }
 
 export const DeletePlaceholderAccountRequest: MessageFns<DeletePlaceholderAccountRequest> = {
   encode(message: DeletePlaceholderAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
+    }
+    if (message.profileId !== "") {
+      writer.uint32(18).string(message.profileId);
     }
     return writer;
   },
@@ -3554,6 +3568,14 @@ export const DeletePlaceholderAccountRequest: MessageFns<DeletePlaceholderAccoun
             message.userId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.profileId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3573,6 +3595,11 @@ export const DeletePlaceholderAccountRequest: MessageFns<DeletePlaceholderAccoun
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
+      profileId: isSet(object.profileId)
+        ? globalThis.String(object.profileId)
+        : isSet(object.profile_id)
+        ? globalThis.String(object.profile_id)
+        : "",
     };
   },
 
@@ -3580,6 +3607,9 @@ export const DeletePlaceholderAccountRequest: MessageFns<DeletePlaceholderAccoun
     const obj: any = {};
     if (message.userId !== "") {
       obj.userId = message.userId;
+    }
+    if (message.profileId !== "") {
+      obj.profileId = message.profileId;
     }
     return obj;
   },
@@ -3590,6 +3620,7 @@ export const DeletePlaceholderAccountRequest: MessageFns<DeletePlaceholderAccoun
   fromPartial(object: DeepPartial<DeletePlaceholderAccountRequest>): DeletePlaceholderAccountRequest {
     const message = createBaseDeletePlaceholderAccountRequest();
     message.userId = object.userId ?? "";
+    message.profileId = object.profileId ?? "";
     return message;
   },
 };

@@ -1,0 +1,140 @@
+// GET /v1/communities/{id}/members and GET /v1/communities/{id}/members/{profile_id}: the roster
+// page and one member, read from the communities service as the caller (which re-checks the scope
+// and the read reach). The member read joins this community's enrichment data, asked of the
+// enrichment service as the caller too, so that service re-checks reach on its own.
+import type { Member } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import { Depth, type MemberEnrichment } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
+import { roles, type RoleName } from '../../services/kit/enums.js';
+import { ApiError, fromRemote } from './api-error.js';
+import type { CallerContext, Edge } from './edge.js';
+
+export interface RosterMemberView {
+  profile_id: string;
+  user_id: string | null;
+  name: string;
+  headline: string | null;
+  organization: string | null;
+  location: string | null;
+  avatar_url: string | null;
+  role: RoleName;
+  joined_at: string;
+  enriched_at: string | null;
+}
+
+export interface RosterPageView {
+  members: RosterMemberView[];
+  next_cursor: string | null;
+}
+
+export interface MemberEnrichmentView {
+  depth: 'quick' | 'standard' | 'deep';
+  enriched_at: string;
+  data: Record<string, unknown>;
+}
+
+export interface MemberView {
+  profile_id: string;
+  user_id: string | null;
+  name: string;
+  headline: string | null;
+  bio: string | null;
+  organization: string | null;
+  location: string | null;
+  avatar_url: string | null;
+  linkedin_url: string | null;
+  orcid: string | null;
+  role: RoleName;
+  joined_at: string;
+  claimed: boolean;
+  enrichment: MemberEnrichmentView | null;
+}
+
+const orNull = (s: string) => (s === '' ? null : s);
+
+function rosterMember(member: Member): RosterMemberView {
+  const p = member.profile!;
+  const m = member.membership!;
+  return {
+    profile_id: p.id,
+    user_id: orNull(p.userId),
+    name: p.name,
+    headline: orNull(p.headline),
+    organization: orNull(p.organization),
+    location: orNull(p.location),
+    avatar_url: orNull(p.avatarUrl),
+    role: roles.toName(m.role),
+    joined_at: m.joinedAt!,
+    // No batch read of enrichment exists yet, and one call per member would multiply a page's
+    // cost by up to 200; the member read carries the enrichment.
+    enriched_at: null,
+  };
+}
+
+const DEPTH_NAMES: Partial<Record<Depth, MemberEnrichmentView['depth']>> = {
+  [Depth.DEPTH_QUICK]: 'quick',
+  [Depth.DEPTH_STANDARD]: 'standard',
+  [Depth.DEPTH_DEEP]: 'deep',
+};
+
+function enrichmentView(e: MemberEnrichment | undefined): MemberEnrichmentView | null {
+  if (!e) return null;
+  const depth = DEPTH_NAMES[e.depth];
+  const data: unknown = JSON.parse(e.dataJson || '{}');
+  // The contract publishes an object; anything else is a fault of the stored data, not the caller's.
+  if (!depth || !e.enrichedAt || typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw new ApiError(500, 'internal', 'internal error');
+  }
+  return { depth, enriched_at: e.enrichedAt, data: data as Record<string, unknown> };
+}
+
+/** One roster page; `limit` is already defaulted and clamped, `after` passed on untouched (the service verifies it). */
+export async function listMembers(
+  edge: Edge,
+  ctx: CallerContext,
+  communityId: string,
+  query: { limit: number; after?: string | undefined },
+): Promise<RosterPageView> {
+  try {
+    const page = await edge.clients.communities.listMembers(
+      { communityId, pageSize: query.limit, pageToken: query.after ?? '' },
+      await edge.as(ctx),
+    );
+    return { members: page.members.map(rosterMember), next_cursor: page.nextPageToken || null };
+  } catch (error) {
+    throw fromRemote(error);
+  }
+}
+
+export async function getMember(edge: Edge, ctx: CallerContext, communityId: string, profileId: string): Promise<MemberView> {
+  try {
+    const options = await edge.as(ctx);
+    // Both in parallel (each re-checks reach on its own); the member decides the outcome: a 403 or
+    // 404 from communities wins over whatever enrichment answered.
+    const [member, enrichment] = await Promise.allSettled([
+      edge.clients.communities.getMember({ communityId, profileId }, options),
+      edge.clients.enrichment.getMemberEnrichment({ communityId, profileId }, options),
+    ]);
+    if (member.status === 'rejected') throw member.reason;
+    if (enrichment.status === 'rejected') throw enrichment.reason;
+    const m = member.value.member!;
+    const p = m.profile!;
+    return {
+      profile_id: p.id,
+      user_id: orNull(p.userId),
+      name: p.name,
+      headline: orNull(p.headline),
+      bio: orNull(p.bio),
+      organization: orNull(p.organization),
+      location: orNull(p.location),
+      avatar_url: orNull(p.avatarUrl),
+      linkedin_url: orNull(p.linkedinUrl),
+      orcid: orNull(p.orcid),
+      role: roles.toName(m.membership!.role),
+      joined_at: m.membership!.joinedAt!,
+      claimed: p.userId !== '',
+      enrichment: enrichmentView(enrichment.value.enrichment),
+    };
+  } catch (error) {
+    throw fromRemote(error);
+  }
+}

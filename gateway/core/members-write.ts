@@ -1,0 +1,91 @@
+// Member writes for the REST and MCP surfaces: bulk add (per-item results) and community-scoped
+// erasure, calling the communities service as the caller and mapping its answers to the JSON
+// shapes docs/API-DECISIONS.md fixes. Write gating and every rule live in the service.
+import { AddMemberStatus } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import { roles } from '../../services/kit/enums.js';
+import { fromRemote } from './api-error.js';
+import type { CallerContext, Edge } from './edge.js';
+
+export interface AddMemberItemInput {
+  email?: string;
+  linkedin_url?: string;
+  orcid?: string;
+  name?: string;
+  headline?: string;
+  bio?: string;
+  organization?: string;
+  location?: string;
+}
+
+export interface AddMembersInput {
+  members: AddMemberItemInput[];
+  role: 'member' | 'admin';
+}
+
+export interface AddMemberResultView {
+  index: number;
+  status: 'added' | 'already_member' | 'rejected';
+  profile_id: string | null;
+  error: { code: string; message: string } | null;
+}
+
+export interface AddMembersView {
+  results: AddMemberResultView[];
+}
+
+export interface ErasureView {
+  community_id: string;
+  profile_id: string;
+  erased: true;
+  auth_account_deleted: boolean;
+}
+
+const STATUS: Partial<Record<AddMemberStatus, AddMemberResultView['status']>> = {
+  [AddMemberStatus.ADD_MEMBER_STATUS_ADDED]: 'added',
+  [AddMemberStatus.ADD_MEMBER_STATUS_ALREADY_MEMBER]: 'already_member',
+  [AddMemberStatus.ADD_MEMBER_STATUS_REJECTED]: 'rejected',
+};
+
+export async function addMembers(edge: Edge, ctx: CallerContext, communityId: string, input: AddMembersInput): Promise<AddMembersView> {
+  try {
+    const { results } = await edge.clients.communities.addMembers(
+      {
+        communityId,
+        role: roles.toEnum(input.role),
+        members: input.members.map((m) => ({
+          email: m.email ?? '',
+          linkedinUrl: m.linkedin_url ?? '',
+          orcid: m.orcid ?? '',
+          name: m.name ?? '',
+          headline: m.headline ?? '',
+          bio: m.bio ?? '',
+          organization: m.organization ?? '',
+          location: m.location ?? '',
+        })),
+      },
+      await edge.as(ctx),
+    );
+    return {
+      results: results.map((r) => {
+        const status = STATUS[r.status] ?? 'rejected';
+        return {
+          index: r.index,
+          status,
+          profile_id: r.profileId || null,
+          error: status === 'rejected' ? { code: r.errorCode || 'invalid_request', message: r.errorMessage } : null,
+        };
+      }),
+    };
+  } catch (error) {
+    throw fromRemote(error);
+  }
+}
+
+export async function eraseMember(edge: Edge, ctx: CallerContext, communityId: string, profileId: string): Promise<ErasureView> {
+  try {
+    const res = await edge.clients.communities.removeMember({ communityId, profileId }, await edge.as(ctx));
+    return { community_id: res.communityId, profile_id: res.profileId, erased: true, auth_account_deleted: res.authAccountDeleted };
+  } catch (error) {
+    throw fromRemote(error);
+  }
+}

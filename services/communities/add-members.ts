@@ -1,0 +1,155 @@
+// Bulk add (docs/COMMUNITIES.md): each item is normalized, matched to an existing person (email,
+// then LinkedIn URL, then ORCID iD; a name alone always makes a new person) or made a new
+// unclaimed placeholder profile, and given a membership with a fresh source identifier. Items are
+// independent: one rejected item never stops the others.
+//
+// Concurrency: each item runs in its own short transaction that first takes an advisory lock per
+// normalized identifier (services/communities/member-write.repository.ts), so parallel adds of the
+// same person — in this community or any other — find one profile instead of creating two, and
+// the membership insert is ON CONFLICT DO NOTHING. No remote call happens inside a transaction.
+import { randomUUID } from 'node:crypto';
+import { AddMemberStatus, type AddMemberItem, type AddMemberResult } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import type { RoleName } from '../kit/enums.js';
+import { newId } from '../kit/ids.js';
+import type { HandlerContext } from './handler-context.js';
+import { createMemberWriteRepository, type MatchField } from './member-write.repository.js';
+import { normalizeEmail, normalizeLinkedinUrl, normalizeOrcid, type Normalized } from './normalize.js';
+import { runCreateAccount } from './placeholders.js';
+
+export const ADD_MEMBERS_MAX = 100;
+const NAME_MAX = 300;
+const TEXT_MAX = 10_000;
+
+interface PreparedItem {
+  email?: { value: string; key: string };
+  linkedin?: { value: string; key: string };
+  orcid?: { value: string; key: string };
+  name: string | null;
+  seed: { headline: string | null; bio: string | null; organization: string | null; location: string | null };
+}
+
+class ItemRejected extends Error {}
+
+const text = (s: string) => (s.trim() === '' ? null : s.trim());
+
+function accepted(n: Normalized): { value: string; key: string } {
+  if (!n.ok) throw new ItemRejected(n.reason);
+  return { value: n.value, key: n.key };
+}
+
+/** Validates and normalizes one item; throws ItemRejected with the reason. */
+export function prepareItem(item: AddMemberItem): PreparedItem {
+  const prepared: PreparedItem = {
+    name: text(item.name),
+    seed: { headline: text(item.headline), bio: text(item.bio), organization: text(item.organization), location: text(item.location) },
+  };
+  if (item.email.trim()) prepared.email = accepted(normalizeEmail(item.email));
+  if (item.linkedinUrl.trim()) prepared.linkedin = accepted(normalizeLinkedinUrl(item.linkedinUrl));
+  if (item.orcid.trim()) prepared.orcid = accepted(normalizeOrcid(item.orcid));
+  if (!prepared.email && !prepared.linkedin && !prepared.orcid && !prepared.name) {
+    throw new ItemRejected('give at least one of email, linkedin_url, orcid, name');
+  }
+  if (prepared.name && prepared.name.length > NAME_MAX) throw new ItemRejected(`name is longer than ${NAME_MAX} characters`);
+  for (const [field, value] of Object.entries(prepared.seed)) {
+    if (value && value.length > TEXT_MAX) throw new ItemRejected(`${field} is longer than ${TEXT_MAX} characters`);
+  }
+  return prepared;
+}
+
+/** Display name of a new placeholder when the item names none: the identifier it came with. */
+function displayName(p: PreparedItem): string {
+  if (p.name) return p.name;
+  if (p.email) return p.email.value.slice(0, p.email.value.indexOf('@'));
+  if (p.linkedin) return decodeURIComponentSafe(p.linkedin.key);
+  return `ORCID ${p.orcid!.value}`;
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+const MATCH_ORDER: Array<[keyof Pick<PreparedItem, 'email' | 'linkedin' | 'orcid'>, MatchField, string]> = [
+  ['email', 'email_key', 'e:'],
+  ['linkedin', 'linkedin_key', 'l:'],
+  ['orcid', 'orcid_key', 'o:'],
+];
+
+interface Placed {
+  profileId: string;
+  created: boolean;
+  added: boolean;
+}
+
+/** One item's transaction: match or create the person, then the membership. */
+async function place(context: HandlerContext, communityId: string, role: RoleName, p: PreparedItem): Promise<Placed> {
+  return context.deps.db.transaction(async (tx) => {
+    const writes = createMemberWriteRepository(tx);
+    const present = MATCH_ORDER.filter(([field]) => p[field]);
+    await writes.lockIdentifiers(present.map(([field, , prefix]) => prefix + p[field]!.key));
+    let profileId: string | undefined;
+    for (const [field, column] of present) {
+      profileId = (await writes.findProfileBy(column, p[field]!.key))?.id;
+      if (profileId) break;
+    }
+    let created = false;
+    if (!profileId) {
+      profileId = newId('p');
+      created = true;
+      await writes.insertProfile({
+        id: profileId,
+        name: displayName(p),
+        ...p.seed,
+        email: p.email?.value ?? null,
+        linkedin_url: p.linkedin?.value ?? null,
+        orcid: p.orcid?.value ?? null,
+      });
+      await writes.addTask('create_account', profileId, null);
+    }
+    const added = await writes.insertMembershipIfAbsent(communityId, profileId, role, `src_${randomUUID()}`);
+    return { profileId, created, added };
+  });
+}
+
+/** Adds the items in order; one result per item. The caller has passed write gating. */
+export async function addMembers(
+  context: HandlerContext,
+  communityId: string,
+  role: RoleName,
+  items: AddMemberItem[],
+  requestId: string,
+): Promise<AddMemberResult[]> {
+  const results: AddMemberResult[] = [];
+  const createdProfiles: string[] = [];
+  for (const [index, item] of items.entries()) {
+    let prepared: PreparedItem;
+    try {
+      prepared = prepareItem(item);
+    } catch (error) {
+      if (!(error instanceof ItemRejected)) throw error;
+      results.push({ index, status: AddMemberStatus.ADD_MEMBER_STATUS_REJECTED, profileId: '', errorCode: 'invalid_request', errorMessage: error.message });
+      continue;
+    }
+    const placed = await place(context, communityId, role, prepared);
+    if (placed.created) createdProfiles.push(placed.profileId);
+    results.push({
+      index,
+      status: placed.added ? AddMemberStatus.ADD_MEMBER_STATUS_ADDED : AddMemberStatus.ADD_MEMBER_STATUS_ALREADY_MEMBER,
+      profileId: placed.profileId,
+      errorCode: '',
+      errorMessage: '',
+    });
+  }
+  // Auth accounts of the new placeholders, after the commits. A failure leaves the task to the
+  // sweeper: the people are members either way.
+  for (const profileId of createdProfiles) await runCreateAccount(context, profileId, requestId);
+  context.deps.logger.info(
+    { requestId, communityId, items: items.length, created: createdProfiles.length,
+      added: results.filter((r) => r.status === AddMemberStatus.ADD_MEMBER_STATUS_ADDED).length },
+    'members added',
+  );
+  return results;
+}

@@ -1,0 +1,223 @@
+// SQL of member writes: matching people, adding and removing memberships, the consent queue and
+// placeholder-account tasks. Kept apart from community.repository.ts (shared with the roster reads).
+import type { Queryable } from '../kit/db/database.js';
+import type { RoleName } from '../kit/enums.js';
+import type { ProfileRow } from './community.repository.js';
+
+export type WriteOperation = 'members.add' | 'members.remove' | 'enrichment.start';
+export const WRITE_OPERATIONS: readonly WriteOperation[] = ['members.add', 'members.remove', 'enrichment.start'];
+
+export type ConsentStatusName = 'pending' | 'approved' | 'denied';
+
+export interface ConsentRequestRow {
+  id: string;
+  community_id: string;
+  operation: WriteOperation;
+  status: ConsentStatusName;
+  requested_by: string;
+  created_at: Date;
+  resolved_at: Date | null;
+  resolved_by: string | null;
+  attestation_version: number | null;
+}
+
+export interface PlaceholderTaskRow {
+  kind: 'create_account' | 'delete_account';
+  profile_id: string;
+  user_id: string | null;
+  attempts: number;
+}
+
+export type MatchField = 'email_key' | 'linkedin_key' | 'orcid_key';
+
+/** Advisory-lock class of "a person identified by this normalized identifier" (with hashtext(key)). */
+const PERSON_LOCK_CLASS = 7_400_201;
+
+export function createMemberWriteRepository(db: Queryable) {
+  return {
+    /**
+     * Serializes transactions that look up or create a person by the same identifiers (any
+     * community): two concurrent adds of one person find each other's profile instead of creating
+     * two. Keys are locked in a fixed order, so two transactions never wait on each other in a cycle.
+     */
+    async lockIdentifiers(keys: string[]): Promise<void> {
+      for (const key of [...new Set(keys)].sort()) {
+        await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [PERSON_LOCK_CLASS, key]);
+      }
+    },
+
+    /** The profile matching a key: a claimed one first, then the oldest. Share-locked against erasure. */
+    async findProfileBy(field: MatchField, key: string): Promise<ProfileRow | undefined> {
+      const rows = await db.query<ProfileRow>(
+        `SELECT * FROM communities.profiles WHERE ${field} = $1
+          ORDER BY (user_id IS NULL), created_at, id LIMIT 1 FOR SHARE`,
+        [key],
+      );
+      return rows[0];
+    },
+
+    async insertProfile(p: Omit<ProfileRow, 'user_id' | 'placeholder_user_id' | 'public' | 'avatar_url'>): Promise<void> {
+      await db.query(
+        `INSERT INTO communities.profiles (id, name, headline, bio, organization, location, email, linkedin_url, orcid)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [p.id, p.name, p.headline, p.bio, p.organization, p.location, p.email, p.linkedin_url, p.orcid],
+      );
+    },
+
+    /** Inserts the membership unless the person already is a member; true when inserted. */
+    async insertMembershipIfAbsent(communityId: string, profileId: string, role: RoleName, sourceIdentifier: string): Promise<boolean> {
+      const rows = await db.query(
+        `INSERT INTO communities.memberships (community_id, profile_id, role, source_identifier) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (community_id, profile_id) DO NOTHING RETURNING profile_id`,
+        [communityId, profileId, role, sourceIdentifier],
+      );
+      return rows.length > 0;
+    },
+
+    async countMembers(communityId: string): Promise<number> {
+      const rows = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM communities.memberships WHERE community_id = $1', [communityId]);
+      return rows[0]?.n ?? 0;
+    },
+
+    /** Locks the profile against concurrent adds (their membership inserts wait) during erasure. */
+    async lockProfile(profileId: string): Promise<ProfileRow | undefined> {
+      const rows = await db.query<ProfileRow>('SELECT * FROM communities.profiles WHERE id = $1 FOR UPDATE', [profileId]);
+      return rows[0];
+    },
+
+    /** Deletes the membership, and with it the community's source identifier; true when it existed. */
+    async deleteMembership(communityId: string, profileId: string): Promise<boolean> {
+      const rows = await db.query(
+        'DELETE FROM communities.memberships WHERE community_id = $1 AND profile_id = $2 RETURNING profile_id',
+        [communityId, profileId],
+      );
+      return rows.length > 0;
+    },
+
+    async hasAnyMembership(profileId: string): Promise<boolean> {
+      const rows = await db.query('SELECT 1 FROM communities.memberships WHERE profile_id = $1 LIMIT 1', [profileId]);
+      return rows.length > 0;
+    },
+
+    /** Deletes an unclaimed profile that belongs to no community; true when deleted. */
+    async deleteOrphanPlaceholder(profileId: string): Promise<boolean> {
+      const rows = await db.query(
+        `DELETE FROM communities.profiles p WHERE p.id = $1 AND p.user_id IS NULL
+            AND NOT EXISTS (SELECT 1 FROM communities.memberships m WHERE m.profile_id = p.id)
+          RETURNING p.id`,
+        [profileId],
+      );
+      return rows.length > 0;
+    },
+
+    async setPlaceholderUser(profileId: string, userId: string): Promise<boolean> {
+      const rows = await db.query(
+        `UPDATE communities.profiles SET placeholder_user_id = $2, updated_at = now()
+          WHERE id = $1 AND user_id IS NULL RETURNING id`,
+        [profileId, userId],
+      );
+      return rows.length > 0;
+    },
+
+    // --- placeholder-account tasks -------------------------------------------------------------
+
+    async addTask(kind: PlaceholderTaskRow['kind'], profileId: string, userId: string | null): Promise<void> {
+      await db.query(
+        `INSERT INTO communities.placeholder_tasks (kind, profile_id, user_id) VALUES ($1, $2, $3)
+         ON CONFLICT (kind, profile_id) DO UPDATE SET user_id = coalesce(EXCLUDED.user_id, communities.placeholder_tasks.user_id)`,
+        [kind, profileId, userId],
+      );
+    },
+
+    async deleteTask(kind: PlaceholderTaskRow['kind'], profileId: string): Promise<void> {
+      await db.query('DELETE FROM communities.placeholder_tasks WHERE kind = $1 AND profile_id = $2', [kind, profileId]);
+    },
+
+    async failTask(kind: PlaceholderTaskRow['kind'], profileId: string, error: string): Promise<void> {
+      await db.query(
+        'UPDATE communities.placeholder_tasks SET attempts = attempts + 1, last_error = $3 WHERE kind = $1 AND profile_id = $2',
+        [kind, profileId, error.slice(0, 500)],
+      );
+    },
+
+    /** Tasks older than `olderThanMs` (the inline attempt had its chance), oldest first. */
+    async dueTasks(olderThanMs: number, limit: number): Promise<PlaceholderTaskRow[]> {
+      return db.query<PlaceholderTaskRow>(
+        `SELECT kind, profile_id, user_id, attempts FROM communities.placeholder_tasks
+          WHERE created_at < now() - make_interval(secs => $1::double precision / 1000)
+          ORDER BY created_at, profile_id LIMIT $2`,
+        [olderThanMs, limit],
+      );
+    },
+
+    // --- write attestations and consent ------------------------------------------------------------
+
+    async latestAttestationVersion(communityId: string): Promise<number> {
+      const rows = await db.query<{ v: number }>(
+        'SELECT coalesce(max(version), 0)::int AS v FROM communities.write_attestations WHERE community_id = $1',
+        [communityId],
+      );
+      return rows[0]?.v ?? 0;
+    },
+
+    /** An approval of this operation that still stands: given while the latest attestation version was current. */
+    async hasStandingApproval(communityId: string, operation: WriteOperation, attestationVersion: number): Promise<boolean> {
+      const rows = await db.query(
+        `SELECT 1 FROM communities.consent_requests
+          WHERE community_id = $1 AND operation = $2 AND status = 'approved' AND attestation_version = $3 LIMIT 1`,
+        [communityId, operation, attestationVersion],
+      );
+      return rows.length > 0;
+    },
+
+    /** Queues a pending request unless one is pending already; returns the pending request. */
+    async queueConsentRequest(id: string, communityId: string, operation: WriteOperation, requestedBy: string): Promise<ConsentRequestRow> {
+      await db.query(
+        `INSERT INTO communities.consent_requests (id, community_id, operation, requested_by) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (community_id, operation) WHERE status = 'pending' DO NOTHING`,
+        [id, communityId, operation, requestedBy],
+      );
+      const rows = await db.query<ConsentRequestRow>(
+        `SELECT * FROM communities.consent_requests WHERE community_id = $1 AND operation = $2 AND status = 'pending'`,
+        [communityId, operation],
+      );
+      return rows[0]!;
+    },
+
+    async findConsentRequest(id: string, forUpdate = false): Promise<ConsentRequestRow | undefined> {
+      const rows = await db.query<ConsentRequestRow>(
+        `SELECT * FROM communities.consent_requests WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+        [id],
+      );
+      return rows[0];
+    },
+
+    async resolveConsentRequest(id: string, status: 'approved' | 'denied', actor: string, attestationVersion: number | null): Promise<ConsentRequestRow> {
+      const rows = await db.query<ConsentRequestRow>(
+        `UPDATE communities.consent_requests SET status = $2, resolved_at = now(), resolved_by = $3, attestation_version = $4
+          WHERE id = $1 RETURNING *`,
+        [id, status, actor, attestationVersion],
+      );
+      return rows[0]!;
+    },
+
+    /** Keyset page in (created_at, id) order; `after` is the last row of the previous page. */
+    async listConsentRequests(
+      filter: { communityId?: string; status?: ConsentStatusName },
+      after: { createdAt: string; id: string } | undefined,
+      limit: number,
+    ): Promise<Array<ConsentRequestRow & { cursor_at: string }>> {
+      // cursor_at keeps the microseconds a JavaScript Date would lose.
+      return db.query<ConsentRequestRow & { cursor_at: string }>(
+        `SELECT *, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
+           FROM communities.consent_requests
+          WHERE ($1::text IS NULL OR community_id = $1) AND ($2::text IS NULL OR status = $2)
+            AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4::text))
+          ORDER BY created_at, id LIMIT $5`,
+        [filter.communityId ?? null, filter.status ?? null, after?.createdAt ?? null, after?.id ?? null, limit],
+      );
+    },
+  };
+}
+
+export type MemberWriteRepository = ReturnType<typeof createMemberWriteRepository>;

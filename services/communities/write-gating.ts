@@ -1,0 +1,82 @@
+// Write gating (docs/COMMUNITIES.md), both checks live on every call:
+//   (a) write reach — the caller is owner/admin of the community directly or through the owning
+//       organization (a legacy organization key: ownership only); otherwise 403 forbidden;
+//   (b) the community's API writes are attested (latest attestation version enabled), or an
+//       approved consent request for this operation still stands; otherwise 422 — with the billing
+//       owner's just-in-time consent on, `owner_consent_required` after queuing (at most) one
+//       pending consent request for the community and operation, else `unprocessable`.
+import { Status } from 'nice-grpc';
+import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
+import { domainError, readRemoteError } from '../kit/grpc/errors.js';
+import { newId } from '../kit/ids.js';
+import type { Scope } from '../kit/scopes.js';
+import type { CommunityRow } from './community.repository.js';
+import type { HandlerContext } from './handler-context.js';
+import { createMemberWriteRepository, WRITE_OPERATIONS, type WriteOperation } from './member-write.repository.js';
+import { requireCommunityAccess } from './reach.js';
+import { asCommunitiesService, relayOrUnavailable } from './remote.js';
+
+export type { WriteOperation } from './member-write.repository.js';
+
+/** The scope each gated operation needs. */
+export const OPERATION_SCOPE: Record<WriteOperation, Scope> = {
+  'members.add': 'member:write',
+  'members.remove': 'member:write',
+  'enrichment.start': 'enrich:write',
+};
+
+export function isWriteOperation(value: string): value is WriteOperation {
+  return (WRITE_OPERATIONS as readonly string[]).includes(value);
+}
+
+/** Whether the community's billing owner (a user or an organization) has just-in-time consent on. */
+async function ownerHasJitConsent(context: HandlerContext, community: CommunityRow, requestId: string): Promise<boolean> {
+  const options = await asCommunitiesService(context, requestId);
+  const identity = context.deps.clients.identity;
+  try {
+    if (community.owner_type === 'user') {
+      return (await identity.getUser({ userId: community.owner_id }, options)).user?.jitConsent ?? false;
+    }
+    return (await identity.getOrganization({ organizationId: community.owner_id }, options)).organization?.jitConsent ?? false;
+  } catch (error) {
+    if (readRemoteError(error)?.status === Status.NOT_FOUND) return false;
+    return relayOrUnavailable(error);
+  }
+}
+
+/**
+ * The community, when the caller may perform this write operation on it now. Throws forbidden
+ * (scope or reach), unprocessable, or owner_consent_required (having queued a consent request).
+ */
+export async function requireWritable(
+  context: HandlerContext,
+  caller: Caller,
+  communityId: string,
+  operation: WriteOperation,
+  requestId: string,
+): Promise<CommunityRow> {
+  const scope = OPERATION_SCOPE[operation];
+  if (!caller.scopes.includes(scope)) {
+    throw domainError('forbidden', `this credential lacks the ${scope} scope`, { required_scope: scope });
+  }
+  // (a) ownership or community admin: 403 whatever the reason.
+  const community = await requireCommunityAccess(context.reachDeps, caller, communityId, 'write', requestId, (id) =>
+    context.repo.findCommunity(id),
+  );
+  // (b) attestation.
+  if (community.api_writes) return community;
+  const writes = createMemberWriteRepository(context.deps.db);
+  const version = await writes.latestAttestationVersion(communityId);
+  if (await writes.hasStandingApproval(communityId, operation, version)) return community;
+  if (await ownerHasJitConsent(context, community, requestId)) {
+    const pending = await writes.queueConsentRequest(newId('consent'), communityId, operation, caller.credentialId);
+    throw domainError(
+      'owner_consent_required',
+      `API writes (${operation}) on community ${communityId} need its billing owner's consent: request ${pending.id} is pending; retry once it is approved`,
+    );
+  }
+  throw domainError(
+    'unprocessable',
+    `API writes are not enabled for community ${communityId}: its billing owner must enable them in settings`,
+  );
+}
