@@ -266,6 +266,29 @@ describe.each(storeNames())('member writes on %s', (store) => {
       expect(again.headers.get('idempotent-replayed')).toBeNull();
     });
 
+    it('20 parallel identical requests with one Idempotency-Key execute once: the rest replay it or get 409', async () => {
+      const before = await count('c_chem');
+      const headers = { 'idempotency-key': `burst-${store}` };
+      const body = { members: [{ email: 'burst.one@example.org' }, { name: 'Burst Two' }] };
+      const responses = await Promise.all(Array.from({ length: 20 }, () => add(k.manager, 'c_chem', body, headers)));
+      const executed = responses.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === null);
+      const replayed = responses.filter((r) => r.headers.get('idempotent-replayed') === 'true');
+      const conflicts = responses.filter((r) => r.status === 409);
+      expect(executed).toHaveLength(1);
+      expect(replayed.length + conflicts.length).toBe(19);
+      expect(executed[0]!.body.results.map((r: { status: string }) => r.status)).toEqual(['added', 'added']);
+      for (const r of replayed) expect(r.body).toEqual(executed[0]!.body);
+      for (const r of conflicts) {
+        expect(r.body.error.code).toBe('conflict');
+        expect(r.headers.get('retry-after')).toBe('1');
+      }
+      // A name alone always makes a new person: a second execution would have added a third member.
+      expect(await count('c_chem')).toBe(before + 2);
+      const different = await add(k.manager, 'c_chem', { members: [{ email: 'other@example.org' }] }, headers);
+      expect(different.status).toBe(422);
+      expect(different.body.error.code).toBe('unprocessable');
+    });
+
     it('20 parallel identical requests (no Idempotency-Key) add each person once', async () => {
       const before = await count('c_chem');
       const body = {
