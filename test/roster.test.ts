@@ -314,6 +314,11 @@ describe.each(storeNames())('roster reads on %s', (store) => {
         expect(bio.body.enrichment).toEqual({ depth: 'standard', enriched_at: '2025-02-03T04:05:06.000Z', data: { skills: ['limnology'], source: 'bio' } });
         const chem = await member(k.member, 'c_chem', 'p_member');
         expect(chem.body.enrichment).toEqual({ depth: 'deep', enriched_at: '2025-03-01T00:00:00.000Z', data: { source: 'chem' } });
+        // The roster shows the same community's enrichment time, and null for people never enriched there.
+        const page = await roster(k.member, 'c_bio', '?limit=200');
+        const items = page.body.members as Array<{ profile_id: string; enriched_at: string | null }>;
+        expect(items.find((m) => m.profile_id === 'p_member')!.enriched_at).toBe('2025-02-03T04:05:06.000Z');
+        expect(items.filter((m) => m.profile_id !== 'p_member').every((m) => m.enriched_at === null)).toBe(true);
       });
     }
 

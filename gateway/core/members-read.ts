@@ -64,9 +64,7 @@ function rosterMember(member: Member): RosterMemberView {
     avatar_url: orNull(p.avatarUrl),
     role: roles.toName(m.role),
     joined_at: m.joinedAt!,
-    // No batch read of enrichment exists yet, and one call per member would multiply a page's
-    // cost by up to 200; the member read carries the enrichment.
-    enriched_at: null,
+    enriched_at: member.enrichedAt ?? null,
   };
 }
 

@@ -4,7 +4,8 @@
 import { Member } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import type { CommunitiesServiceDefinition } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { roles } from '../kit/enums.js';
-import { domainError } from '../kit/grpc/errors.js';
+import { callAs } from '../kit/grpc/client.js';
+import { domainError, relayRemoteError } from '../kit/grpc/errors.js';
 import { requireCaller } from '../kit/grpc/require-caller.js';
 import type { ServiceContext, ServiceRegistration } from '../kit/grpc/server.js';
 import { clampPageSize, pageOf } from '../kit/paging.js';
@@ -50,6 +51,14 @@ export function createRosterHandlers(context: HandlerContext): Pick<Handlers, 'l
   const { repo, reachDeps } = context;
   const cursorKey = rosterCursorKey(context.deps.pepper);
 
+  /** This community's enrichment times for a page, in one call to the enrichment service. */
+  async function enrichedAtOf(communityId: string, profileIds: string[], requestId: string): Promise<Map<string, string>> {
+    if (profileIds.length === 0) return new Map();
+    const options = await callAs(context.deps.signer, { kind: 'service', service: 'communities' }, requestId, context.deps.deadlineMs);
+    const { entries } = await context.deps.clients.enrichment.listEnrichedAt({ communityId, profileIds }, options).catch(relayRemoteError);
+    return new Map(entries.map((e) => [e.profileId, e.enrichedAt!]));
+  }
+
   const readable = (ctx: ServiceContext, communityId: string) =>
     requireCommunityAccess(reachDeps, requireCaller(ctx, 'profile:read'), communityId, 'read', ctx.requestId, repo.findCommunity);
 
@@ -63,8 +72,9 @@ export function createRosterHandlers(context: HandlerContext): Pick<Handlers, 'l
       const page = pageOf(rows, limit, (last) =>
         encodeRosterCursor(cursorKey, community.id, { joinedAt: last.joined_at_key, profileId: last.id }),
       );
+      const enrichedAt = await enrichedAtOf(community.id, page.items.map((r) => r.id), ctx.requestId);
       return {
-        members: page.items.map((row) => toMember(row, community.id)),
+        members: page.items.map((row) => ({ ...toMember(row, community.id), enrichedAt: enrichedAt.get(row.id) })),
         nextPageToken: page.nextPageToken,
       };
     },

@@ -33,6 +33,16 @@ export function createEnrichmentService(deps: Pick<ServiceDeps, 'db' | 'clients'
       };
     },
 
+    async listEnrichedAt(request) {
+      if (request.profileIds.length > 500) throw domainError('invalid_request', 'at most 500 profile ids per call');
+      const rows = await deps.db.query<{ profile_id: string; enriched_at: Date }>(
+        `SELECT profile_id, enriched_at FROM enrichment.member_enrichment
+          WHERE community_id = $1 AND profile_id = ANY($2::text[])`,
+        [request.communityId, request.profileIds],
+      );
+      return { entries: rows.map((r) => ({ profileId: r.profile_id, enrichedAt: r.enriched_at.toISOString() })) };
+    },
+
     async eraseMemberEnrichment(request) {
       const rows = await deps.db.query(
         'DELETE FROM enrichment.member_enrichment WHERE community_id = $1 AND profile_id = $2 RETURNING profile_id',
@@ -50,6 +60,8 @@ export function createEnrichmentService(deps: Pick<ServiceDeps, 'db' | 'clients'
       startSelfRun: ['caller'],
       getRun: ['caller'],
       getMemberEnrichment: ['caller', 'service'],
+      // Communities asks after its own reach check of the caller.
+      listEnrichedAt: ['service'],
       eraseMemberEnrichment: ['service', 'operator'],
     },
   };

@@ -56,7 +56,7 @@ export const RosterMember = z
     avatar_url,
     ...membershipFields,
     enriched_at: Timestamp.nullable().describe(
-      "When this community's enrichment data about the person was produced; null when there is none. This release does not fill it on the roster yet (always null): the member read carries the enrichment.",
+      "When this community's enrichment data about the person was produced; null when there is none.",
     ),
   })
   .describe('One member of a community roster.');

@@ -183,7 +183,11 @@ export interface Membership {
 
 export interface Member {
   profile: Profile | undefined;
-  membership: Membership | undefined;
+  membership:
+    | Membership
+    | undefined;
+  /** When this community last enriched the person (unset: never). Set on roster pages. */
+  enrichedAt: string | undefined;
 }
 
 export interface UpsertCommunityRequest {
@@ -1021,7 +1025,7 @@ export const Membership: MessageFns<Membership> = {
 };
 
 function createBaseMember(): Member {
-  return { profile: undefined, membership: undefined };
+  return { profile: undefined, membership: undefined, enrichedAt: undefined };
 }
 
 export const Member: MessageFns<Member> = {
@@ -1031,6 +1035,9 @@ export const Member: MessageFns<Member> = {
     }
     if (message.membership !== undefined) {
       Membership.encode(message.membership, writer.uint32(18).fork()).join();
+    }
+    if (message.enrichedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.enrichedAt), writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1064,6 +1071,14 @@ export const Member: MessageFns<Member> = {
             message.membership = Membership.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.enrichedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1080,6 +1095,11 @@ export const Member: MessageFns<Member> = {
     return {
       profile: isSet(object.profile) ? Profile.fromJSON(object.profile) : undefined,
       membership: isSet(object.membership) ? Membership.fromJSON(object.membership) : undefined,
+      enrichedAt: isSet(object.enrichedAt)
+        ? globalThis.String(object.enrichedAt)
+        : isSet(object.enriched_at)
+        ? globalThis.String(object.enriched_at)
+        : undefined,
     };
   },
 
@@ -1090,6 +1110,9 @@ export const Member: MessageFns<Member> = {
     }
     if (message.membership !== undefined) {
       obj.membership = Membership.toJSON(message.membership);
+    }
+    if (message.enrichedAt !== undefined) {
+      obj.enrichedAt = message.enrichedAt;
     }
     return obj;
   },
@@ -1105,6 +1128,7 @@ export const Member: MessageFns<Member> = {
     message.membership = (object.membership !== undefined && object.membership !== null)
       ? Membership.fromPartial(object.membership)
       : undefined;
+    message.enrichedAt = object.enrichedAt ?? undefined;
     return message;
   },
 };

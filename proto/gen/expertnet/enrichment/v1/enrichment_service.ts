@@ -229,6 +229,21 @@ export interface GetMemberEnrichmentResponse {
   enrichment: MemberEnrichment | undefined;
 }
 
+export interface ListEnrichedAtRequest {
+  communityId: string;
+  profileIds: string[];
+}
+
+export interface EnrichedAt {
+  profileId: string;
+  enrichedAt: string | undefined;
+}
+
+export interface ListEnrichedAtResponse {
+  /** Only the people that were enriched in the community. */
+  entries: EnrichedAt[];
+}
+
 export interface EraseMemberEnrichmentRequest {
   communityId: string;
   profileId: string;
@@ -1597,6 +1612,261 @@ export const GetMemberEnrichmentResponse: MessageFns<GetMemberEnrichmentResponse
   },
 };
 
+function createBaseListEnrichedAtRequest(): ListEnrichedAtRequest {
+  return { communityId: "", profileIds: [] };
+}
+
+export const ListEnrichedAtRequest: MessageFns<ListEnrichedAtRequest> = {
+  encode(message: ListEnrichedAtRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.communityId !== "") {
+      writer.uint32(10).string(message.communityId);
+    }
+    for (const v of message.profileIds) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListEnrichedAtRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListEnrichedAtRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.communityId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.profileIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListEnrichedAtRequest {
+    return {
+      communityId: isSet(object.communityId)
+        ? globalThis.String(object.communityId)
+        : isSet(object.community_id)
+        ? globalThis.String(object.community_id)
+        : "",
+      profileIds: globalThis.Array.isArray(object?.profileIds)
+        ? object.profileIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.profile_ids)
+        ? object.profile_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListEnrichedAtRequest): unknown {
+    const obj: any = {};
+    if (message.communityId !== "") {
+      obj.communityId = message.communityId;
+    }
+    if (message.profileIds?.length) {
+      obj.profileIds = message.profileIds;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListEnrichedAtRequest>): ListEnrichedAtRequest {
+    return ListEnrichedAtRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListEnrichedAtRequest>): ListEnrichedAtRequest {
+    const message = createBaseListEnrichedAtRequest();
+    message.communityId = object.communityId ?? "";
+    message.profileIds = object.profileIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseEnrichedAt(): EnrichedAt {
+  return { profileId: "", enrichedAt: undefined };
+}
+
+export const EnrichedAt: MessageFns<EnrichedAt> = {
+  encode(message: EnrichedAt, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.profileId !== "") {
+      writer.uint32(10).string(message.profileId);
+    }
+    if (message.enrichedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.enrichedAt), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EnrichedAt {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEnrichedAt();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.profileId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.enrichedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EnrichedAt {
+    return {
+      profileId: isSet(object.profileId)
+        ? globalThis.String(object.profileId)
+        : isSet(object.profile_id)
+        ? globalThis.String(object.profile_id)
+        : "",
+      enrichedAt: isSet(object.enrichedAt)
+        ? globalThis.String(object.enrichedAt)
+        : isSet(object.enriched_at)
+        ? globalThis.String(object.enriched_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: EnrichedAt): unknown {
+    const obj: any = {};
+    if (message.profileId !== "") {
+      obj.profileId = message.profileId;
+    }
+    if (message.enrichedAt !== undefined) {
+      obj.enrichedAt = message.enrichedAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EnrichedAt>): EnrichedAt {
+    return EnrichedAt.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EnrichedAt>): EnrichedAt {
+    const message = createBaseEnrichedAt();
+    message.profileId = object.profileId ?? "";
+    message.enrichedAt = object.enrichedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListEnrichedAtResponse(): ListEnrichedAtResponse {
+  return { entries: [] };
+}
+
+export const ListEnrichedAtResponse: MessageFns<ListEnrichedAtResponse> = {
+  encode(message: ListEnrichedAtResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      EnrichedAt.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListEnrichedAtResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListEnrichedAtResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(EnrichedAt.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListEnrichedAtResponse {
+    return {
+      entries: globalThis.Array.isArray(object?.entries) ? object.entries.map((e: any) => EnrichedAt.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListEnrichedAtResponse): unknown {
+    const obj: any = {};
+    if (message.entries?.length) {
+      obj.entries = message.entries.map((e) => EnrichedAt.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListEnrichedAtResponse>): ListEnrichedAtResponse {
+    return ListEnrichedAtResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListEnrichedAtResponse>): ListEnrichedAtResponse {
+    const message = createBaseListEnrichedAtResponse();
+    message.entries = object.entries?.map((e) => EnrichedAt.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseEraseMemberEnrichmentRequest(): EraseMemberEnrichmentRequest {
   return { communityId: "", profileId: "" };
 }
@@ -1796,6 +2066,15 @@ export const EnrichmentServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** When each of a page of people was last enriched in one community (a roster page, one call). */
+    listEnrichedAt: {
+      name: "ListEnrichedAt",
+      requestType: ListEnrichedAtRequest as typeof ListEnrichedAtRequest,
+      requestStream: false,
+      responseType: ListEnrichedAtResponse as typeof ListEnrichedAtResponse,
+      responseStream: false,
+      options: {},
+    },
     /** Idempotent: part of the member erasure saga. */
     eraseMemberEnrichment: {
       name: "EraseMemberEnrichment",
@@ -1823,6 +2102,11 @@ export interface EnrichmentServiceImplementation<CallContextExt = {}> {
     request: GetMemberEnrichmentRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<GetMemberEnrichmentResponse>>;
+  /** When each of a page of people was last enriched in one community (a roster page, one call). */
+  listEnrichedAt(
+    request: ListEnrichedAtRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListEnrichedAtResponse>>;
   /** Idempotent: part of the member erasure saga. */
   eraseMemberEnrichment(
     request: EraseMemberEnrichmentRequest,
@@ -1845,6 +2129,11 @@ export interface EnrichmentServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<GetMemberEnrichmentRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<GetMemberEnrichmentResponse>;
+  /** When each of a page of people was last enriched in one community (a roster page, one call). */
+  listEnrichedAt(
+    request: DeepPartial<ListEnrichedAtRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListEnrichedAtResponse>;
   /** Idempotent: part of the member erasure saga. */
   eraseMemberEnrichment(
     request: DeepPartial<EraseMemberEnrichmentRequest>,
