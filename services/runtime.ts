@@ -44,7 +44,7 @@ const SERVICE_FACTORIES: Record<ServiceRole, (deps: ServiceDeps, config: Config,
   communities: (d) => createCommunitiesService(d),
   search: (d) => createSearchService(d),
   enrichment: (d) => createEnrichmentService(d),
-  billing: (d) => createBillingService(d),
+  billing: (d, config) => createBillingService({ ...d, enforcement: config.CREDIT_ENFORCEMENT === 'on' }),
 };
 
 export interface RunningSystem {

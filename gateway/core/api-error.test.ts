@@ -83,6 +83,12 @@ describe('fromRemote over a real gRPC call', () => {
       setWalletBalance: ['operator'],
       charge: ['operator'],
       resolvePayer: ['operator'],
+      checkFunds: ['operator'],
+      meterSelfEnrich: ['operator'],
+      listRates: ['operator'],
+      setGlobalSearchPreference: ['operator'],
+      setOrganizationFunding: ['operator'],
+      reconcile: ['operator'],
       getCallerUsage: ['caller'],
     },
   };

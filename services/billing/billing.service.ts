@@ -3,7 +3,9 @@
 // billing issue on top of the same ledger.
 import { BillingServiceDefinition, LedgerEntry, Wallet } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
 import type { OwnerRef } from '../../proto/gen/expertnet/common/v1/common.js';
-import type { Database } from '../kit/db/database.js';
+import type { BillingContext, BillingDeps } from './billing-context.js';
+import { createMeteringHandlers } from './metering.handlers.js';
+import { createPayerHandlers } from './payer.handlers.js';
 import { ownerTypes } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceRegistration } from '../kit/grpc/server.js';
@@ -37,8 +39,9 @@ function toEntry(row: LedgerRow): LedgerEntry {
   });
 }
 
-export function createBillingService(deps: { db: Database }) {
+export function createBillingService(deps: BillingDeps) {
   const ledger = createLedger(deps.db);
+  const context: BillingContext = { deps, ledger };
 
   const implementation: ServiceRegistration<typeof BillingServiceDefinition>['implementation'] = {
     async getWallet(request) {
@@ -79,6 +82,9 @@ export function createBillingService(deps: { db: Database }) {
       return { wallet: toWallet(await ledger.adjustTo(ownerOf(request.owner), request.balance, 'seed balance')) };
     },
 
+    ...createPayerHandlers(context),
+    ...createMeteringHandlers(context),
+
     async getCallerUsage(_request, ctx) {
       if (ctx.principal.kind !== 'caller') throw domainError('forbidden', 'needs a caller');
       const caller = ctx.principal.caller;
@@ -96,7 +102,13 @@ export function createBillingService(deps: { db: Database }) {
       creditWallet: ['operator'],
       setWalletBalance: ['operator'],
       charge: ['service'],
-      resolvePayer: ['service'],
+      resolvePayer: ['service', 'caller', 'operator'],
+      checkFunds: ['service', 'caller'],
+      meterSelfEnrich: ['service'],
+      listRates: ['service', 'caller', 'operator'],
+      setGlobalSearchPreference: ['operator'],
+      setOrganizationFunding: ['operator'],
+      reconcile: ['operator'],
       getCallerUsage: ['caller'],
     },
   };

@@ -128,6 +128,13 @@ function editSegment(segment: string, edit: (json: Record<string, unknown>) => v
   return Buffer.from(JSON.stringify(json)).toString('base64url');
 }
 
+
+/** The billing service as the runtime builds it; these tests call no other service through it. */
+function billingDepsFor(db: Database, signer: TokenSigner) {
+  const clients = createServiceClients(Object.fromEntries(SERVICE_ROLES.map((r) => [r, '127.0.0.1:9'])) as Record<ServiceRole, string>);
+  return { db, signer, clients, deadlineMs: DEADLINE_MS, logger: createLogger('silent'), enforcement: false };
+}
+
 describe('startGrpcServer', () => {
   let secrets: ServerSecrets;
   let signer: TokenSigner;
@@ -142,7 +149,7 @@ describe('startGrpcServer', () => {
     signer = new TokenSigner(secrets.callerTokenPrivateKey);
     db = await openPglite('memory://');
     await migrateAll(db, ['billing']);
-    const billing = createBillingService({ db });
+    const billing = createBillingService(billingDepsFor(db, signer));
     server = await startGrpcServer({
       address: '127.0.0.1:0',
       services: [billing.registration, crashingIdentity()],
@@ -322,7 +329,7 @@ describe('a server that shuts down', () => {
       await migrateAll(db, ['billing']);
       const server = await startGrpcServer({
         address: '127.0.0.1:0',
-        services: [createBillingService({ db }).registration],
+        services: [createBillingService(billingDepsFor(db, new TokenSigner(secrets.callerTokenPrivateKey))).registration],
         verifier: new TokenVerifier(secrets.callerTokenPublicKey),
         logger: createLogger('silent'),
       });

@@ -8,11 +8,80 @@
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import type { CallContext, CallOptions } from "nice-grpc-common";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
-import { OwnerRef } from "../../common/v1/common.js";
+import { Caller, OwnerRef } from "../../common/v1/common.js";
 
 export const protobufPackage = "expertnet.billing.v1";
 
 export const protobufFileName = "expertnet/billing/v1/billing_service.proto";
+
+export enum PayerSource {
+  PAYER_SOURCE_UNSPECIFIED = 0,
+  /** PAYER_SOURCE_COMMUNITY_OWNER - The target community's billing owner (community enrichment). */
+  PAYER_SOURCE_COMMUNITY_OWNER = 1,
+  /** PAYER_SOURCE_STANDING_FUNDING - The owning organization covers through standing funding. */
+  PAYER_SOURCE_STANDING_FUNDING = 2,
+  /** PAYER_SOURCE_DELEGATION_BUDGET - The owning organization covers through a delegation budget. */
+  PAYER_SOURCE_DELEGATION_BUDGET = 3,
+  /** PAYER_SOURCE_GLOBAL_PREFERENCE - The caller's saved global-search preference. */
+  PAYER_SOURCE_GLOBAL_PREFERENCE = 4,
+  /** PAYER_SOURCE_CALLER - The caller's own (personal) billing owner. */
+  PAYER_SOURCE_CALLER = 5,
+  /** PAYER_SOURCE_EARLIEST_ORGANIZATION - The earliest-joined organization with credits to spend. */
+  PAYER_SOURCE_EARLIEST_ORGANIZATION = 6,
+  UNRECOGNIZED = -1,
+}
+
+export function payerSourceFromJSON(object: any): PayerSource {
+  switch (object) {
+    case 0:
+    case "PAYER_SOURCE_UNSPECIFIED":
+      return PayerSource.PAYER_SOURCE_UNSPECIFIED;
+    case 1:
+    case "PAYER_SOURCE_COMMUNITY_OWNER":
+      return PayerSource.PAYER_SOURCE_COMMUNITY_OWNER;
+    case 2:
+    case "PAYER_SOURCE_STANDING_FUNDING":
+      return PayerSource.PAYER_SOURCE_STANDING_FUNDING;
+    case 3:
+    case "PAYER_SOURCE_DELEGATION_BUDGET":
+      return PayerSource.PAYER_SOURCE_DELEGATION_BUDGET;
+    case 4:
+    case "PAYER_SOURCE_GLOBAL_PREFERENCE":
+      return PayerSource.PAYER_SOURCE_GLOBAL_PREFERENCE;
+    case 5:
+    case "PAYER_SOURCE_CALLER":
+      return PayerSource.PAYER_SOURCE_CALLER;
+    case 6:
+    case "PAYER_SOURCE_EARLIEST_ORGANIZATION":
+      return PayerSource.PAYER_SOURCE_EARLIEST_ORGANIZATION;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return PayerSource.UNRECOGNIZED;
+  }
+}
+
+export function payerSourceToJSON(object: PayerSource): string {
+  switch (object) {
+    case PayerSource.PAYER_SOURCE_UNSPECIFIED:
+      return "PAYER_SOURCE_UNSPECIFIED";
+    case PayerSource.PAYER_SOURCE_COMMUNITY_OWNER:
+      return "PAYER_SOURCE_COMMUNITY_OWNER";
+    case PayerSource.PAYER_SOURCE_STANDING_FUNDING:
+      return "PAYER_SOURCE_STANDING_FUNDING";
+    case PayerSource.PAYER_SOURCE_DELEGATION_BUDGET:
+      return "PAYER_SOURCE_DELEGATION_BUDGET";
+    case PayerSource.PAYER_SOURCE_GLOBAL_PREFERENCE:
+      return "PAYER_SOURCE_GLOBAL_PREFERENCE";
+    case PayerSource.PAYER_SOURCE_CALLER:
+      return "PAYER_SOURCE_CALLER";
+    case PayerSource.PAYER_SOURCE_EARLIEST_ORGANIZATION:
+      return "PAYER_SOURCE_EARLIEST_ORGANIZATION";
+    case PayerSource.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
 
 export interface Wallet {
   owner: OwnerRef | undefined;
@@ -87,6 +156,10 @@ export interface ChargeRequest {
   operation: string;
   units: number;
   reference: string;
+  /** The credential whose call caused the charge (usage attribution). */
+  credentialId: string;
+  /** The community the operation named, if any (delegation budgets are consumed per community). */
+  communityId: string;
 }
 
 export interface ChargeResponse {
@@ -96,12 +169,93 @@ export interface ChargeResponse {
 
 export interface ResolvePayerRequest {
   operation: string;
+  /** Set when the operation names a community. */
   communityId: string;
+  /** The caller, when a service asks on a caller's behalf (a caller principal may omit it). */
+  caller: Caller | undefined;
 }
 
 export interface ResolvePayerResponse {
   payer: OwnerRef | undefined;
   payerName: string;
+  source: PayerSource;
+}
+
+export interface CheckFundsRequest {
+  operation: string;
+  communityId: string;
+  units: number;
+  caller: Caller | undefined;
+}
+
+export interface CheckFundsResponse {
+  payer:
+    | ResolvePayerResponse
+    | undefined;
+  /** False only when enforcement is off and the payer could not cover it (informational). */
+  covered: boolean;
+}
+
+export interface MeterSelfEnrichRequest {
+  runId: string;
+  caller: Caller | undefined;
+}
+
+export interface MeterSelfEnrichResponse {
+  /** Unset for an owner not on a paid plan (not charged). */
+  entry:
+    | LedgerEntry
+    | undefined;
+  /** When the next self-enrich is allowed (free owners); unset for paid owners. */
+  availableAt: string | undefined;
+}
+
+export interface Rate {
+  operation: string;
+  creditsPerUnit: number;
+}
+
+export interface ListRatesRequest {
+}
+
+export interface ListRatesResponse {
+  rates: Rate[];
+}
+
+export interface SetGlobalSearchPreferenceRequest {
+  userId: string;
+  /** Unset clears the preference. */
+  wallet: OwnerRef | undefined;
+}
+
+export interface SetGlobalSearchPreferenceResponse {
+}
+
+export interface SetOrganizationFundingRequest {
+  organizationId: string;
+  /** The community this applies to; empty for every community the organization owns. */
+  communityId: string;
+  /** Standing funding: the organization pays every charge named to the community. */
+  standingFunding: boolean;
+  /** A delegation budget: the organization pays up to this many credits per UTC month (0 = none). */
+  delegationBudgetPerMonth: number;
+}
+
+export interface SetOrganizationFundingResponse {
+}
+
+export interface ReconcileRequest {
+}
+
+export interface Mismatch {
+  owner: OwnerRef | undefined;
+  balance: number;
+  ledgerSum: number;
+}
+
+export interface ReconcileResponse {
+  walletsChecked: number;
+  mismatches: Mismatch[];
 }
 
 export interface GetCallerUsageRequest {
@@ -1159,7 +1313,7 @@ export const SetWalletBalanceResponse: MessageFns<SetWalletBalanceResponse> = {
 };
 
 function createBaseChargeRequest(): ChargeRequest {
-  return { payer: undefined, operation: "", units: 0, reference: "" };
+  return { payer: undefined, operation: "", units: 0, reference: "", credentialId: "", communityId: "" };
 }
 
 export const ChargeRequest: MessageFns<ChargeRequest> = {
@@ -1175,6 +1329,12 @@ export const ChargeRequest: MessageFns<ChargeRequest> = {
     }
     if (message.reference !== "") {
       writer.uint32(34).string(message.reference);
+    }
+    if (message.credentialId !== "") {
+      writer.uint32(42).string(message.credentialId);
+    }
+    if (message.communityId !== "") {
+      writer.uint32(50).string(message.communityId);
     }
     return writer;
   },
@@ -1224,6 +1384,22 @@ export const ChargeRequest: MessageFns<ChargeRequest> = {
             message.reference = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.credentialId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.communityId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1242,6 +1418,16 @@ export const ChargeRequest: MessageFns<ChargeRequest> = {
       operation: isSet(object.operation) ? globalThis.String(object.operation) : "",
       units: isSet(object.units) ? globalThis.Number(object.units) : 0,
       reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
+      credentialId: isSet(object.credentialId)
+        ? globalThis.String(object.credentialId)
+        : isSet(object.credential_id)
+        ? globalThis.String(object.credential_id)
+        : "",
+      communityId: isSet(object.communityId)
+        ? globalThis.String(object.communityId)
+        : isSet(object.community_id)
+        ? globalThis.String(object.community_id)
+        : "",
     };
   },
 
@@ -1259,6 +1445,12 @@ export const ChargeRequest: MessageFns<ChargeRequest> = {
     if (message.reference !== "") {
       obj.reference = message.reference;
     }
+    if (message.credentialId !== "") {
+      obj.credentialId = message.credentialId;
+    }
+    if (message.communityId !== "") {
+      obj.communityId = message.communityId;
+    }
     return obj;
   },
 
@@ -1273,6 +1465,8 @@ export const ChargeRequest: MessageFns<ChargeRequest> = {
     message.operation = object.operation ?? "";
     message.units = object.units ?? 0;
     message.reference = object.reference ?? "";
+    message.credentialId = object.credentialId ?? "";
+    message.communityId = object.communityId ?? "";
     return message;
   },
 };
@@ -1365,7 +1559,7 @@ export const ChargeResponse: MessageFns<ChargeResponse> = {
 };
 
 function createBaseResolvePayerRequest(): ResolvePayerRequest {
-  return { operation: "", communityId: "" };
+  return { operation: "", communityId: "", caller: undefined };
 }
 
 export const ResolvePayerRequest: MessageFns<ResolvePayerRequest> = {
@@ -1375,6 +1569,9 @@ export const ResolvePayerRequest: MessageFns<ResolvePayerRequest> = {
     }
     if (message.communityId !== "") {
       writer.uint32(18).string(message.communityId);
+    }
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1408,6 +1605,14 @@ export const ResolvePayerRequest: MessageFns<ResolvePayerRequest> = {
             message.communityId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1428,6 +1633,7 @@ export const ResolvePayerRequest: MessageFns<ResolvePayerRequest> = {
         : isSet(object.community_id)
         ? globalThis.String(object.community_id)
         : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
     };
   },
 
@@ -1439,6 +1645,9 @@ export const ResolvePayerRequest: MessageFns<ResolvePayerRequest> = {
     if (message.communityId !== "") {
       obj.communityId = message.communityId;
     }
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
     return obj;
   },
 
@@ -1449,12 +1658,15 @@ export const ResolvePayerRequest: MessageFns<ResolvePayerRequest> = {
     const message = createBaseResolvePayerRequest();
     message.operation = object.operation ?? "";
     message.communityId = object.communityId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     return message;
   },
 };
 
 function createBaseResolvePayerResponse(): ResolvePayerResponse {
-  return { payer: undefined, payerName: "" };
+  return { payer: undefined, payerName: "", source: 0 };
 }
 
 export const ResolvePayerResponse: MessageFns<ResolvePayerResponse> = {
@@ -1464,6 +1676,9 @@ export const ResolvePayerResponse: MessageFns<ResolvePayerResponse> = {
     }
     if (message.payerName !== "") {
       writer.uint32(18).string(message.payerName);
+    }
+    if (message.source !== 0) {
+      writer.uint32(24).int32(message.source);
     }
     return writer;
   },
@@ -1497,6 +1712,14 @@ export const ResolvePayerResponse: MessageFns<ResolvePayerResponse> = {
             message.payerName = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.source = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1517,6 +1740,7 @@ export const ResolvePayerResponse: MessageFns<ResolvePayerResponse> = {
         : isSet(object.payer_name)
         ? globalThis.String(object.payer_name)
         : "",
+      source: isSet(object.source) ? payerSourceFromJSON(object.source) : 0,
     };
   },
 
@@ -1527,6 +1751,9 @@ export const ResolvePayerResponse: MessageFns<ResolvePayerResponse> = {
     }
     if (message.payerName !== "") {
       obj.payerName = message.payerName;
+    }
+    if (message.source !== 0) {
+      obj.source = payerSourceToJSON(message.source);
     }
     return obj;
   },
@@ -1540,6 +1767,1185 @@ export const ResolvePayerResponse: MessageFns<ResolvePayerResponse> = {
       ? OwnerRef.fromPartial(object.payer)
       : undefined;
     message.payerName = object.payerName ?? "";
+    message.source = object.source ?? 0;
+    return message;
+  },
+};
+
+function createBaseCheckFundsRequest(): CheckFundsRequest {
+  return { operation: "", communityId: "", units: 0, caller: undefined };
+}
+
+export const CheckFundsRequest: MessageFns<CheckFundsRequest> = {
+  encode(message: CheckFundsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.operation !== "") {
+      writer.uint32(10).string(message.operation);
+    }
+    if (message.communityId !== "") {
+      writer.uint32(18).string(message.communityId);
+    }
+    if (message.units !== 0) {
+      writer.uint32(24).uint32(message.units);
+    }
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckFundsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckFundsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.operation = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.communityId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.units = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckFundsRequest {
+    return {
+      operation: isSet(object.operation) ? globalThis.String(object.operation) : "",
+      communityId: isSet(object.communityId)
+        ? globalThis.String(object.communityId)
+        : isSet(object.community_id)
+        ? globalThis.String(object.community_id)
+        : "",
+      units: isSet(object.units) ? globalThis.Number(object.units) : 0,
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+    };
+  },
+
+  toJSON(message: CheckFundsRequest): unknown {
+    const obj: any = {};
+    if (message.operation !== "") {
+      obj.operation = message.operation;
+    }
+    if (message.communityId !== "") {
+      obj.communityId = message.communityId;
+    }
+    if (message.units !== 0) {
+      obj.units = Math.round(message.units);
+    }
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CheckFundsRequest>): CheckFundsRequest {
+    return CheckFundsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CheckFundsRequest>): CheckFundsRequest {
+    const message = createBaseCheckFundsRequest();
+    message.operation = object.operation ?? "";
+    message.communityId = object.communityId ?? "";
+    message.units = object.units ?? 0;
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCheckFundsResponse(): CheckFundsResponse {
+  return { payer: undefined, covered: false };
+}
+
+export const CheckFundsResponse: MessageFns<CheckFundsResponse> = {
+  encode(message: CheckFundsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.payer !== undefined) {
+      ResolvePayerResponse.encode(message.payer, writer.uint32(10).fork()).join();
+    }
+    if (message.covered !== false) {
+      writer.uint32(16).bool(message.covered);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckFundsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckFundsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.payer = ResolvePayerResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.covered = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckFundsResponse {
+    return {
+      payer: isSet(object.payer) ? ResolvePayerResponse.fromJSON(object.payer) : undefined,
+      covered: isSet(object.covered) ? globalThis.Boolean(object.covered) : false,
+    };
+  },
+
+  toJSON(message: CheckFundsResponse): unknown {
+    const obj: any = {};
+    if (message.payer !== undefined) {
+      obj.payer = ResolvePayerResponse.toJSON(message.payer);
+    }
+    if (message.covered !== false) {
+      obj.covered = message.covered;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CheckFundsResponse>): CheckFundsResponse {
+    return CheckFundsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CheckFundsResponse>): CheckFundsResponse {
+    const message = createBaseCheckFundsResponse();
+    message.payer = (object.payer !== undefined && object.payer !== null)
+      ? ResolvePayerResponse.fromPartial(object.payer)
+      : undefined;
+    message.covered = object.covered ?? false;
+    return message;
+  },
+};
+
+function createBaseMeterSelfEnrichRequest(): MeterSelfEnrichRequest {
+  return { runId: "", caller: undefined };
+}
+
+export const MeterSelfEnrichRequest: MessageFns<MeterSelfEnrichRequest> = {
+  encode(message: MeterSelfEnrichRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.runId !== "") {
+      writer.uint32(10).string(message.runId);
+    }
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MeterSelfEnrichRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMeterSelfEnrichRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MeterSelfEnrichRequest {
+    return {
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+    };
+  },
+
+  toJSON(message: MeterSelfEnrichRequest): unknown {
+    const obj: any = {};
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<MeterSelfEnrichRequest>): MeterSelfEnrichRequest {
+    return MeterSelfEnrichRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<MeterSelfEnrichRequest>): MeterSelfEnrichRequest {
+    const message = createBaseMeterSelfEnrichRequest();
+    message.runId = object.runId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseMeterSelfEnrichResponse(): MeterSelfEnrichResponse {
+  return { entry: undefined, availableAt: undefined };
+}
+
+export const MeterSelfEnrichResponse: MessageFns<MeterSelfEnrichResponse> = {
+  encode(message: MeterSelfEnrichResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.entry !== undefined) {
+      LedgerEntry.encode(message.entry, writer.uint32(10).fork()).join();
+    }
+    if (message.availableAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.availableAt), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MeterSelfEnrichResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMeterSelfEnrichResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entry = LedgerEntry.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.availableAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MeterSelfEnrichResponse {
+    return {
+      entry: isSet(object.entry) ? LedgerEntry.fromJSON(object.entry) : undefined,
+      availableAt: isSet(object.availableAt)
+        ? globalThis.String(object.availableAt)
+        : isSet(object.available_at)
+        ? globalThis.String(object.available_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: MeterSelfEnrichResponse): unknown {
+    const obj: any = {};
+    if (message.entry !== undefined) {
+      obj.entry = LedgerEntry.toJSON(message.entry);
+    }
+    if (message.availableAt !== undefined) {
+      obj.availableAt = message.availableAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<MeterSelfEnrichResponse>): MeterSelfEnrichResponse {
+    return MeterSelfEnrichResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<MeterSelfEnrichResponse>): MeterSelfEnrichResponse {
+    const message = createBaseMeterSelfEnrichResponse();
+    message.entry = (object.entry !== undefined && object.entry !== null)
+      ? LedgerEntry.fromPartial(object.entry)
+      : undefined;
+    message.availableAt = object.availableAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRate(): Rate {
+  return { operation: "", creditsPerUnit: 0 };
+}
+
+export const Rate: MessageFns<Rate> = {
+  encode(message: Rate, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.operation !== "") {
+      writer.uint32(10).string(message.operation);
+    }
+    if (message.creditsPerUnit !== 0) {
+      writer.uint32(16).int64(message.creditsPerUnit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Rate {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRate();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.operation = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.creditsPerUnit = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Rate {
+    return {
+      operation: isSet(object.operation) ? globalThis.String(object.operation) : "",
+      creditsPerUnit: isSet(object.creditsPerUnit)
+        ? globalThis.Number(object.creditsPerUnit)
+        : isSet(object.credits_per_unit)
+        ? globalThis.Number(object.credits_per_unit)
+        : 0,
+    };
+  },
+
+  toJSON(message: Rate): unknown {
+    const obj: any = {};
+    if (message.operation !== "") {
+      obj.operation = message.operation;
+    }
+    if (message.creditsPerUnit !== 0) {
+      obj.creditsPerUnit = Math.round(message.creditsPerUnit);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Rate>): Rate {
+    return Rate.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Rate>): Rate {
+    const message = createBaseRate();
+    message.operation = object.operation ?? "";
+    message.creditsPerUnit = object.creditsPerUnit ?? 0;
+    return message;
+  },
+};
+
+function createBaseListRatesRequest(): ListRatesRequest {
+  return {};
+}
+
+export const ListRatesRequest: MessageFns<ListRatesRequest> = {
+  encode(_: ListRatesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRatesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRatesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListRatesRequest {
+    return {};
+  },
+
+  toJSON(_: ListRatesRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListRatesRequest>): ListRatesRequest {
+    return ListRatesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<ListRatesRequest>): ListRatesRequest {
+    const message = createBaseListRatesRequest();
+    return message;
+  },
+};
+
+function createBaseListRatesResponse(): ListRatesResponse {
+  return { rates: [] };
+}
+
+export const ListRatesResponse: MessageFns<ListRatesResponse> = {
+  encode(message: ListRatesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.rates) {
+      Rate.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRatesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRatesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.rates.push(Rate.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRatesResponse {
+    return { rates: globalThis.Array.isArray(object?.rates) ? object.rates.map((e: any) => Rate.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListRatesResponse): unknown {
+    const obj: any = {};
+    if (message.rates?.length) {
+      obj.rates = message.rates.map((e) => Rate.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListRatesResponse>): ListRatesResponse {
+    return ListRatesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListRatesResponse>): ListRatesResponse {
+    const message = createBaseListRatesResponse();
+    message.rates = object.rates?.map((e) => Rate.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSetGlobalSearchPreferenceRequest(): SetGlobalSearchPreferenceRequest {
+  return { userId: "", wallet: undefined };
+}
+
+export const SetGlobalSearchPreferenceRequest: MessageFns<SetGlobalSearchPreferenceRequest> = {
+  encode(message: SetGlobalSearchPreferenceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.wallet !== undefined) {
+      OwnerRef.encode(message.wallet, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetGlobalSearchPreferenceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetGlobalSearchPreferenceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.wallet = OwnerRef.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetGlobalSearchPreferenceRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      wallet: isSet(object.wallet) ? OwnerRef.fromJSON(object.wallet) : undefined,
+    };
+  },
+
+  toJSON(message: SetGlobalSearchPreferenceRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.wallet !== undefined) {
+      obj.wallet = OwnerRef.toJSON(message.wallet);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetGlobalSearchPreferenceRequest>): SetGlobalSearchPreferenceRequest {
+    return SetGlobalSearchPreferenceRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetGlobalSearchPreferenceRequest>): SetGlobalSearchPreferenceRequest {
+    const message = createBaseSetGlobalSearchPreferenceRequest();
+    message.userId = object.userId ?? "";
+    message.wallet = (object.wallet !== undefined && object.wallet !== null)
+      ? OwnerRef.fromPartial(object.wallet)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSetGlobalSearchPreferenceResponse(): SetGlobalSearchPreferenceResponse {
+  return {};
+}
+
+export const SetGlobalSearchPreferenceResponse: MessageFns<SetGlobalSearchPreferenceResponse> = {
+  encode(_: SetGlobalSearchPreferenceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetGlobalSearchPreferenceResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetGlobalSearchPreferenceResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): SetGlobalSearchPreferenceResponse {
+    return {};
+  },
+
+  toJSON(_: SetGlobalSearchPreferenceResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetGlobalSearchPreferenceResponse>): SetGlobalSearchPreferenceResponse {
+    return SetGlobalSearchPreferenceResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<SetGlobalSearchPreferenceResponse>): SetGlobalSearchPreferenceResponse {
+    const message = createBaseSetGlobalSearchPreferenceResponse();
+    return message;
+  },
+};
+
+function createBaseSetOrganizationFundingRequest(): SetOrganizationFundingRequest {
+  return { organizationId: "", communityId: "", standingFunding: false, delegationBudgetPerMonth: 0 };
+}
+
+export const SetOrganizationFundingRequest: MessageFns<SetOrganizationFundingRequest> = {
+  encode(message: SetOrganizationFundingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.communityId !== "") {
+      writer.uint32(18).string(message.communityId);
+    }
+    if (message.standingFunding !== false) {
+      writer.uint32(24).bool(message.standingFunding);
+    }
+    if (message.delegationBudgetPerMonth !== 0) {
+      writer.uint32(32).int64(message.delegationBudgetPerMonth);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetOrganizationFundingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetOrganizationFundingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.communityId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.standingFunding = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.delegationBudgetPerMonth = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetOrganizationFundingRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      communityId: isSet(object.communityId)
+        ? globalThis.String(object.communityId)
+        : isSet(object.community_id)
+        ? globalThis.String(object.community_id)
+        : "",
+      standingFunding: isSet(object.standingFunding)
+        ? globalThis.Boolean(object.standingFunding)
+        : isSet(object.standing_funding)
+        ? globalThis.Boolean(object.standing_funding)
+        : false,
+      delegationBudgetPerMonth: isSet(object.delegationBudgetPerMonth)
+        ? globalThis.Number(object.delegationBudgetPerMonth)
+        : isSet(object.delegation_budget_per_month)
+        ? globalThis.Number(object.delegation_budget_per_month)
+        : 0,
+    };
+  },
+
+  toJSON(message: SetOrganizationFundingRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.communityId !== "") {
+      obj.communityId = message.communityId;
+    }
+    if (message.standingFunding !== false) {
+      obj.standingFunding = message.standingFunding;
+    }
+    if (message.delegationBudgetPerMonth !== 0) {
+      obj.delegationBudgetPerMonth = Math.round(message.delegationBudgetPerMonth);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetOrganizationFundingRequest>): SetOrganizationFundingRequest {
+    return SetOrganizationFundingRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetOrganizationFundingRequest>): SetOrganizationFundingRequest {
+    const message = createBaseSetOrganizationFundingRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.communityId = object.communityId ?? "";
+    message.standingFunding = object.standingFunding ?? false;
+    message.delegationBudgetPerMonth = object.delegationBudgetPerMonth ?? 0;
+    return message;
+  },
+};
+
+function createBaseSetOrganizationFundingResponse(): SetOrganizationFundingResponse {
+  return {};
+}
+
+export const SetOrganizationFundingResponse: MessageFns<SetOrganizationFundingResponse> = {
+  encode(_: SetOrganizationFundingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetOrganizationFundingResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetOrganizationFundingResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): SetOrganizationFundingResponse {
+    return {};
+  },
+
+  toJSON(_: SetOrganizationFundingResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetOrganizationFundingResponse>): SetOrganizationFundingResponse {
+    return SetOrganizationFundingResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<SetOrganizationFundingResponse>): SetOrganizationFundingResponse {
+    const message = createBaseSetOrganizationFundingResponse();
+    return message;
+  },
+};
+
+function createBaseReconcileRequest(): ReconcileRequest {
+  return {};
+}
+
+export const ReconcileRequest: MessageFns<ReconcileRequest> = {
+  encode(_: ReconcileRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReconcileRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReconcileRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ReconcileRequest {
+    return {};
+  },
+
+  toJSON(_: ReconcileRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<ReconcileRequest>): ReconcileRequest {
+    return ReconcileRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<ReconcileRequest>): ReconcileRequest {
+    const message = createBaseReconcileRequest();
+    return message;
+  },
+};
+
+function createBaseMismatch(): Mismatch {
+  return { owner: undefined, balance: 0, ledgerSum: 0 };
+}
+
+export const Mismatch: MessageFns<Mismatch> = {
+  encode(message: Mismatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.owner !== undefined) {
+      OwnerRef.encode(message.owner, writer.uint32(10).fork()).join();
+    }
+    if (message.balance !== 0) {
+      writer.uint32(16).int64(message.balance);
+    }
+    if (message.ledgerSum !== 0) {
+      writer.uint32(24).int64(message.ledgerSum);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Mismatch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMismatch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.owner = OwnerRef.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.balance = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.ledgerSum = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Mismatch {
+    return {
+      owner: isSet(object.owner) ? OwnerRef.fromJSON(object.owner) : undefined,
+      balance: isSet(object.balance) ? globalThis.Number(object.balance) : 0,
+      ledgerSum: isSet(object.ledgerSum)
+        ? globalThis.Number(object.ledgerSum)
+        : isSet(object.ledger_sum)
+        ? globalThis.Number(object.ledger_sum)
+        : 0,
+    };
+  },
+
+  toJSON(message: Mismatch): unknown {
+    const obj: any = {};
+    if (message.owner !== undefined) {
+      obj.owner = OwnerRef.toJSON(message.owner);
+    }
+    if (message.balance !== 0) {
+      obj.balance = Math.round(message.balance);
+    }
+    if (message.ledgerSum !== 0) {
+      obj.ledgerSum = Math.round(message.ledgerSum);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Mismatch>): Mismatch {
+    return Mismatch.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Mismatch>): Mismatch {
+    const message = createBaseMismatch();
+    message.owner = (object.owner !== undefined && object.owner !== null)
+      ? OwnerRef.fromPartial(object.owner)
+      : undefined;
+    message.balance = object.balance ?? 0;
+    message.ledgerSum = object.ledgerSum ?? 0;
+    return message;
+  },
+};
+
+function createBaseReconcileResponse(): ReconcileResponse {
+  return { walletsChecked: 0, mismatches: [] };
+}
+
+export const ReconcileResponse: MessageFns<ReconcileResponse> = {
+  encode(message: ReconcileResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.walletsChecked !== 0) {
+      writer.uint32(8).uint32(message.walletsChecked);
+    }
+    for (const v of message.mismatches) {
+      Mismatch.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReconcileResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReconcileResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.walletsChecked = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.mismatches.push(Mismatch.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReconcileResponse {
+    return {
+      walletsChecked: isSet(object.walletsChecked)
+        ? globalThis.Number(object.walletsChecked)
+        : isSet(object.wallets_checked)
+        ? globalThis.Number(object.wallets_checked)
+        : 0,
+      mismatches: globalThis.Array.isArray(object?.mismatches)
+        ? object.mismatches.map((e: any) => Mismatch.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ReconcileResponse): unknown {
+    const obj: any = {};
+    if (message.walletsChecked !== 0) {
+      obj.walletsChecked = Math.round(message.walletsChecked);
+    }
+    if (message.mismatches?.length) {
+      obj.mismatches = message.mismatches.map((e) => Mismatch.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ReconcileResponse>): ReconcileResponse {
+    return ReconcileResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ReconcileResponse>): ReconcileResponse {
+    const message = createBaseReconcileResponse();
+    message.walletsChecked = object.walletsChecked ?? 0;
+    message.mismatches = object.mismatches?.map((e) => Mismatch.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1729,7 +3135,7 @@ export const BillingServiceDefinition = {
       responseStream: false,
       options: {},
     },
-    /** Debit the payer of an operation, exactly once per reference. */
+    /** Debit the payer of an operation, exactly once per reference, at the operation's configured rate. */
     charge: {
       name: "Charge",
       requestType: ChargeRequest as typeof ChargeRequest,
@@ -1738,11 +3144,65 @@ export const BillingServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** Who pays for an operation (one function, every rule of the spec). */
     resolvePayer: {
       name: "ResolvePayer",
       requestType: ResolvePayerRequest as typeof ResolvePayerRequest,
       requestStream: false,
       responseType: ResolvePayerResponse as typeof ResolvePayerResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Before starting billable work: with enforcement on, refuses with 402-class errors naming the payer. */
+    checkFunds: {
+      name: "CheckFunds",
+      requestType: CheckFundsRequest as typeof CheckFundsRequest,
+      requestStream: false,
+      responseType: CheckFundsResponse as typeof CheckFundsResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Self-enrich metering: 1 credit for a paid plan; a free owner is not charged but held to a cooldown. */
+    meterSelfEnrich: {
+      name: "MeterSelfEnrich",
+      requestType: MeterSelfEnrichRequest as typeof MeterSelfEnrichRequest,
+      requestStream: false,
+      responseType: MeterSelfEnrichResponse as typeof MeterSelfEnrichResponse,
+      responseStream: false,
+      options: {},
+    },
+    listRates: {
+      name: "ListRates",
+      requestType: ListRatesRequest as typeof ListRatesRequest,
+      requestStream: false,
+      responseType: ListRatesResponse as typeof ListRatesResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Operator: a user's saved wallet for global searches. */
+    setGlobalSearchPreference: {
+      name: "SetGlobalSearchPreference",
+      requestType: SetGlobalSearchPreferenceRequest as typeof SetGlobalSearchPreferenceRequest,
+      requestStream: false,
+      responseType: SetGlobalSearchPreferenceResponse as typeof SetGlobalSearchPreferenceResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Operator: how an organization covers charges named to its communities. */
+    setOrganizationFunding: {
+      name: "SetOrganizationFunding",
+      requestType: SetOrganizationFundingRequest as typeof SetOrganizationFundingRequest,
+      requestStream: false,
+      responseType: SetOrganizationFundingResponse as typeof SetOrganizationFundingResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Operator: wallets whose balance differs from the sum of their ledger (should be none). */
+    reconcile: {
+      name: "Reconcile",
+      requestType: ReconcileRequest as typeof ReconcileRequest,
+      requestStream: false,
+      responseType: ReconcileResponse as typeof ReconcileResponse,
       responseStream: false,
       options: {},
     },
@@ -1774,12 +3234,36 @@ export interface BillingServiceImplementation<CallContextExt = {}> {
     request: SetWalletBalanceRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<SetWalletBalanceResponse>>;
-  /** Debit the payer of an operation, exactly once per reference. */
+  /** Debit the payer of an operation, exactly once per reference, at the operation's configured rate. */
   charge(request: ChargeRequest, context: CallContext & CallContextExt): Promise<DeepPartial<ChargeResponse>>;
+  /** Who pays for an operation (one function, every rule of the spec). */
   resolvePayer(
     request: ResolvePayerRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ResolvePayerResponse>>;
+  /** Before starting billable work: with enforcement on, refuses with 402-class errors naming the payer. */
+  checkFunds(
+    request: CheckFundsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<CheckFundsResponse>>;
+  /** Self-enrich metering: 1 credit for a paid plan; a free owner is not charged but held to a cooldown. */
+  meterSelfEnrich(
+    request: MeterSelfEnrichRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<MeterSelfEnrichResponse>>;
+  listRates(request: ListRatesRequest, context: CallContext & CallContextExt): Promise<DeepPartial<ListRatesResponse>>;
+  /** Operator: a user's saved wallet for global searches. */
+  setGlobalSearchPreference(
+    request: SetGlobalSearchPreferenceRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<SetGlobalSearchPreferenceResponse>>;
+  /** Operator: how an organization covers charges named to its communities. */
+  setOrganizationFunding(
+    request: SetOrganizationFundingRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<SetOrganizationFundingResponse>>;
+  /** Operator: wallets whose balance differs from the sum of their ledger (should be none). */
+  reconcile(request: ReconcileRequest, context: CallContext & CallContextExt): Promise<DeepPartial<ReconcileResponse>>;
   /** Balance of the caller's billing owner and credits the caller's credential spent. */
   getCallerUsage(
     request: GetCallerUsageRequest,
@@ -1803,12 +3287,36 @@ export interface BillingServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<SetWalletBalanceRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<SetWalletBalanceResponse>;
-  /** Debit the payer of an operation, exactly once per reference. */
+  /** Debit the payer of an operation, exactly once per reference, at the operation's configured rate. */
   charge(request: DeepPartial<ChargeRequest>, options?: CallOptions & CallOptionsExt): Promise<ChargeResponse>;
+  /** Who pays for an operation (one function, every rule of the spec). */
   resolvePayer(
     request: DeepPartial<ResolvePayerRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ResolvePayerResponse>;
+  /** Before starting billable work: with enforcement on, refuses with 402-class errors naming the payer. */
+  checkFunds(
+    request: DeepPartial<CheckFundsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<CheckFundsResponse>;
+  /** Self-enrich metering: 1 credit for a paid plan; a free owner is not charged but held to a cooldown. */
+  meterSelfEnrich(
+    request: DeepPartial<MeterSelfEnrichRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<MeterSelfEnrichResponse>;
+  listRates(request: DeepPartial<ListRatesRequest>, options?: CallOptions & CallOptionsExt): Promise<ListRatesResponse>;
+  /** Operator: a user's saved wallet for global searches. */
+  setGlobalSearchPreference(
+    request: DeepPartial<SetGlobalSearchPreferenceRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<SetGlobalSearchPreferenceResponse>;
+  /** Operator: how an organization covers charges named to its communities. */
+  setOrganizationFunding(
+    request: DeepPartial<SetOrganizationFundingRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<SetOrganizationFundingResponse>;
+  /** Operator: wallets whose balance differs from the sum of their ledger (should be none). */
+  reconcile(request: DeepPartial<ReconcileRequest>, options?: CallOptions & CallOptionsExt): Promise<ReconcileResponse>;
   /** Balance of the caller's billing owner and credits the caller's credential spent. */
   getCallerUsage(
     request: DeepPartial<GetCallerUsageRequest>,
