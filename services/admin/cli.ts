@@ -56,6 +56,15 @@ const USAGE = `usage: npm run admin -- <command>
   consent approve|deny REQUEST_ID
   wallets credit OWNER --amount N --reference REF     (OWNER is user:ID or organization:ID)
   wallets show OWNER
+  billing set-global-preference USER OWNER|none     (the wallet of USER's global searches: user:USER itself or
+                                                    organization:ID of an organization USER belongs to; none clears)
+  billing set-funding ORG [--community C] [--standing] [--budget N]
+                                                    (how ORG covers charges named to community C, or to every
+                                                    community it owns without --community: standing funding
+                                                    and/or a delegation budget of N credits per UTC month)
+  billing rates                                     (credits per unit of each billable operation, as configured)
+  billing reconcile                                 (wallets whose balance differs from the sum of their ledger;
+                                                    exits 1 when there is any)
   health`;
 
 class UsageError extends Error {}
@@ -105,6 +114,7 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
       env: { type: 'string' }, amount: { type: 'string' }, reference: { type: 'string' },
       client: { type: 'string' }, ttl: { type: 'string' },
       name: { type: 'string' }, owner: { type: 'string' }, unarchive: { type: 'boolean' },
+      community: { type: 'string' }, standing: { type: 'boolean' }, budget: { type: 'string' },
     },
   });
   const [group, action, ...rest] = positionals;
@@ -213,6 +223,40 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
         clients.billing.listLedgerEntries({ owner, pageSize: 20, pageToken: '' }, call),
       ]);
       return { ...(GetWalletResponse.toJSON(wallet) as object), recent: ListLedgerEntriesResponse.toJSON(ledger) };
+    }
+    case 'billing set-global-preference': {
+      const userId = required(rest[0], 'USER');
+      const target = required(rest[1], 'OWNER|none');
+      const wallet = target === 'none' ? undefined : ownerArg(target);
+      await clients.billing.setGlobalSearchPreference({ userId, wallet }, call);
+      return { user_id: userId, global_search_wallet: target === 'none' ? null : target };
+    }
+    case 'billing set-funding': {
+      const organizationId = required(rest[0], 'ORG');
+      const budget = values.budget === undefined ? 0 : wholeNumber(values.budget, '--budget');
+      const standing = values.standing ?? false;
+      await clients.billing.setOrganizationFunding(
+        { organizationId, communityId: values.community ?? '', standingFunding: standing, delegationBudgetPerMonth: budget },
+        call,
+      );
+      return { organization_id: organizationId, community_id: values.community ?? null, standing_funding: standing, delegation_budget_per_month: budget };
+    }
+    case 'billing rates': {
+      const { rates } = await clients.billing.listRates({}, call);
+      return { rates: rates.map((r) => ({ operation: r.operation, credits_per_unit: r.creditsPerUnit })) };
+    }
+    case 'billing reconcile': {
+      const result = await clients.billing.reconcile({}, call);
+      const mismatches = result.mismatches.map((m) => ({
+        owner: `${m.owner ? ownerTypes.toName(m.owner.type, 'owner.type') : 'unknown'}:${m.owner?.id ?? ''}`,
+        balance: m.balance,
+        ledger_sum: m.ledgerSum,
+      }));
+      if (mismatches.length > 0) {
+        console.error(`error: ${mismatches.length} wallet(s) do not match their ledger`);
+        process.exitCode = 1;
+      }
+      return { wallets_checked: result.walletsChecked, mismatches };
     }
     case 'health': {
       const entries = await Promise.all(SERVICE_ROLES.map(async (s) => [s, { address: addresses[s], serving: await checkGrpcHealth(addresses[s]) }] as const));

@@ -1,43 +1,15 @@
 // The billing service. This release keeps wallets and the exact ledger (credit, adjust, read,
 // balance and spend for /v1/me); charging, payer resolution and enforcement arrive with the
 // billing issue on top of the same ledger.
-import { BillingServiceDefinition, LedgerEntry, Wallet } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
-import type { OwnerRef } from '../../proto/gen/expertnet/common/v1/common.js';
+import { BillingServiceDefinition } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
 import type { BillingContext, BillingDeps } from './billing-context.js';
 import { createMeteringHandlers } from './metering.handlers.js';
 import { createPayerHandlers } from './payer.handlers.js';
-import { ownerTypes } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceRegistration } from '../kit/grpc/server.js';
 import { clampPageSize, pageOf } from '../kit/paging.js';
-import { createLedger, type LedgerRow, type Owner, type WalletRow } from './ledger.repository.js';
-
-function ownerOf(ref: OwnerRef | undefined): Owner {
-  if (!ref?.id) throw domainError('invalid_request', 'owner is required');
-  return { type: ownerTypes.toName(ref.type, 'owner.type'), id: ref.id };
-}
-
-function toWallet(row: WalletRow): Wallet {
-  return Wallet.fromPartial({
-    owner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id },
-    balance: row.balance,
-    updatedAt: row.updated_at.toISOString(),
-  });
-}
-
-function toEntry(row: LedgerRow): LedgerEntry {
-  return LedgerEntry.fromPartial({
-    id: row.id,
-    owner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id },
-    amount: row.amount,
-    reference: row.reference,
-    operation: row.operation,
-    rate: row.rate,
-    credentialId: row.credential_id ?? '',
-    createdAt: row.created_at.toISOString(),
-    balanceAfter: row.balance_after,
-  });
-}
+import { createLedger } from './ledger.repository.js';
+import { ownerOf, toEntry, toWallet } from './ledger-messages.js';
 
 export function createBillingService(deps: BillingDeps) {
   const ledger = createLedger(deps.db);
