@@ -19,6 +19,7 @@ async function main(): Promise<void> {
 
   const lines = [`Expert Network API (roles: ${config.ROLES.join(',')})`];
   if (system.restUrl) lines.push(`REST API:  ${system.restUrl}/v1`);
+  if (system.mcpUrl) lines.push(`MCP:       ${system.mcpUrl}`);
   lines.push(`Admin:     ${system.adminUrl}  (/healthz, /readyz)`);
   for (const [id, secret] of Object.entries(system.mintedKeys)) {
     lines.push(`API key ${id} (shown once, keep it): ${secret}`);

@@ -8,6 +8,7 @@ import { createEdge } from '../gateway/core/edge.js';
 import { parseDeprecations } from '../gateway/core/deprecations.js';
 import { MemoryRateLimiter } from '../gateway/core/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from '../gateway/core/rate-limit/redis-limiter.js';
+import { startMcpHttpServer } from '../gateway/mcp/server.js';
 import { buildRestApp } from '../gateway/rest/app.js';
 import { applySeed } from './admin/apply-seed.js';
 import { demoSeed } from './admin/demo-data.js';
@@ -49,6 +50,8 @@ const SERVICE_FACTORIES: Record<ServiceRole, (deps: ServiceDeps, config: Config,
 
 export interface RunningSystem {
   restUrl?: string;
+  /** The MCP endpoint (streamable HTTP), when this process runs the mcp role. */
+  mcpUrl?: string;
   adminUrl?: string;
   grpcAddresses: Record<ServiceRole, string>;
   /** Secrets of keys minted while seeding at this start (the demo key on a first start). */
@@ -101,12 +104,13 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     const checks: ReadinessChecks = {};
     let db: Database | undefined;
     // Services keep their schemas here; the gateway keeps its idempotency records.
-    const gatewayHere = roles.has('gateway');
-    if (localServices.length > 0 || gatewayHere) {
+    // An edge surface (REST or MCP) keeps idempotency records in the edge schema.
+    const edgeHere = roles.has('gateway') || roles.has('mcp');
+    if (localServices.length > 0 || edgeHere) {
       db = await openDatabase(config);
       const opened = db;
       stops.push(() => opened.close());
-      const applied = await migrateAll(db, gatewayHere ? [...localServices, 'edge'] : localServices);
+      const applied = await migrateAll(db, edgeHere ? [...localServices, 'edge'] : localServices);
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
       checks.database = async () => (await opened.query('SELECT 1 AS ok')).length === 1;
       if (db.engine === 'pglite') logger.info({ dataDir: config.DATA_DIR }, 'using the embedded store (PGlite)');
@@ -137,26 +141,31 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     stops.push(async () => builtClients.close());
 
     let redis: Redis | undefined;
-    if (config.REDIS_URL && roles.has('gateway')) {
+    if (config.REDIS_URL && edgeHere) {
       redis = await connectRedis(config.REDIS_URL);
       const connected = redis;
       stops.push(async () => void connected.disconnect());
       checks.redis = async () => (await connected.ping()) === 'PONG';
-    } else if (roles.has('gateway')) {
+    } else if (edgeHere) {
       logger.info('no REDIS_URL: rate limits are kept in this process (correct for one process only)');
     }
 
     const result: RunningSystem = { grpcAddresses: addresses, mintedKeys: {}, clients, signer, stop: stopAll };
-    if (roles.has('gateway')) {
+    // Both surfaces stand on one edge core and one limiter: the same credentials, scopes and buckets.
+    const edge = createEdge({ clients, signer, deadlineMs: config.GRPC_DEADLINE_MS });
+    const limiter = redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter();
+    if (edgeHere) {
       for (const service of SERVICE_ROLES) checks[`grpc:${service}`] = () => checkGrpcHealth(addresses[service]);
       await waitForServices(addresses, logger);
+    }
+    if (roles.has('gateway')) {
       result.mintedKeys = await seedAtStart(config, clients, signer);
       const app: FastifyInstance = buildRestApp({
-        edge: createEdge({ clients, signer, deadlineMs: config.GRPC_DEADLINE_MS }),
+        edge,
         logger,
         cors: { allowedOrigins: config.CORS_ALLOWED_ORIGINS, maxAgeSeconds: config.CORS_MAX_AGE_SECONDS },
         deprecations,
-        limiter: redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter(),
+        limiter,
         db: db!,
       });
       await app.listen({ host: config.HOST, port: config.PORT });
@@ -164,6 +173,22 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : config.PORT;
       result.restUrl = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
+    }
+    if (roles.has('mcp')) {
+      const mcp = await startMcpHttpServer({
+        edge,
+        limiter,
+        host: config.HOST,
+        port: config.MCP_PORT,
+        authorizationServers: [config.OAUTH_ISSUER],
+        resourceUrl: config.MCP_RESOURCE_URL,
+        allowedHosts: config.MCP_ALLOWED_HOSTS.length > 0 ? config.MCP_ALLOWED_HOSTS : undefined,
+        allowedOrigins: config.MCP_ALLOWED_ORIGINS.length > 0 ? config.MCP_ALLOWED_ORIGINS : undefined,
+        db,
+        logger,
+      });
+      stops.push(() => mcp.close());
+      result.mcpUrl = mcp.endpoint;
     }
     const admin = await startAdminServer(config.HOST, config.ADMIN_PORT, checks);
     stops.push(() => admin.close());

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import type { MemberView, RosterPageView } from '../gateway/core/members-read.js';
-import type { CommunityMember, RosterPage } from '../gateway/rest/contract/members.js';
+import type { CommunityMember, RosterPage } from '../gateway/core/contract/members.js';
 import { OwnerType, Role } from '../proto/gen/expertnet/common/v1/common.js';
 import type { SeedInput } from '../services/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';

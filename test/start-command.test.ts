@@ -43,7 +43,7 @@ function stop(child: ChildProcess): Promise<number | null> {
 describe('npm start', () => {
   it('seeds a demo key on first start, exits 0 on SIGTERM, and keeps data across restarts', async () => {
     const env: Record<string, string> = { DATA_DIR: mkdtempSync(join(tmpdir(), 'en-start-')) };
-    for (const name of ['PORT', 'ADMIN_PORT', 'IDENTITY_GRPC_ADDR', 'COMMUNITIES_GRPC_ADDR', 'SEARCH_GRPC_ADDR', 'ENRICHMENT_GRPC_ADDR', 'BILLING_GRPC_ADDR']) {
+    for (const name of ['PORT', 'MCP_PORT', 'ADMIN_PORT', 'IDENTITY_GRPC_ADDR', 'COMMUNITIES_GRPC_ADDR', 'SEARCH_GRPC_ADDR', 'ENRICHMENT_GRPC_ADDR', 'BILLING_GRPC_ADDR']) {
       const port = await freePort();
       env[name] = name.endsWith('_ADDR') ? `127.0.0.1:${port}` : String(port);
     }

@@ -48,6 +48,11 @@ const schema = z.object({
   OAUTH_ISSUER: z.string().url('expected the issuer URL').default('http://127.0.0.1:8080/oauth'),
   OAUTH_AUDIENCE: z.string().min(1).default('http://127.0.0.1:8080/v1'),
   OAUTH_JWKS_URL: z.string().url('expected the JWKS URL').optional(),
+  // MCP surface (docs/MCP.md): the Host and Origin values it accepts (DNS-rebinding protection;
+  // unset: localhost forms only) and its public resource URL (unset: built from HOST and MCP_PORT).
+  MCP_ALLOWED_HOSTS: z.string().default('').transform((s) => s.split(',').map((h) => h.trim()).filter(Boolean)),
+  MCP_ALLOWED_ORIGINS: z.string().default('').transform((s) => s.split(',').map((o) => o.trim()).filter(Boolean)),
+  MCP_RESOURCE_URL: z.string().url('expected the MCP resource URL').optional(),
   // Server secrets. Unset: generated once and kept in DATA_DIR/secrets.json (see docs/OPERATIONS.md).
   API_KEY_PEPPER: z.string().min(32, 'use at least 32 characters').optional(),
   CALLER_TOKEN_PRIVATE_KEY: z.string().includes('PRIVATE KEY', { message: 'expected a PKCS#8 PEM' }).optional(),

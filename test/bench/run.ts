@@ -79,7 +79,7 @@ async function benchSystem(name: string, env: Record<string, string>): Promise<R
   const grpc: Record<string, string> = {};
   for (const v of ['IDENTITY', 'COMMUNITIES', 'SEARCH', 'ENRICHMENT', 'BILLING']) grpc[`${v}_GRPC_ADDR`] = `127.0.0.1:${await freePort()}`;
   const child = await startProcess('services/main.ts', {
-    ...grpc, PORT: String(port), ADMIN_PORT: String(await freePort()), DATA_DIR: join(dir, 'data'), SEED_FILE: seedFile, LOG_LEVEL: 'warn', ...env,
+    ...grpc, PORT: String(port), MCP_PORT: String(await freePort()), ADMIN_PORT: String(await freePort()), DATA_DIR: join(dir, 'data'), SEED_FILE: seedFile, LOG_LEVEL: 'warn', ...env,
   }, /^REST API:/m);
   try {
     return await measure(name, `http://127.0.0.1:${port}`, secrets);

@@ -24,6 +24,7 @@ export async function startTestSystem(options: { store?: StoreName; seed?: SeedI
   const database = options.store === 'postgres' ? await freshPostgresDatabase() : undefined;
   const env: Record<string, string> = {
     PORT: '0',
+    MCP_PORT: '0',
     ADMIN_PORT: '0',
     DATA_DIR: 'memory://',
     LOG_LEVEL: 'silent',

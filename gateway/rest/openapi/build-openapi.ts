@@ -1,12 +1,12 @@
 // Builds the OpenAPI 3.1 document of the v1 REST surface from the endpoint contract
-// (gateway/rest/contract): the zod schemas the routes validate with are converted by zod's own
+// (gateway/core/contract): the zod schemas the routes validate with are converted by zod's own
 // JSON Schema generator (draft 2020-12, the dialect of OpenAPI 3.1). Request-side schemas are
 // converted as their input type (defaults optional, before transforms), response-side schemas as
 // their output type. The result is deterministic — same contract, same bytes — which is what the
 // drift test against docs/openapi.json relies on.
 import { z } from 'zod';
-import { COMPONENTS, ENDPOINTS, type ComponentSide } from '../contract/endpoints.js';
-import { RequestIdHeader, RESPONSE_HEADERS, type Endpoint, type ResponseHeaderName, type Tag } from '../contract/schemas.js';
+import { COMPONENTS, ENDPOINTS, type ComponentSide } from '../../core/contract/endpoints.js';
+import { RequestIdHeader, RESPONSE_HEADERS, type Endpoint, type ResponseHeaderName, type Tag } from '../../core/contract/schemas.js';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };

@@ -7,11 +7,11 @@ import Fastify from 'fastify';
 import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import type { MeView } from '../../core/me.js';
 import type { ProfileView } from '../../core/profile.js';
-import { ENDPOINTS } from '../contract/endpoints.js';
-import { EnrichmentRequest } from '../contract/enrichment.js';
-import type { MeResponse, OwnProfile } from '../contract/me.js';
-import { AddMembersRequest, RosterQuery } from '../contract/members.js';
-import { SearchRequest } from '../contract/search.js';
+import { ENDPOINTS } from '../../core/contract/endpoints.js';
+import { EnrichmentRequest } from '../../core/contract/enrichment.js';
+import type { MeResponse, OwnProfile } from '../../core/contract/me.js';
+import { AddMembersRequest, RosterQuery } from '../../core/contract/members.js';
+import { SearchRequest } from '../../core/contract/search.js';
 import openapiRoutes from '../routes/v1/openapi.js';
 import { buildOpenApiDocument, serializeOpenApiDocument, type JsonObject } from './build-openapi.js';
 

@@ -6,23 +6,11 @@ import fp from 'fastify-plugin';
 import { ApiError } from '../../core/api-error.js';
 import type { RateLimitDecision, RateLimiter } from '../../core/rate-limit/limiter.js';
 import { rateLimitHeaders } from '../../core/rate-limit/policy.js';
+import { refusalMessage } from '../../core/rate-limit/refusal.js';
 import type {} from './authentication.js'; // request.caller
 
 export interface RateLimitPluginOptions {
   limiter: RateLimiter;
-}
-
-/** The message of a 429: which limit, and when to retry. */
-export function refusalMessage(decision: RateLimitDecision): string {
-  const retry = decision.retryAfterSeconds ?? 1;
-  const { policy } = decision;
-  if (decision.refusedBy === 'daily') {
-    return `daily limit of ${policy.dailyCap} requests reached (it resets at 00:00 UTC); retry in ${retry} s`;
-  }
-  return (
-    `rate limit exceeded: burst of ${policy.bucketSize} requests used up ` +
-    `(refilling ${policy.refillPerMinute} per minute); retry in ${retry} s`
-  );
 }
 
 export default fp<RateLimitPluginOptions>(

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Edge } from '../../../core/edge.js';
 import { getMe } from '../../../core/me.js';
-import type { MeResponse } from '../../contract/me.js';
+import type { MeResponse } from '../../../core/contract/me.js';
 import { callerContext } from '../../plugins/authentication.js';
 
 export default async function meRoutes(app: FastifyInstance, { edge }: { edge: Edge }) {

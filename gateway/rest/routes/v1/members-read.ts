@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Edge } from '../../../core/edge.js';
 import { getMember, listMembers } from '../../../core/members-read.js';
-import { CommunityParams, MemberParams, RosterQuery } from '../../contract/members.js';
+import { CommunityParams, MemberParams, RosterQuery } from '../../../core/contract/members.js';
 import { callerContext } from '../../plugins/authentication.js';
 import { validated } from '../../validate.js';
 

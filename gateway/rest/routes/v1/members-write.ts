@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Edge } from '../../../core/edge.js';
 import { addMembers, eraseMember, type AddMembersView, type ErasureView } from '../../../core/members-write.js';
-import { AddMembersRequest, CommunityParams, MemberParams } from '../../contract/members.js';
+import { AddMembersRequest, CommunityParams, MemberParams } from '../../../core/contract/members.js';
 import { callerContext } from '../../plugins/authentication.js';
 import { validated } from '../../validate.js';
 

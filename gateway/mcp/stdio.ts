@@ -1,0 +1,76 @@
+// `npm run mcp:stdio`: the MCP surface over stdio, for a local client that spawns it. The credential
+// is EXPERTNET_API_KEY (an API key, or an OAuth access token); the process reaches the services over
+// gRPC exactly like the admin CLI (services/kit config, gRPC clients, server secrets), so it must
+// run where the system's configuration is (same environment / DATA_DIR as `npm start`).
+//
+// The credential is checked once at start (a bad one exits at once with a message on stderr) and
+// then again on every tool call, like every REST request: revoking the key takes effect on the
+// next call. stdout carries only the protocol; diagnostics go to stderr.
+import { pino } from 'pino';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { grpcAddressesOf, loadConfig } from '../../services/kit/config.js';
+import { createServiceClients } from '../../services/kit/grpc/client.js';
+import { TokenSigner } from '../../services/kit/grpc/caller-token.js';
+import { createLogger } from '../../services/kit/logger.js';
+import { connectRedis } from '../../services/kit/redis.js';
+import { loadSecrets } from '../../services/kit/secrets.js';
+import { fromRemote } from '../core/api-error.js';
+import { looksLikeJwt, type PresentedCredential } from '../core/credentials.js';
+import { createEdge } from '../core/edge.js';
+import type { RateLimiter } from '../core/rate-limit/limiter.js';
+import { MemoryRateLimiter } from '../core/rate-limit/memory-limiter.js';
+import { RedisRateLimiter } from '../core/rate-limit/redis-limiter.js';
+import { buildMcpServer, freshRequestId } from './tools.js';
+
+async function main(): Promise<void> {
+  const secret = process.env.EXPERTNET_API_KEY?.trim();
+  if (!secret) {
+    process.stderr.write('EXPERTNET_API_KEY is not set: give the API key (or OAuth access token) the MCP tools act with\n');
+    process.exit(2);
+  }
+  const credential: PresentedCredential = looksLikeJwt(secret) ? { kind: 'access_token', value: secret } : { kind: 'api_key', value: secret };
+
+  const config = loadConfig();
+  const clients = createServiceClients(grpcAddressesOf(config));
+  const signer = new TokenSigner(loadSecrets(config).callerTokenPrivateKey);
+  const edge = createEdge({ clients, signer, deadlineMs: config.GRPC_DEADLINE_MS });
+  // Logs to stderr (fd 2): stdout is the protocol.
+  const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, pino.destination(2));
+  // With REDIS_URL the limits are shared with the gateway replicas; otherwise kept in this process.
+  const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL) : undefined;
+  const limiter: RateLimiter = redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter();
+
+  try {
+    await edge.authenticate(credential, freshRequestId());
+  } catch (error) {
+    const e = fromRemote(error);
+    process.stderr.write(`EXPERTNET_API_KEY was refused: ${e.code}: ${e.message}\n`);
+    clients.close();
+    redis?.disconnect();
+    process.exit(1);
+  }
+
+  const server = buildMcpServer({
+    edge,
+    limiter,
+    logger,
+    requestId: freshRequestId,
+    caller: (requestId) => edge.authenticate(credential, requestId),
+  });
+  const transport = new StdioServerTransport();
+  const shutdown = () => {
+    clients.close();
+    redis?.disconnect();
+    process.exit(0);
+  };
+  transport.onclose = shutdown;
+  process.stdin.on('end', shutdown);
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+  await server.connect(transport);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`mcp:stdio failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,233 @@
+// The MCP tools: one per REST operation that exists today, each calling the very same gateway/core
+// use-case as its REST route, as the same caller, after the same checks in the same order
+// (credential → rate limit → scope), with the same error envelope. Input schemas are the REST
+// contract's zod schemas (gateway/core/contract), output schemas the REST response bodies, so the
+// two surfaces cannot drift apart.
+//
+// Results: success → `structuredContent` = the REST body, plus the same JSON as text. Failure →
+// `isError: true` and the REST error envelope `{"error": {"code", "message", "request_id", ...}}` as
+// JSON text. The envelope is deliberately not put in `structuredContent`: each tool declares the
+// REST body as its output schema, and MCP clients (the official SDK's included) validate
+// `structuredContent` against it even on an error result.
+import { randomUUID } from 'node:crypto';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
+import type { Logger } from '../../services/kit/logger.js';
+import type { Scope } from '../../services/kit/scopes.js';
+import { ApiError, fromRemote } from '../core/api-error.js';
+import type { CallerContext, Edge } from '../core/edge.js';
+import { getMe } from '../core/me.js';
+import { getMember, listMembers } from '../core/members-read.js';
+import { addMembers, eraseMember } from '../core/members-write.js';
+import { getOwnProfile } from '../core/profile.js';
+import type { RateLimiter } from '../core/rate-limit/limiter.js';
+import { MeResponse, OwnProfile } from '../core/contract/me.js';
+import { AddMembersRequest, AddMembersResponse, CommunityMember, ErasureResult, RosterPage, RosterQuery } from '../core/contract/members.js';
+import { communityId, IdempotencyKey, profileId } from '../core/contract/schemas.js';
+import { refusalMessage } from '../core/rate-limit/refusal.js';
+import type { McpIdempotency } from './idempotency.js';
+
+export const SERVER_INFO = { name: 'expertnet', title: 'Expert Network API', version: '0.1.0' } as const;
+
+export const SERVER_INSTRUCTIONS =
+  'Expert Network API: profiles of experts and the rosters of the communities they belong to. ' +
+  'Call `whoami` first to see which scopes your credential has; a tool whose scope is missing fails with error code `forbidden`. ' +
+  'Errors come back as a JSON error envelope {"error": {"code", "message", "request_id"}} with isError set. ' +
+  'Expert search and enrichment tools are not available yet.';
+
+/** What a tool call needs from its transport. */
+export interface ToolDeps {
+  edge: Edge;
+  limiter: RateLimiter;
+  /** The request id of a tool call (HTTP: the request's X-Request-Id or a fresh one). */
+  requestId(): string;
+  /** The caller of a tool call: already authenticated (HTTP) or authenticated now (stdio). May throw ApiError. */
+  caller(requestId: string): Promise<Caller>;
+  /** Idempotency records for add_community_members; without them the tool takes no idempotency key. */
+  idempotency?: McpIdempotency;
+  logger?: Logger;
+}
+
+/** A tool's error result: the REST envelope as JSON text. */
+export function errorResult(error: ApiError, requestId: string): CallToolResult {
+  const envelope = { error: { code: error.code, message: error.message, request_id: requestId, ...error.extras } };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }] };
+}
+
+export function successResult(body: object, meta?: Record<string, unknown>): CallToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(body, null, 2) }],
+    structuredContent: body as Record<string, unknown>,
+    ...(meta ? { _meta: meta } : {}),
+  };
+}
+
+/** The edge's rate limit, one check per tool call (per credential, the limiter REST uses). */
+async function checkRateLimit(limiter: RateLimiter, caller: Caller, logger: Logger | undefined): Promise<void> {
+  let decision;
+  try {
+    decision = await limiter.check({ credentialId: caller.credentialId, rateTier: caller.rateTier, requestedRate: caller.requestedRate });
+  } catch (err) {
+    logger?.error({ err }, 'rate limiter unavailable');
+    throw new ApiError(503, 'unavailable', 'rate limiting is unavailable; retry shortly');
+  }
+  if (!decision.allowed) {
+    // No headers on a tool result: Retry-After travels in the envelope.
+    throw new ApiError(429, 'rate_limited', refusalMessage(decision), { retry_after_seconds: decision.retryAfterSeconds ?? 1 });
+  }
+}
+
+const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+interface ToolSpec<Shape extends z.ZodRawShape> {
+  name: string;
+  title: string;
+  description: string;
+  /** Scope of the REST endpoint (docs/API-DECISIONS.md endpoint table); null: any valid credential. */
+  scope: Scope | null;
+  input: Shape;
+  output: z.ZodObject;
+  annotations: ToolAnnotations;
+  run(ctx: CallerContext, args: z.output<z.ZodObject<Shape>>): Promise<CallToolResult | object>;
+}
+
+function register<Shape extends z.ZodRawShape>(server: McpServer, deps: ToolDeps, spec: ToolSpec<Shape>): void {
+  const handler = async (args: z.output<z.ZodObject<Shape>>): Promise<CallToolResult> => {
+    const requestId = deps.requestId();
+    try {
+      const caller = await deps.caller(requestId);
+      await checkRateLimit(deps.limiter, caller, deps.logger);
+      if (spec.scope && !caller.scopes.includes(spec.scope)) {
+        throw new ApiError(403, 'forbidden', `this credential lacks the ${spec.scope} scope`, { required_scope: spec.scope });
+      }
+      const out = await spec.run({ caller, requestId }, args);
+      return 'content' in out ? (out as CallToolResult) : successResult(out);
+    } catch (error) {
+      const apiError = fromRemote(error);
+      if (apiError.status >= 500 && !(error instanceof ApiError)) deps.logger?.error({ err: error, tool: spec.name }, 'tool failed');
+      return errorResult(apiError, requestId);
+    }
+  };
+  server.registerTool(
+    spec.name,
+    { title: spec.title, description: spec.description, inputSchema: spec.input, outputSchema: spec.output, annotations: spec.annotations },
+    // The SDK validates the arguments with `input` and hands over the parsed output.
+    handler as unknown as Parameters<McpServer['registerTool']>[2],
+  );
+}
+
+const communityIdInput = communityId().describe('Community id (e.g. `c_bio`).');
+const profileIdInput = profileId().describe('Profile id of the person (e.g. `p_123`), as returned by the roster or by add_community_members.');
+
+export function registerTools(server: McpServer, deps: ToolDeps): void {
+  const { edge } = deps;
+
+  register(server, deps, {
+    name: 'whoami',
+    title: 'Describe my credential',
+    description:
+      'Describes the credential this session uses: its id, kind (API key or OAuth), rate tier, billing owner, granted scopes, usage counters and the live credit balance. ' +
+      'Call it first to learn which other tools you may use: each tool names the scope it needs. Same data as REST GET /v1/me.',
+    scope: null,
+    input: {},
+    output: MeResponse,
+    annotations: { ...READ_ONLY, title: 'Describe my credential' },
+    run: (ctx) => getMe(edge, ctx),
+  });
+
+  register(server, deps, {
+    name: 'get_my_profile',
+    title: 'Read my own profile',
+    description:
+      "Returns the expert profile claimed by the user behind this credential (name, headline, bio, organization, location, links). Needs scope profile:read. Fails with not_found when the user has no profile yet. Same data as REST GET /v1/me/profile.",
+    scope: 'profile:read',
+    input: {},
+    output: OwnProfile,
+    annotations: { ...READ_ONLY, title: 'Read my own profile' },
+    run: (ctx) => getOwnProfile(edge, ctx),
+  });
+
+  register(server, deps, {
+    name: 'list_community_members',
+    title: 'List community members',
+    description:
+      'Returns one page of a community roster (name, headline, organization, role, join time of each member), in a stable order. ' +
+      'To read the whole roster, call again with `after` set to the `next_cursor` of the previous page until `next_cursor` is null. ' +
+      'Needs scope profile:read and a community within the credential’s reach (otherwise forbidden). Same data as REST GET /v1/communities/{id}/members.',
+    scope: 'profile:read',
+    input: { community_id: communityIdInput, limit: RosterQuery.shape.limit, after: RosterQuery.shape.after },
+    output: RosterPage,
+    annotations: { ...READ_ONLY, title: 'List community members' },
+    run: (ctx, args) => listMembers(edge, ctx, args.community_id, { limit: args.limit, after: args.after }),
+  });
+
+  register(server, deps, {
+    name: 'get_community_member',
+    title: 'Read one community member',
+    description:
+      'Returns the full profile of one member of a community (bio, links, role, join time) with the enrichment data this community holds about them (null when none). ' +
+      'Needs scope profile:read. Fails with not_found when the person is not a member. Same data as REST GET /v1/communities/{id}/members/{profile_id}.',
+    scope: 'profile:read',
+    input: { community_id: communityIdInput, profile_id: profileIdInput },
+    output: CommunityMember,
+    annotations: { ...READ_ONLY, title: 'Read one community member' },
+    run: (ctx, args) => getMember(edge, ctx, args.community_id, args.profile_id),
+  });
+
+  const idempotency = deps.idempotency;
+  register(server, deps, {
+    name: 'add_community_members',
+    title: 'Add people to a community',
+    description:
+      'Adds 1–100 people to a community the credential may write to, creating placeholder profiles where needed. Identify each person by email, linkedin_url, orcid or name. ' +
+      'Each item gets its own result (added, already_member or rejected with a reason): the call is not all-or-nothing. ' +
+      'Needs scope member:write; communities whose API writes are not enabled answer unprocessable or owner_consent_required. ' +
+      (idempotency
+        ? 'Pass an `idempotency_key` to make a retry safe: the same key with the same arguments within 48 hours returns the first result instead of adding again. '
+        : '') +
+      'Same operation as REST POST /v1/communities/{id}/members.',
+    scope: 'member:write',
+    input: {
+      community_id: communityIdInput,
+      members: AddMembersRequest.shape.members,
+      role: AddMembersRequest.shape.role,
+      ...(idempotency ? { idempotency_key: IdempotencyKey.optional() } : {}),
+    } as { community_id: typeof communityIdInput; members: typeof AddMembersRequest.shape.members; role: typeof AddMembersRequest.shape.role; idempotency_key?: z.ZodOptional<typeof IdempotencyKey> },
+    output: AddMembersResponse,
+    // Not idempotent: an item identified by a name alone makes a new placeholder every time.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false, title: 'Add people to a community' },
+    run: (ctx, args) => {
+      const body = { members: args.members, role: args.role };
+      const operation = () => addMembers(edge, ctx, args.community_id, body);
+      const key = (args as { idempotency_key?: string }).idempotency_key;
+      if (!idempotency || key === undefined) return operation();
+      return idempotency.run(ctx, { tool: 'add_community_members', target: args.community_id, key, args: body }, operation);
+    },
+  });
+
+  register(server, deps, {
+    name: 'remove_community_member',
+    title: 'Erase a member from a community',
+    description:
+      "Erases one person from a community (a data-subject erasure): removes the membership, this community's enrichment data and search embeddings about them, and the community's identifier for them. This cannot be undone. " +
+      'A claimed account is never deleted. Needs scope member:write. Fails with not_found when the person is not a member. Same operation as REST DELETE /v1/communities/{id}/members/{profile_id}.',
+    scope: 'member:write',
+    input: { community_id: communityIdInput, profile_id: profileIdInput },
+    output: ErasureResult,
+    // Repeating it changes nothing more (the second call answers not_found).
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false, title: 'Erase a member from a community' },
+    run: (ctx, args) => eraseMember(edge, ctx, args.community_id, args.profile_id),
+  });
+}
+
+/** A fresh request id, shaped like the edge's own. */
+export const freshRequestId = () => `req_${randomUUID()}`;
+
+/** An McpServer with every tool, for one transport connection (HTTP: one request). */
+export function buildMcpServer(deps: ToolDeps): McpServer {
+  const server = new McpServer(SERVER_INFO, { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: {} } });
+  registerTools(server, deps);
+  return server;
+}
