@@ -1,0 +1,38 @@
+// The seam between search jobs (search.service.ts: scopes, jobs, billing) and ranking (this folder:
+// embed → retrieve → fuse → rerank → explain). Jobs decide WHICH documents may be searched; the
+// pipeline decides their ORDER and explains it, and never widens the set it is given.
+import type { Queryable } from '../../kit/db/database.js';
+
+export interface RankRequest {
+  query: string;
+  /** Community corpora to search (already authorized, allowlist applied). */
+  communityIds: string[];
+  /** Also search the public corpus (community_id '') of public claimed profiles. */
+  includePublic: boolean;
+  /** At most this many matches (already clamped to 50). */
+  limit: number;
+}
+
+export interface RankedMatch {
+  profileId: string;
+  userId: string | null;
+  name: string;
+  headline: string | null;
+  organization: string | null;
+  location: string | null;
+  avatarUrl: string | null;
+  /** Final score, higher is better. */
+  score: number;
+  /** The active embedder's similarity between query and person. */
+  semanticScore: number;
+  /** Plain words: which query terms and fields matched, which provider and legs contributed. */
+  explanation: string;
+  /** Of the requested communities, those whose corpus holds this person (empty for public-only hits). */
+  matchedCommunityIds: string[];
+}
+
+export interface SearchPipeline {
+  /** Which embedder is active (named in explanations). */
+  readonly provider: string;
+  rank(db: Queryable, request: RankRequest): Promise<RankedMatch[]>;
+}
