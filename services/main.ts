@@ -1,7 +1,13 @@
 // The one entry point: `npm start`. ROLES picks what this process runs (default: everything).
-import { ConfigError, loadConfig } from './kit/config.js';
-import { createLogger } from './kit/logger.js';
-import { startSystem } from './runtime.js';
+// Tracing starts first (when OTEL_* variables ask for it): its ESM loader hook and instrumentations
+// patch only modules loaded after them, so the runtime — pg, ioredis, grpc-js, fastify — is
+// imported afterwards. docs/OBSERVABILITY.md.
+import { startTelemetry } from './kit/telemetry.js';
+
+const telemetry = await startTelemetry();
+const { ConfigError, loadConfig } = await import('./kit/config.js');
+const { createLogger } = await import('./kit/logger.js');
+const { startSystem } = await import('./runtime.js');
 
 async function main(): Promise<void> {
   let config;
@@ -20,7 +26,7 @@ async function main(): Promise<void> {
   const lines = [`Expert Network API (roles: ${config.ROLES.join(',')})`];
   if (system.restUrl) lines.push(`REST API:  ${system.restUrl}/v1`);
   if (system.mcpUrl) lines.push(`MCP:       ${system.mcpUrl}`);
-  lines.push(`Admin:     ${system.adminUrl}  (/healthz, /readyz)`);
+  lines.push(`Admin:     ${system.adminUrl}  (/healthz, /readyz, /metrics)`);
   for (const [id, secret] of Object.entries(system.mintedKeys)) {
     lines.push(`API key ${id} (shown once, keep it): ${secret}`);
     if (id === 'key_demo') lines.push(`Try it:    curl -H "Authorization: Bearer ${secret}" ${system.restUrl}/v1/me`);
@@ -33,7 +39,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     system.stop().then(
-      () => process.exit(0),
+      () => telemetry.shutdown().then(() => process.exit(0)),
       (err) => {
         logger.error({ err }, 'shutdown failed');
         process.exit(1);

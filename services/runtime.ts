@@ -7,6 +7,7 @@ import { Status } from 'nice-grpc';
 import { createEdge } from '../gateway/core/edge.js';
 import { parseDeprecations } from '../gateway/core/deprecations.js';
 import { MemoryRateLimiter } from '../gateway/core/rate-limit/memory-limiter.js';
+import type { RateLimiter } from '../gateway/core/rate-limit/limiter.js';
 import { RedisRateLimiter } from '../gateway/core/rate-limit/redis-limiter.js';
 import { startMcpHttpServer } from '../gateway/mcp/server.js';
 import { buildRestApp } from '../gateway/rest/app.js';
@@ -29,6 +30,7 @@ import { readRemoteError } from './kit/grpc/errors.js';
 import { checkGrpcHealth } from './kit/grpc/health.js';
 import { startGrpcServer, type AnyServiceRegistration, type RunningGrpcServer } from './kit/grpc/server.js';
 import type { Logger } from './kit/logger.js';
+import { metrics } from './kit/metrics.js';
 import { connectRedis, type Redis } from './kit/redis.js';
 import { loadSecrets, type ServerSecrets } from './kit/secrets.js';
 import type { ServiceDeps } from './kit/service-deps.js';
@@ -38,6 +40,17 @@ interface ServiceInstance {
   stop(): Promise<void>;
 }
 
+/** The edge's limiter, counting its checks and refusals (both surfaces, REST and MCP). */
+function counted(limiter: RateLimiter): RateLimiter {
+  return {
+    async check(key, nowMs) {
+      const decision = await limiter.check(key, nowMs);
+      metrics.rateLimitChecks.inc();
+      if (!decision.allowed) metrics.rateLimitRefusals.inc({ refused_by: decision.refusedBy ?? 'unknown' });
+      return decision;
+    },
+  };
+}
 
 /** Every service: how to build it. Its schema is named after it; its migrations sit in its folder. */
 const SERVICE_FACTORIES: Record<ServiceRole, (deps: ServiceDeps, config: Config, secrets: ServerSecrets) => ServiceInstance> = {
@@ -153,7 +166,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     const result: RunningSystem = { grpcAddresses: addresses, mintedKeys: {}, clients, signer, stop: stopAll };
     // Both surfaces stand on one edge core and one limiter: the same credentials, scopes and buckets.
     const edge = createEdge({ clients, signer, deadlineMs: config.GRPC_DEADLINE_MS });
-    const limiter = redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter();
+    const limiter = counted(redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter());
     if (edgeHere) {
       for (const service of SERVICE_ROLES) checks[`grpc:${service}`] = () => checkGrpcHealth(addresses[service]);
       await waitForServices(addresses, logger);

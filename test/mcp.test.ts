@@ -124,7 +124,8 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual(
-      ['add_community_members', 'get_community_member', 'get_my_profile', 'list_community_members', 'remove_community_member', 'whoami'],
+      ['add_community_members', 'get_community_member', 'get_my_profile', 'get_search', 'list_community_members', 'remove_community_member',
+        'search_experts', 'whoami'],
     );
     for (const name of ['whoami', 'get_my_profile', 'list_community_members', 'get_community_member']) {
       expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
@@ -270,7 +271,7 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
     expect(refused.error).toMatchObject({ code: 'rate_limited' });
     expect(refused.error.retry_after_seconds).toBeGreaterThanOrEqual(1);
     // listing tools is not counted
-    expect((await client.listTools()).tools.length).toBe(6);
+    expect((await client.listTools()).tools.length).toBe(8);
   });
 
   it('401 with WWW-Authenticate resource_metadata on a missing or invalid credential', async () => {

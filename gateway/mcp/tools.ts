@@ -22,10 +22,12 @@ import { getMe } from '../core/me.js';
 import { getMember, listMembers } from '../core/members-read.js';
 import { addMembers, eraseMember } from '../core/members-write.js';
 import { getOwnProfile } from '../core/profile.js';
+import { getSearch, startSearch } from '../core/search.js';
 import type { RateLimiter } from '../core/rate-limit/limiter.js';
 import { MeResponse, OwnProfile } from '../core/contract/me.js';
 import { AddMembersRequest, AddMembersResponse, CommunityMember, ErasureResult, RosterPage, RosterQuery } from '../core/contract/members.js';
 import { communityId, IdempotencyKey, profileId } from '../core/contract/schemas.js';
+import { SearchMatch, SearchParams, SearchRequest } from '../core/contract/search.js';
 import { refusalMessage } from '../core/rate-limit/refusal.js';
 import type { McpIdempotency } from './idempotency.js';
 
@@ -35,7 +37,8 @@ export const SERVER_INSTRUCTIONS =
   'Expert Network API: profiles of experts and the rosters of the communities they belong to. ' +
   'Call `whoami` first to see which scopes your credential has; a tool whose scope is missing fails with error code `forbidden`. ' +
   'Errors come back as a JSON error envelope {"error": {"code", "message", "request_id"}} with isError set. ' +
-  'Expert search and enrichment tools are not available yet.';
+  'Expert search is asynchronous: `search_experts` may answer `pending` with a `search_id`; poll it with `get_search`. ' +
+  'Enrichment tools are not available yet.';
 
 /** What a tool call needs from its transport. */
 export interface ToolDeps {
@@ -118,6 +121,20 @@ function register<Shape extends z.ZodRawShape>(server: McpServer, deps: ToolDeps
   );
 }
 
+// One object per search result (MCP output schemas are objects): the REST bodies, by `status`.
+const SearchStarted = z.object({
+  search_id: SearchParams.shape.search_id,
+  status: z.enum(['complete', 'pending']),
+  matches: z.array(SearchMatch).optional().describe('Matches, best first (status complete).'),
+  poll_after_seconds: z.number().int().optional().describe('Seconds to wait before get_search (status pending).'),
+});
+const SearchState = z.object({
+  search_id: SearchParams.shape.search_id,
+  status: z.enum(['running', 'complete', 'failed']),
+  matches: z.array(SearchMatch).optional().describe('Matches, best first (status complete).'),
+  poll_after_seconds: z.number().int().optional().describe('Seconds to wait before polling again (status running).'),
+});
+
 const communityIdInput = communityId().describe('Community id (e.g. `c_bio`).');
 const profileIdInput = profileId().describe('Profile id of the person (e.g. `p_123`), as returned by the roster or by add_community_members.');
 
@@ -147,6 +164,47 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
     output: OwnProfile,
     annotations: { ...READ_ONLY, title: 'Read my own profile' },
     run: (ctx) => getOwnProfile(edge, ctx),
+  });
+
+  register(server, deps, {
+    name: 'search_experts',
+    title: 'Search for experts',
+    description:
+      'Finds experts matching a free-text query. scope `community` searches one community (give community_id), `all` every community the credential may read plus public profiles, `public` public claimed profiles only. ' +
+      'Waits up to wait_seconds (0–25, default 20): a finished search answers status complete with matches (each naming the shared_communities you may read); otherwise status pending with a search_id to poll with get_search. ' +
+      'Needs scope search:read. Billed once its result is stored; failed or refused searches are not billed. Same operation as REST POST /v1/search.',
+    scope: 'search:read',
+    input: {
+      query: SearchRequest.shape.query,
+      scope: SearchRequest.shape.scope,
+      community_id: SearchRequest.shape.community_id,
+      limit: SearchRequest.shape.limit,
+      wait_seconds: SearchRequest.shape.wait_seconds,
+    },
+    output: SearchStarted,
+    // Each call starts (and bills) a new search.
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false, title: 'Search for experts' },
+    run: (ctx, args) => {
+      // The REST body's rules in full (community_id for scope community), with the same 400.
+      const parsed = SearchRequest.safeParse(args);
+      if (!parsed.success) {
+        throw new ApiError(400, 'invalid_request', parsed.error.issues.map((i) => `body.${i.path.join('.')}: ${i.message}`).join('; '));
+      }
+      return startSearch(edge, ctx, parsed.data);
+    },
+  });
+
+  register(server, deps, {
+    name: 'get_search',
+    title: 'Poll a search',
+    description:
+      'Reports a search started by this credential with search_experts: status running (poll again after poll_after_seconds), complete with its matches, or failed (not billed; start a new one). ' +
+      'Fails with not_found for a search of another credential, an unknown id, or one that expired (an hour after finishing). Needs scope search:read. Same data as REST GET /v1/search/{search_id}.',
+    scope: 'search:read',
+    input: { search_id: SearchParams.shape.search_id },
+    output: SearchState,
+    annotations: { ...READ_ONLY, title: 'Poll a search' },
+    run: (ctx, args) => getSearch(edge, ctx, args.search_id),
   });
 
   register(server, deps, {

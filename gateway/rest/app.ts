@@ -1,14 +1,18 @@
 // The REST surface as a Fastify application. Load order matters and is the order of the hooks:
 //   1. error envelope  — every later failure, Fastify's own included, becomes the envelope;
-//   2. request id      — X-Request-Id on every response;
+//   2. request id      — X-Request-Id on every response, and on the request's trace span;
 //   3. CORS            — preflights answered before authentication;
 //   4. authentication  — every path, before routing could answer 404;
 //   5. rate limits (every authenticated request counts), scopes, deprecation headers;
 //   6. idempotency (preHandler/onSend) on routes with config.idempotent — after every refusal above;
 //   7. routes, grouped by major version under its own prefix so a /v2 can be served beside /v1.
+// Every answer is counted and timed per route (services/kit/metrics.ts), and its trace span carries
+// the key id of the caller (services/kit/telemetry.ts; never the secret).
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Database } from '../../services/kit/db/database.js';
 import type { Logger } from '../../services/kit/logger.js';
+import { metrics, statusClass } from '../../services/kit/metrics.js';
+import { annotateRequestSpan, ATTR } from '../../services/kit/telemetry.js';
 import type { Deprecation } from '../core/deprecations.js';
 import type { Edge } from '../core/edge.js';
 import type { RateLimiter } from '../core/rate-limit/limiter.js';
@@ -45,6 +49,17 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
   app.register(errorEnvelope);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    annotateRequestSpan(request.raw, { [ATTR.requestId]: request.id });
+  });
+  // onSend: the caller is known by now (when there is one) and the request's span is still open.
+  app.addHook('onSend', async (request) => {
+    if (request.caller) annotateRequestSpan(request.raw, { [ATTR.keyId]: request.caller.credentialId });
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    // The route template, never the raw URL: one series per route; requests no route matched share one.
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_class: statusClass(reply.statusCode) };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
   });
   app.register(cors, options.cors);
   app.register(authentication, { edge: options.edge });

@@ -13,6 +13,7 @@ import { computeReach } from './reach.js';
 import { createMemberWriteHandlers } from './member-write.handlers.js';
 import { startPlaceholderSweeper } from './placeholders.js';
 import { createRosterHandlers } from './roster.handlers.js';
+import { indexMemberships, indexProfile } from './search-index.js';
 import type { CommunitiesDeps, HandlerContext } from './handler-context.js';
 import { ownerTypes, roles } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
@@ -113,7 +114,7 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       return { community: toCommunity(await communityOrThrow(request.communityId)), attestationVersion: version };
     },
 
-    async upsertProfile(request) {
+    async upsertProfile(request, ctx) {
       const p = request.profile;
       if (!p || !p.name.trim()) throw domainError('invalid_request', 'profile.name is required');
       const row: ProfileRow = {
@@ -132,6 +133,7 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
         avatar_url: orNull(p.avatarUrl),
       };
       await repo.upsertProfile(row);
+      await indexProfile(context, row.id, ctx.requestId);
       return { profile: toProfile((await repo.findProfile(row.id))!) };
     },
 
@@ -150,7 +152,7 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       return { profile: toProfile(row) };
     },
 
-    async upsertMembership(request) {
+    async upsertMembership(request, ctx) {
       const m = request.membership;
       if (!m) throw domainError('invalid_request', 'membership is required');
       await communityOrThrow(m.communityId);
@@ -163,6 +165,7 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
         joined_at: m.joinedAt ? new Date(m.joinedAt) : new Date(),
         source_identifier: existing?.source_identifier ?? (m.sourceIdentifier || `src_${randomUUID()}`),
       });
+      await indexMemberships(context, m.communityId, [m.profileId], ctx.requestId);
       return { membership: toMembership((await repo.findMembership(m.communityId, m.profileId))!) };
     },
 

@@ -17,6 +17,7 @@ import type { CommunityRow } from './community.repository.js';
 import { eraseMember } from './erasure.js';
 import type { HandlerContext } from './handler-context.js';
 import { createMemberWriteRepository, type ConsentRequestRow, type ConsentStatusName } from './member-write.repository.js';
+import { indexAddedMembers } from './search-index.js';
 import { isWriteOperation, requireWritable } from './write-gating.js';
 
 type Handlers = ServiceRegistration<typeof CommunitiesServiceDefinition>['implementation'];
@@ -100,7 +101,9 @@ export function createMemberWriteHandlers(context: HandlerContext): Pick<Handler
       }
       const role = grantableRole(request.role);
       await requireWritable(context, caller, request.communityId, 'members.add', ctx.requestId);
-      return { results: await addMembers(context, request.communityId, role, request.members, ctx.requestId) };
+      const results = await addMembers(context, request.communityId, role, request.members, ctx.requestId);
+      await indexAddedMembers(context, request.communityId, results, ctx.requestId);
+      return { results };
     },
 
     async removeMember(request, ctx) {

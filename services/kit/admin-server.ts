@@ -1,6 +1,7 @@
-// The private admin port: /healthz (the process is alive) and /readyz (its stores and the services
-// it depends on answer). Never on the public port, which answers 401 to anything unauthenticated.
+// The private admin port: /healthz (the process is alive), /readyz (its stores and the services
+// it depends on answer) and /metrics (Prometheus, metrics.ts). Never on the public port, which answers 401 to anything unauthenticated.
 import { createServer, type Server } from 'node:http';
+import { renderMetrics } from './metrics.js';
 
 export type ReadinessChecks = Record<string, () => Promise<boolean>>;
 
@@ -24,6 +25,13 @@ export async function startAdminServer(host: string, port: number, checks: Readi
     if (path === '/healthz') return send(200, { status: 'ok' });
     if (path === '/readyz') {
       runChecks(checks).then((r) => send(r.ready ? 200 : 503, { status: r.ready ? 'ready' : 'not ready', checks: r.checks }));
+      return;
+    }
+    if (path === '/metrics') {
+      renderMetrics().then(
+        (m) => res.writeHead(200, { 'content-type': m.contentType }).end(m.body),
+        () => send(500, { error: 'metrics unavailable' }),
+      );
       return;
     }
     send(404, { error: 'not found' });

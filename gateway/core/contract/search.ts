@@ -73,6 +73,9 @@ export const SearchMatch = z
   .describe('One expert found by a search.');
 
 const searchId = () => Id.describe('Search job id.');
+/** Path parameters of GET /v1/search/{search_id}. */
+export const SearchParams = z.object({ search_id: searchId() });
+
 const pollAfter = () => z.number().int().min(1).describe('Seconds to wait before polling again.');
 
 export const SearchComplete = z
@@ -148,7 +151,7 @@ export const searchEndpoints = [
     description:
       'Returns the state of a search started by the same key: `running`, `complete` with its matches, or `failed`. Jobs expire some time after finishing.',
     scope: 'search:read',
-    params: z.object({ search_id: searchId() }),
+    params: SearchParams,
     success: { 200: { description: 'The state of the search.', body: SearchPoll } },
     errors: {
       403: { description: 'The credential lacks `search:read`.' },

@@ -1,7 +1,8 @@
 // A service's gRPC server: the service's own methods plus gRPC health and server reflection,
 // behind three middlewares — error details, an error boundary that never leaks internals, and
 // authentication that verifies the caller token and checks the method's access list (fail-closed:
-// a method not in the list is refused).
+// a method not in the list is refused). Outermost, every call is counted and timed (metrics.ts);
+// inside, the request id is set on the gRPC server span and on log lines (telemetry.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -18,6 +19,8 @@ import { errorDetailsServerMiddleware } from 'nice-grpc-error-details';
 import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
 import { ServerReflection, ServerReflectionService } from 'nice-grpc-server-reflection';
 import type { Logger } from '../logger.js';
+import { metrics, splitGrpcPath } from '../metrics.js';
+import { annotateActiveSpan, ATTR, withRequestContext } from '../telemetry.js';
 import { repoRoot } from '../paths.js';
 import type { TokenVerifier } from './caller-token.js';
 import { describePrincipal, type Principal, type PrincipalKind } from './principal.js';
@@ -73,6 +76,21 @@ export async function startGrpcServer(options: {
     }
   }
 
+  async function* measure<Req, Res>(call: ServerMiddlewareCall<Req, Res>, context: CallContext) {
+    const [grpc_service, grpc_method] = splitGrpcPath(call.method.path);
+    const end = metrics.grpcDuration.startTimer({ grpc_service, grpc_method });
+    let code = Status.OK;
+    try {
+      return yield* call.next(call.request, context);
+    } catch (error) {
+      code = error instanceof ServerError ? error.code : context.signal.aborted ? Status.CANCELLED : Status.UNKNOWN;
+      throw error;
+    } finally {
+      end();
+      metrics.grpcHandled.inc({ grpc_service, grpc_method, grpc_code: Status[code] ?? String(code) });
+    }
+  }
+
   async function* errorBoundary<Req, Res>(call: ServerMiddlewareCall<Req, Res>, context: CallContext) {
     try {
       return yield* call.next(call.request, context);
@@ -86,6 +104,7 @@ export async function startGrpcServer(options: {
 
   async function* authenticate<Req, Res>(call: ServerMiddlewareCall<Req, Res, ServiceContext>, context: CallContext) {
     const requestId = String(context.metadata.get('x-request-id') ?? '');
+    if (requestId) annotateActiveSpan({ [ATTR.requestId]: requestId });
     if (UNAUTHENTICATED_PREFIXES.some((p) => call.method.path.startsWith(p))) {
       return yield* call.next(call.request, { ...context, principal: { kind: 'service', service: 'anonymous' }, requestId });
     }
@@ -104,10 +123,11 @@ export async function startGrpcServer(options: {
         `${describePrincipal(principal).split(':')[0]} may not call ${methodName(call.method.path)}`,
       );
     }
-    return yield* call.next(call.request, { ...context, principal, requestId });
+    const next = call.next(call.request, { ...context, principal, requestId }) as AsyncGenerator<Res, Res | void, undefined>;
+    return yield* withRequestContext(requestId, next);
   }
 
-  const server = createServer().use(errorDetailsServerMiddleware).use(errorBoundary).use(authenticate);
+  const server = createServer().use(measure).use(errorDetailsServerMiddleware).use(errorBoundary).use(authenticate);
   const health = HealthState();
   server.add(HealthDefinition, HealthServiceImpl(health));
   for (const s of options.services) {

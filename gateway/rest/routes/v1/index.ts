@@ -7,11 +7,13 @@ import membersReadRoutes from './members-read.js';
 import membersWriteRoutes from './members-write.js';
 import openapiRoutes from './openapi.js';
 import profileRoutes from './profile.js';
+import searchRoutes from './search.js';
 
 export default async function v1Routes(app: FastifyInstance, { edge }: { edge: Edge }) {
   await app.register(meRoutes, { edge });
   await app.register(profileRoutes, { edge });
   await app.register(membersReadRoutes, { edge });
   await app.register(membersWriteRoutes, { edge });
+  await app.register(searchRoutes, { edge });
   await app.register(openapiRoutes);
 }

@@ -136,8 +136,10 @@ export interface StartSearchRequest {
   query: string;
   scope: SearchScope;
   communityId: string;
+  /** 0 means the default (20); larger than 50 is served as 50. */
   limit: number;
-  waitSeconds: number;
+  /** 0 to 25; unset means the default (20); 0 answers at once with the pending job. */
+  waitSeconds?: number | undefined;
 }
 
 export interface StartSearchResponse {
@@ -181,6 +183,14 @@ export interface EraseDocumentsRequest {
 
 export interface EraseDocumentsResponse {
   erased: number;
+}
+
+export interface RemovePublicDocumentRequest {
+  profileId: string;
+}
+
+export interface RemovePublicDocumentResponse {
+  removed: number;
 }
 
 function createBaseMatch(): Match {
@@ -606,7 +616,7 @@ export const SearchJob: MessageFns<SearchJob> = {
 };
 
 function createBaseStartSearchRequest(): StartSearchRequest {
-  return { query: "", scope: 0, communityId: "", limit: 0, waitSeconds: 0 };
+  return { query: "", scope: 0, communityId: "", limit: 0, waitSeconds: undefined };
 }
 
 export const StartSearchRequest: MessageFns<StartSearchRequest> = {
@@ -623,7 +633,7 @@ export const StartSearchRequest: MessageFns<StartSearchRequest> = {
     if (message.limit !== 0) {
       writer.uint32(32).uint32(message.limit);
     }
-    if (message.waitSeconds !== 0) {
+    if (message.waitSeconds !== undefined) {
       writer.uint32(40).uint32(message.waitSeconds);
     }
     return writer;
@@ -708,7 +718,7 @@ export const StartSearchRequest: MessageFns<StartSearchRequest> = {
         ? globalThis.Number(object.waitSeconds)
         : isSet(object.wait_seconds)
         ? globalThis.Number(object.wait_seconds)
-        : 0,
+        : undefined,
     };
   },
 
@@ -726,7 +736,7 @@ export const StartSearchRequest: MessageFns<StartSearchRequest> = {
     if (message.limit !== 0) {
       obj.limit = Math.round(message.limit);
     }
-    if (message.waitSeconds !== 0) {
+    if (message.waitSeconds !== undefined) {
       obj.waitSeconds = Math.round(message.waitSeconds);
     }
     return obj;
@@ -741,7 +751,7 @@ export const StartSearchRequest: MessageFns<StartSearchRequest> = {
     message.scope = object.scope ?? 0;
     message.communityId = object.communityId ?? "";
     message.limit = object.limit ?? 0;
-    message.waitSeconds = object.waitSeconds ?? 0;
+    message.waitSeconds = object.waitSeconds ?? undefined;
     return message;
   },
 };
@@ -1495,6 +1505,146 @@ export const EraseDocumentsResponse: MessageFns<EraseDocumentsResponse> = {
   },
 };
 
+function createBaseRemovePublicDocumentRequest(): RemovePublicDocumentRequest {
+  return { profileId: "" };
+}
+
+export const RemovePublicDocumentRequest: MessageFns<RemovePublicDocumentRequest> = {
+  encode(message: RemovePublicDocumentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.profileId !== "") {
+      writer.uint32(10).string(message.profileId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemovePublicDocumentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemovePublicDocumentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.profileId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemovePublicDocumentRequest {
+    return {
+      profileId: isSet(object.profileId)
+        ? globalThis.String(object.profileId)
+        : isSet(object.profile_id)
+        ? globalThis.String(object.profile_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RemovePublicDocumentRequest): unknown {
+    const obj: any = {};
+    if (message.profileId !== "") {
+      obj.profileId = message.profileId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RemovePublicDocumentRequest>): RemovePublicDocumentRequest {
+    return RemovePublicDocumentRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RemovePublicDocumentRequest>): RemovePublicDocumentRequest {
+    const message = createBaseRemovePublicDocumentRequest();
+    message.profileId = object.profileId ?? "";
+    return message;
+  },
+};
+
+function createBaseRemovePublicDocumentResponse(): RemovePublicDocumentResponse {
+  return { removed: 0 };
+}
+
+export const RemovePublicDocumentResponse: MessageFns<RemovePublicDocumentResponse> = {
+  encode(message: RemovePublicDocumentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.removed !== 0) {
+      writer.uint32(8).uint32(message.removed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemovePublicDocumentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemovePublicDocumentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.removed = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemovePublicDocumentResponse {
+    return { removed: isSet(object.removed) ? globalThis.Number(object.removed) : 0 };
+  },
+
+  toJSON(message: RemovePublicDocumentResponse): unknown {
+    const obj: any = {};
+    if (message.removed !== 0) {
+      obj.removed = Math.round(message.removed);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RemovePublicDocumentResponse>): RemovePublicDocumentResponse {
+    return RemovePublicDocumentResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RemovePublicDocumentResponse>): RemovePublicDocumentResponse {
+    const message = createBaseRemovePublicDocumentResponse();
+    message.removed = object.removed ?? 0;
+    return message;
+  },
+};
+
 /** Asynchronous expert search over the search service's own corpus. */
 export type SearchServiceDefinition = typeof SearchServiceDefinition;
 export const SearchServiceDefinition = {
@@ -1535,6 +1685,15 @@ export const SearchServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** Takes a profile out of the public corpus (it is no longer public, or no longer claimed). */
+    removePublicDocument: {
+      name: "RemovePublicDocument",
+      requestType: RemovePublicDocumentRequest as typeof RemovePublicDocumentRequest,
+      requestStream: false,
+      responseType: RemovePublicDocumentResponse as typeof RemovePublicDocumentResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -1554,6 +1713,11 @@ export interface SearchServiceImplementation<CallContextExt = {}> {
     request: EraseDocumentsRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<EraseDocumentsResponse>>;
+  /** Takes a profile out of the public corpus (it is no longer public, or no longer claimed). */
+  removePublicDocument(
+    request: RemovePublicDocumentRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RemovePublicDocumentResponse>>;
 }
 
 export interface SearchServiceClient<CallOptionsExt = {}> {
@@ -1572,6 +1736,11 @@ export interface SearchServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<EraseDocumentsRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<EraseDocumentsResponse>;
+  /** Takes a profile out of the public corpus (it is no longer public, or no longer claimed). */
+  removePublicDocument(
+    request: DeepPartial<RemovePublicDocumentRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RemovePublicDocumentResponse>;
 }
 
 function floatToJson(value: number | null | undefined): number | string | null | undefined {

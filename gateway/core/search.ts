@@ -1,0 +1,105 @@
+// POST /v1/search and GET /v1/search/{search_id}: the search service, asked as the caller (it
+// re-checks the scope, the read reach and funds, runs the job and fences polls to the credential).
+// StartSearch may wait up to wait_seconds, so its deadline is the usual one plus that wait.
+import { SearchScope, SearchStatus, type Match, type SearchJob } from '../../proto/gen/expertnet/search/v1/search_service.js';
+import { ApiError, fromRemote } from './api-error.js';
+import type { SearchRequest } from './contract/search.js';
+import type { CallerContext, Edge } from './edge.js';
+
+export interface SearchMatchView {
+  profile_id: string;
+  user_id: string | null;
+  name: string;
+  headline: string | null;
+  organization: string | null;
+  location: string | null;
+  avatar_url: string | null;
+  score: number;
+  semantic_score: number;
+  explanation: string | null;
+  shared_communities: string[];
+}
+
+export interface SearchCompleteView {
+  search_id: string;
+  status: 'complete';
+  matches: SearchMatchView[];
+}
+
+export interface SearchPendingView {
+  search_id: string;
+  status: 'pending';
+  poll_after_seconds: number;
+}
+
+export type SearchPollView =
+  | { search_id: string; status: 'running'; poll_after_seconds: number }
+  | SearchCompleteView
+  | { search_id: string; status: 'failed' };
+
+export const POLL_AFTER_SECONDS = 2;
+
+const SCOPES = {
+  community: SearchScope.SEARCH_SCOPE_COMMUNITY,
+  all: SearchScope.SEARCH_SCOPE_ALL,
+  public: SearchScope.SEARCH_SCOPE_PUBLIC,
+} as const;
+
+const orNull = (s: string) => (s === '' ? null : s);
+
+function matchView(m: Match): SearchMatchView {
+  return {
+    profile_id: m.profileId,
+    user_id: orNull(m.userId),
+    name: m.name,
+    headline: orNull(m.headline),
+    organization: orNull(m.organization),
+    location: orNull(m.location),
+    avatar_url: orNull(m.avatarUrl),
+    score: m.score,
+    semantic_score: m.semanticScore,
+    explanation: orNull(m.explanation),
+    shared_communities: m.sharedCommunities,
+  };
+}
+
+function jobOf(response: { job?: SearchJob | undefined }): SearchJob {
+  if (!response.job) throw new ApiError(500, 'internal', 'internal error');
+  return response.job;
+}
+
+export async function startSearch(edge: Edge, ctx: CallerContext, body: SearchRequest): Promise<SearchCompleteView | SearchPendingView> {
+  try {
+    const options = await edge.as(ctx);
+    const deadline = typeof options.deadline === 'number' ? options.deadline + body.wait_seconds * 1000 : options.deadline;
+    const job = jobOf(
+      await edge.clients.search.startSearch(
+        { query: body.query, scope: SCOPES[body.scope], communityId: body.community_id ?? '', limit: body.limit, waitSeconds: body.wait_seconds },
+        { ...options, deadline },
+      ),
+    );
+    if (job.status === SearchStatus.SEARCH_STATUS_COMPLETE) {
+      return { search_id: job.searchId, status: 'complete', matches: job.matches.map(matchView) };
+    }
+    return { search_id: job.searchId, status: 'pending', poll_after_seconds: job.pollAfterSeconds || POLL_AFTER_SECONDS };
+  } catch (error) {
+    throw fromRemote(error);
+  }
+}
+
+export async function getSearch(edge: Edge, ctx: CallerContext, searchId: string): Promise<SearchPollView> {
+  try {
+    const job = jobOf(await edge.clients.search.getSearch({ searchId }, await edge.as(ctx)));
+    switch (job.status) {
+      case SearchStatus.SEARCH_STATUS_COMPLETE:
+        return { search_id: job.searchId, status: 'complete', matches: job.matches.map(matchView) };
+      case SearchStatus.SEARCH_STATUS_FAILED:
+        return { search_id: job.searchId, status: 'failed' };
+      default:
+        // pending and running both read "running" on a poll (the spec's poll states).
+        return { search_id: job.searchId, status: 'running', poll_after_seconds: job.pollAfterSeconds || POLL_AFTER_SECONDS };
+    }
+  } catch (error) {
+    throw fromRemote(error);
+  }
+}

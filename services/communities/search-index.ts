@@ -1,0 +1,70 @@
+// Keeps the search service's corpus in step with communities (docs/SEARCH.md "Corpus upkeep"). The
+// search service owns its corpus; communities only tells it what changed, as itself:
+//   - a membership (seed/operator upsert, bulk add) → that community's document of the person;
+//   - a profile (seed/operator upsert) → its document in every community it belongs to, and in the
+//     public corpus ('') exactly while it is public and claimed (otherwise it is taken out).
+// Erasure removes a community's document itself (erasure.ts).
+import type { Document } from '../../proto/gen/expertnet/search/v1/search_service.js';
+import { AddMemberStatus, type AddMemberResult } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import type { ProfileRow } from './community.repository.js';
+import type { HandlerContext } from './handler-context.js';
+import { asCommunitiesService, relayOrUnavailable } from './remote.js';
+
+/** The public corpus's community id. */
+const PUBLIC_CORPUS = '';
+
+function documentOf(p: ProfileRow, communityId: string): Document {
+  return {
+    communityId,
+    profileId: p.id,
+    userId: p.user_id ?? '',
+    name: p.name,
+    headline: p.headline ?? '',
+    bio: p.bio ?? '',
+    organization: p.organization ?? '',
+    location: p.location ?? '',
+    avatarUrl: p.avatar_url ?? '',
+    enrichmentText: '',
+  };
+}
+
+/** Indexes these members of one community. Failures are relayed (the caller decides). */
+export async function indexMemberships(context: HandlerContext, communityId: string, profileIds: string[], requestId: string): Promise<void> {
+  const documents: Document[] = [];
+  for (const id of new Set(profileIds)) {
+    const profile = await context.repo.findProfile(id);
+    if (profile) documents.push(documentOf(profile, communityId));
+  }
+  if (documents.length === 0) return;
+  await context.deps.clients.search.indexDocuments({ documents }, await asCommunitiesService(context, requestId)).catch(relayOrUnavailable);
+}
+
+/** Re-indexes a profile everywhere it is searchable, and in or out of the public corpus. */
+export async function indexProfile(context: HandlerContext, profileId: string, requestId: string): Promise<void> {
+  const profile = await context.repo.findProfile(profileId);
+  if (!profile) return;
+  const memberships = await context.deps.db.query<{ community_id: string }>(
+    'SELECT community_id FROM communities.memberships WHERE profile_id = $1',
+    [profileId],
+  );
+  const documents = memberships.map((m) => documentOf(profile, m.community_id));
+  const searchable = profile.public && profile.user_id !== null;
+  if (searchable) documents.push(documentOf(profile, PUBLIC_CORPUS));
+  const options = await asCommunitiesService(context, requestId);
+  if (documents.length > 0) await context.deps.clients.search.indexDocuments({ documents }, options).catch(relayOrUnavailable);
+  if (!searchable) await context.deps.clients.search.removePublicDocument({ profileId }, options).catch(relayOrUnavailable);
+}
+
+/**
+ * After a bulk add: indexes every person the add placed (added or already a member). The people
+ * are members whatever happens here, so a failure is logged, not answered; applying the membership
+ * again (or the next add of the person) indexes it.
+ */
+export async function indexAddedMembers(context: HandlerContext, communityId: string, results: AddMemberResult[], requestId: string): Promise<void> {
+  const placed = results.filter((r) => r.status !== AddMemberStatus.ADD_MEMBER_STATUS_REJECTED && r.profileId).map((r) => r.profileId);
+  try {
+    await indexMemberships(context, communityId, placed, requestId);
+  } catch (err) {
+    context.deps.logger.warn({ err, requestId, communityId, people: placed.length }, 'search indexing after add failed');
+  }
+}

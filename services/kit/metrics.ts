@@ -1,0 +1,67 @@
+// Prometheus metrics, served on the admin port only (/metrics; the public port answers 401): RED
+// per HTTP route and per gRPC method (server side), rate-limit refusals, and the process's own
+// (event loop, heap, GC). One registry per process. A feature adds its metric here, next to the
+// code that moves it, and docs/OBSERVABILITY.md says what to alert on. docs/OBSERVABILITY.md.
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+/** Seconds: from 5 ms to 10 s, the range of an API call. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export const metrics = {
+  httpRequests: new Counter({
+    name: 'http_server_requests_total',
+    help: 'HTTP requests answered by the REST edge, by route template and status class (2xx, 4xx, 5xx…).',
+    labelNames: ['method', 'route', 'status_class'] as const,
+    registers: [registry],
+  }),
+  httpDuration: new Histogram({
+    name: 'http_server_request_duration_seconds',
+    help: 'Time to answer an HTTP request on the REST edge, by route template and status class.',
+    labelNames: ['method', 'route', 'status_class'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  }),
+  grpcHandled: new Counter({
+    name: 'grpc_server_handled_total',
+    help: 'gRPC calls served, by service, method and status code name (OK, NOT_FOUND, INTERNAL…).',
+    labelNames: ['grpc_service', 'grpc_method', 'grpc_code'] as const,
+    registers: [registry],
+  }),
+  grpcDuration: new Histogram({
+    name: 'grpc_server_handling_seconds',
+    help: 'Time to serve a gRPC call, by service and method.',
+    labelNames: ['grpc_service', 'grpc_method'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  }),
+  rateLimitRefusals: new Counter({
+    name: 'rate_limit_refusals_total',
+    help: 'Requests refused by the edge rate limiter (REST and MCP), by the limit that refused them (burst, daily).',
+    labelNames: ['refused_by'] as const,
+    registers: [registry],
+  }),
+  rateLimitChecks: new Counter({
+    name: 'rate_limit_checks_total',
+    help: 'Rate-limit checks made by the edge (REST and MCP); refusals are counted apart.',
+    registers: [registry],
+  }),
+};
+
+/** 200 → "2xx". */
+export function statusClass(status: number): string {
+  return `${Math.floor(status / 100)}xx`;
+}
+
+/** "/expertnet.identity.v1.IdentityService/Authenticate" → ["expertnet.identity.v1.IdentityService", "Authenticate"]. */
+export function splitGrpcPath(path: string): [service: string, method: string] {
+  const slash = path.lastIndexOf('/');
+  return [path.slice(1, slash), path.slice(slash + 1)];
+}
+
+/** The Prometheus text exposition of every metric of this process. */
+export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
+  return { contentType: registry.contentType, body: await registry.metrics() };
+}

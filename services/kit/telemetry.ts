@@ -1,0 +1,118 @@
+// Tracing, the light half: whether tracing is on, starting it before anything else is loaded, and
+// what every process needs at run time (the log mixin, the request context, span attributes).
+// The OpenTelemetry SDK and its instrumentations (telemetry-sdk.ts) are loaded only when tracing
+// is on: with no OTEL_* exporter variables set nothing is patched or exported, and the cost is one
+// getActiveSpan() per log line. docs/OBSERVABILITY.md.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage } from 'node:http';
+import { register } from 'node:module';
+import { trace, type Attributes, type Span } from '@opentelemetry/api';
+
+/** Packages the ESM loader hook (import-in-the-middle) intercepts: those imported from our ESM code. */
+export const HOOKED_MODULES = ['pg', 'pg-pool', 'ioredis', '@grpc/grpc-js', 'fastify'];
+
+/**
+ * Tracing is on when an exporter is asked for: OTEL_TRACES_EXPORTER names one other than `none`,
+ * or an OTLP endpoint is set. OTEL_SDK_DISABLED=true turns it off whatever else is set.
+ */
+export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+  if (exporters.length > 0) return exporters.some((e) => e !== 'none');
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+}
+
+/** service.name when OTEL_SERVICE_NAME is unset: one per role, so a multi-process trace names each hop. */
+export function defaultServiceName(roles: string | undefined): string {
+  const list = (roles ?? '').split(',').map((r) => r.trim()).filter(Boolean);
+  return list.length === 1 ? `expertnet-${list[0]}` : 'expert-network-api';
+}
+
+export interface Telemetry {
+  tracing: boolean;
+  /** Flushes and stops exporting (a no-op when tracing is off). */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Starts tracing when requested. Call it before importing anything that loads pg, ioredis,
+ * @grpc/grpc-js, http or fastify (services/main.ts imports the runtime only afterwards): the ESM
+ * loader hook is registered here and only patches modules loaded after it.
+ */
+export async function startTelemetry(env: NodeJS.ProcessEnv = process.env): Promise<Telemetry> {
+  if (!tracingRequested(env)) return { tracing: false, shutdown: async () => {} };
+  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: HOOKED_MODULES } });
+  const { startSdk } = await import('./telemetry-sdk.js');
+  const sdk = startSdk({ serviceName: env.OTEL_SERVICE_NAME ? undefined : defaultServiceName(env.ROLES) });
+  return { tracing: true, shutdown: () => sdk.shutdown().catch(() => {}) };
+}
+
+// --- the request a service is serving, for log lines ---------------------------------------------
+
+const requestContext = new AsyncLocalStorage<{ requestId: string }>();
+
+/** Runs each step of a gRPC handler's generator with the request id in context (log lines carry it). */
+export async function* withRequestContext<T, R>(requestId: string, gen: AsyncGenerator<T, R, undefined>): AsyncGenerator<T, R, undefined> {
+  const store = { requestId };
+  let done = false;
+  try {
+    while (true) {
+      const step = await requestContext.run(store, () => gen.next());
+      if (step.done) {
+        done = true;
+        return step.value;
+      }
+      yield step.value;
+    }
+  } finally {
+    if (!done) await gen.return(undefined as R);
+  }
+}
+
+/**
+ * The pino mixin: the active span's trace_id and span_id, and the request id a service is serving
+ * (the edge's request loggers carry requestId already, as a binding).
+ */
+export function logContext(): Record<string, string> {
+  const out: Record<string, string> = {};
+  const span = trace.getActiveSpan();
+  if (span) {
+    const { traceId, spanId, traceFlags } = span.spanContext();
+    out.trace_id = traceId;
+    out.span_id = spanId;
+    out.trace_flags = traceFlags.toString(16).padStart(2, '0');
+  }
+  const store = requestContext.getStore();
+  if (store?.requestId) out.requestId = store.requestId;
+  return out;
+}
+
+// --- span attributes ----------------------------------------------------------------------------
+
+const REQUEST_SPAN = Symbol.for('expertnet.requestSpan');
+type WithSpan = IncomingMessage & { [REQUEST_SPAN]?: Span };
+
+/** Called by the HTTP instrumentation: remembers a request's server span on the request. */
+export function rememberRequestSpan(span: Span, request: IncomingMessage): void {
+  (request as WithSpan)[REQUEST_SPAN] = span;
+}
+
+/** Sets attributes on an HTTP request's server span (the root of its trace) and on the active span. */
+export function annotateRequestSpan(request: IncomingMessage, attributes: Attributes): void {
+  const root = (request as WithSpan)[REQUEST_SPAN];
+  root?.setAttributes(attributes);
+  const active = trace.getActiveSpan();
+  if (active && active !== root) active.setAttributes(attributes);
+}
+
+/** Sets attributes on the active span, if any (a gRPC server span inside a handler). */
+export function annotateActiveSpan(attributes: Attributes): void {
+  trace.getActiveSpan()?.setAttributes(attributes);
+}
+
+/** Span attribute names this project sets. */
+export const ATTR = {
+  requestId: 'expertnet.request_id',
+  keyId: 'expertnet.key_id',
+  ownerId: 'expertnet.owner_id',
+} as const;

@@ -1,0 +1,403 @@
+// The ranking pipeline: embed the query → retrieve candidates (full-text legs and a name /
+// organization leg) → fuse (reciprocal rank fusion, per person) → rerank (field-aware features,
+// vector similarity, optionally a cross-encoder) → explain. It reads only documents of the
+// requested scope and never widens it.
+import type { Queryable } from '../../kit/db/database.js';
+import { cosine, type Embedder, OfflineHashEmbedder, type Reranker, type WeightedText } from './embedders.js';
+import type { RankedMatch, RankRequest, SearchPipeline } from './pipeline.js';
+import { contentTokens, stem, tokenize, wordSimilarity } from './text.js';
+import type { Expansion, WordNet } from './wordnet.js';
+
+export interface RankerOptions {
+  /** The active embedder (default: the offline hashing embedder). */
+  embedder?: Embedder;
+  /** Used when the active embedder fails (default: the offline hashing embedder). */
+  fallbackEmbedder?: Embedder;
+  /** An optional cross-encoder over the best candidates. */
+  reranker?: Reranker | null;
+  /** Query expansion; null turns it off. */
+  wordnet?: WordNet | null;
+  /** Rows each retrieval leg returns at most (default 200). */
+  candidatesPerLeg?: number;
+  /** People the reranking stage scores at most (default 200). */
+  maxCandidates?: number;
+  /** People sent to the cross-encoder at most (default 50). */
+  rerankTop?: number;
+}
+
+interface Doc {
+  community_id: string;
+  profile_id: string;
+  user_id: string | null;
+  name: string;
+  headline: string | null;
+  bio: string | null;
+  organization: string | null;
+  location: string | null;
+  avatar_url: string | null;
+  enrichment_text: string | null;
+}
+
+type LegName = 'full-text' | 'synonyms' | 'name/organization';
+const LEG_WEIGHT: Record<LegName, number> = { 'full-text': 1, synonyms: 0.6, 'name/organization': 1 };
+const RRF_K = 60;
+
+const FIELDS = ['name', 'headline', 'organization', 'location', 'bio', 'enrichment_text'] as const;
+type Field = (typeof FIELDS)[number];
+/** Field weights of the reranker's term coverage, in the spirit of the A/B/C full-text weights. */
+const FIELD_WEIGHT: Record<Field, number> = { name: 1, headline: 1, organization: 0.85, location: 0.85, bio: 0.6, enrichment_text: 0.5 };
+const FIELD_LABEL: Record<Field, string> = {
+  name: 'name',
+  headline: 'headline',
+  organization: 'organization',
+  location: 'location',
+  bio: 'bio',
+  enrichment_text: 'enrichment',
+};
+/** Field weights of a person's vector (offline embedder). */
+const VECTOR_WEIGHT: Record<Field, number> = { name: 0.7, headline: 1.5, organization: 0.8, location: 0.8, bio: 1, enrichment_text: 0.8 };
+
+/** Features → score. Sums to 1 without the cross-encoder. */
+const W = { fusion: 0.2, coverage: 0.4, semantic: 0.25, nameOrg: 0.15 };
+
+interface Person {
+  profileId: string;
+  docs: Doc[];
+  display: Doc;
+  rrf: number;
+  legs: Set<LegName>;
+  fieldStems: Map<Field, Set<string>>;
+}
+
+/** A [a-z0-9] word safe to put in a tsquery. */
+function safe(word: string): string {
+  return word.replace(/[^a-z0-9]/g, '');
+}
+
+export function buildTsQuery(terms: readonly string[]): string | null {
+  const parts = new Set<string>();
+  for (const term of terms) {
+    const words = tokenize(term).map(safe).filter((w) => w.length > 0);
+    if (words.length === 1) parts.add(words[0]!);
+    else if (words.length > 1) parts.add(`(${words.join(' <-> ')})`);
+  }
+  return parts.size > 0 ? [...parts].join(' | ') : null;
+}
+
+export class Ranker implements SearchPipeline {
+  readonly provider: string;
+  private readonly embedder: Embedder;
+  private readonly fallback: Embedder;
+  private readonly reranker: Reranker | null;
+  private readonly wordnet: WordNet | null;
+  private readonly perLeg: number;
+  private readonly maxCandidates: number;
+  private readonly rerankTop: number;
+  private readonly trigramByDb = new WeakMap<Queryable, Promise<boolean>>();
+
+  constructor(options: RankerOptions = {}) {
+    this.fallback = options.fallbackEmbedder ?? new OfflineHashEmbedder();
+    this.embedder = options.embedder ?? this.fallback;
+    this.reranker = options.reranker ?? null;
+    this.wordnet = options.wordnet ?? null;
+    this.perLeg = options.candidatesPerLeg ?? 200;
+    this.maxCandidates = options.maxCandidates ?? 200;
+    this.rerankTop = options.rerankTop ?? 50;
+    this.provider = this.embedder.name;
+  }
+
+  /** Whether pg_trgm is installed in this database (asked once per database handle). */
+  private hasTrigram(db: Queryable): Promise<boolean> {
+    let known = this.trigramByDb.get(db);
+    if (!known) {
+      known = db
+        .query<{ ok: boolean }>(`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') AS ok`)
+        .then((rows) => rows[0]?.ok === true)
+        .catch(() => false);
+      this.trigramByDb.set(db, known);
+    }
+    return known;
+  }
+
+  async rank(db: Queryable, request: RankRequest): Promise<RankedMatch[]> {
+    const query = request.query.trim();
+    const communityIds = [...new Set(request.communityIds.filter((id) => id !== ''))];
+    const limit = Math.max(0, Math.floor(request.limit));
+    if (limit === 0 || query.length === 0 || (communityIds.length === 0 && !request.includePublic)) return [];
+
+    const words = [...new Set(contentTokens(query))];
+    const originalWords = words.length > 0 ? words : [...new Set(tokenize(query))];
+    if (originalWords.length === 0) return [];
+    const expansions = this.wordnet ? this.wordnet.expand(query) : [];
+
+    // ---- retrieve ----
+    const scope = `(community_id = ANY($1::text[]) OR ($2::boolean AND community_id = ''))`;
+    const base = [communityIds, request.includePublic];
+    const legs = new Map<LegName, { community_id: string; profile_id: string }[]>();
+    const ftsQuery = buildTsQuery(originalWords);
+    const synonymQuery = buildTsQuery(expansions.map((e) => e.term));
+    const fts = (tsquery: string) =>
+      db.query<{ community_id: string; profile_id: string }>(
+        `SELECT community_id, profile_id FROM search.documents, to_tsquery('english', $3) q
+          WHERE ${scope} AND search_tsv @@ q
+          ORDER BY ts_rank_cd(search_tsv, q, 1) DESC, profile_id, community_id LIMIT $4`,
+        [...base, tsquery, this.perLeg],
+      );
+    if (ftsQuery) legs.set('full-text', await fts(ftsQuery));
+    if (synonymQuery) legs.set('synonyms', await fts(synonymQuery));
+    legs.set('name/organization', await this.nameLeg(db, scope, base, query, originalWords));
+
+    // ---- fuse: reciprocal rank fusion per person ----
+    const rrf = new Map<string, { score: number; legs: Set<LegName>; docScore: Map<string, number> }>();
+    for (const [leg, rows] of legs) {
+      const seen = new Set<string>();
+      let rank = 0;
+      for (const row of rows) {
+        const entry = rrf.get(row.profile_id) ?? { score: 0, legs: new Set<LegName>(), docScore: new Map<string, number>() };
+        rrf.set(row.profile_id, entry);
+        const docKey = row.community_id;
+        if (!seen.has(row.profile_id)) {
+          rank++;
+          seen.add(row.profile_id);
+          entry.score += LEG_WEIGHT[leg] / (RRF_K + rank);
+          entry.legs.add(leg);
+        }
+        entry.docScore.set(docKey, (entry.docScore.get(docKey) ?? 0) + LEG_WEIGHT[leg] / (RRF_K + rank));
+      }
+    }
+    const fused = [...rrf.entries()].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1)).slice(0, this.maxCandidates);
+    if (fused.length === 0) return [];
+
+    // ---- hydrate: every in-scope document of each candidate (for merging and community lists) ----
+    const docs = await db.query<Doc>(
+      `SELECT community_id, profile_id, user_id, name, headline, bio, organization, location, avatar_url, enrichment_text
+         FROM search.documents WHERE profile_id = ANY($3::text[]) AND ${scope}
+        ORDER BY profile_id, community_id`,
+      [...base, fused.map(([id]) => id)],
+    );
+    const byProfile = new Map<string, Doc[]>();
+    for (const doc of docs) {
+      const list = byProfile.get(doc.profile_id) ?? [];
+      list.push(doc);
+      byProfile.set(doc.profile_id, list);
+    }
+    const people: Person[] = [];
+    for (const [profileId, entry] of fused) {
+      const list = byProfile.get(profileId);
+      if (!list || list.length === 0) continue; // erased between the two reads
+      const display = [...list].sort((a, b) => (entry.docScore.get(b.community_id) ?? 0) - (entry.docScore.get(a.community_id) ?? 0))[0]!;
+      const fieldStems = new Map<Field, Set<string>>();
+      for (const field of FIELDS) {
+        const set = new Set<string>();
+        for (const doc of list) for (const w of contentTokens(doc[field] ?? '')) set.add(stem(w));
+        fieldStems.set(field, set);
+      }
+      people.push({ profileId, docs: list, display, rrf: entry.score, legs: entry.legs, fieldStems });
+    }
+
+    // ---- embed: the query (with its expansions, weighted lower) and each candidate ----
+    const queryParts: WeightedText[] = [{ text: query, weight: 1 }, ...expansions.map((e) => ({ text: e.term, weight: e.weight * 0.6 }))];
+    const personParts = people.map((p) => personText(p));
+    let embedderName = this.embedder.name;
+    let degraded: string | null = null;
+    let vectors: number[][];
+    try {
+      vectors = await this.embedder.embed([queryParts, ...personParts]);
+    } catch (error) {
+      if (this.embedder === this.fallback) throw error;
+      degraded = `the embeddings service failed (${(error as Error).message}), so the offline embedder was used`;
+      embedderName = this.fallback.name;
+      vectors = await this.fallback.embed([queryParts, ...personParts]);
+    }
+    const queryVector = vectors[0]!;
+
+    // ---- rerank ----
+    const maxRrf = Math.max(...people.map((p) => p.rrf));
+    const queryStems = originalWords.map(stem);
+    const wordOf = new Map(originalWords.map((w) => [stem(w), w]));
+    const scored = people.map((person, i) => {
+      const coverage = termCoverage(person, queryStems, expansions, wordOf);
+      const nameSim = wordSimilarity(query, person.display.name);
+      const orgSim = person.display.organization ? wordSimilarity(query, person.display.organization) : 0;
+      const nameOrg = Math.max(nameSim, orgSim);
+      const semantic = Math.max(0, cosine(queryVector, vectors[i + 1]!));
+      const score = W.fusion * (person.rrf / maxRrf) + W.coverage * coverage.score + W.semantic * semantic + W.nameOrg * (nameOrg >= 0.5 ? nameOrg : 0);
+      return { person, coverage, nameSim, orgSim, semantic, score, rerank: null as number | null };
+    });
+    scored.sort((a, b) => b.score - a.score || (a.person.profileId < b.person.profileId ? -1 : 1));
+
+    let rerankNote: string | null = null;
+    if (this.reranker && scored.length > 0) {
+      const top = scored.slice(0, this.rerankTop);
+      try {
+        const raw = await this.reranker.rerank(
+          query,
+          top.map((s) => personParts[people.indexOf(s.person)]!.filter((p) => p.weight > 0).map((p) => p.text).join('. ')),
+        );
+        const lo = Math.min(...raw);
+        const hi = Math.max(...raw);
+        top.forEach((s, i) => {
+          s.rerank = hi > lo ? (raw[i]! - lo) / (hi - lo) : 0.5;
+          s.score = 0.5 * s.score + 0.5 * s.rerank;
+        });
+        // Those below the cross-encoded top keep their order beneath it.
+        for (const s of scored.slice(this.rerankTop)) s.score *= 0.5;
+        scored.sort((a, b) => b.score - a.score || (a.person.profileId < b.person.profileId ? -1 : 1));
+      } catch (error) {
+        rerankNote = `the reranking service failed (${(error as Error).message}), so it was skipped`;
+      }
+    }
+
+    const requested = new Set(communityIds);
+    return scored.slice(0, limit).map((s) => {
+      const d = s.person.display;
+      const matchedCommunityIds = [...new Set(s.person.docs.map((doc) => doc.community_id).filter((id) => requested.has(id)))].sort();
+      return {
+        profileId: s.person.profileId,
+        userId: d.user_id ?? s.person.docs.find((doc) => doc.user_id)?.user_id ?? null,
+        name: d.name,
+        headline: d.headline,
+        organization: d.organization,
+        location: d.location,
+        avatarUrl: d.avatar_url,
+        score: round(s.score),
+        semanticScore: round(s.semantic),
+        explanation: explain({
+          coverage: s.coverage,
+          legs: s.person.legs,
+          nameSim: s.nameSim,
+          orgSim: s.orgSim,
+          semantic: s.semantic,
+          embedderName,
+          degraded,
+          rerank: s.rerank,
+          rerankerName: this.reranker?.name ?? null,
+          rerankNote,
+          communities: matchedCommunityIds,
+        }),
+        matchedCommunityIds,
+      };
+    });
+  }
+
+  /**
+   * People whose name or organization starts with the query's words (prefix match, unstemmed);
+   * with pg_trgm installed, also those whose name or organization is close to the query when
+   * misspelled. Ordered in the service by trigram word similarity.
+   */
+  private async nameLeg(db: Queryable, scope: string, base: unknown[], query: string, words: string[]) {
+    const prefix = [...new Set(words.map(safe).filter((w) => w.length >= 2))].map((w) => `${w}:*`).join(' | ');
+    if (!prefix) return [];
+    const trigram = await this.hasTrigram(db);
+    const rows = await db.query<{ community_id: string; profile_id: string; name: string; organization: string | null }>(
+      `SELECT community_id, profile_id, name, organization FROM search.documents
+        WHERE ${scope} AND (name_tsv @@ to_tsquery('simple', $3)${
+          trigram ? ` OR word_similarity($5, name) >= 0.5 OR word_similarity($5, coalesce(organization, '')) >= 0.5` : ''
+        })
+        ORDER BY profile_id, community_id LIMIT $4`,
+      trigram ? [...base, prefix, this.perLeg * 5, query] : [...base, prefix, this.perLeg * 5],
+    );
+    return rows
+      .map((row) => ({ ...row, sim: Math.max(wordSimilarity(query, row.name), row.organization ? wordSimilarity(query, row.organization) : 0) }))
+      .filter((row) => row.sim >= 0.3)
+      .sort((a, b) => b.sim - a.sim || (a.profile_id < b.profile_id ? -1 : a.profile_id > b.profile_id ? 1 : 0))
+      .slice(0, this.perLeg);
+  }
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+function personText(person: Person): WeightedText[] {
+  const parts: WeightedText[] = [];
+  for (const field of FIELDS) {
+    const values = [...new Set(person.docs.map((d) => d[field]).filter((v): v is string => Boolean(v)))];
+    for (const value of values) parts.push({ text: value, weight: VECTOR_WEIGHT[field] });
+  }
+  return parts;
+}
+
+interface TermMatch {
+  /** The query word, or the expansion. */
+  term: string;
+  fields: Field[];
+  expansion: Expansion | null;
+}
+
+interface Coverage {
+  score: number;
+  matches: TermMatch[];
+}
+
+/**
+ * The share of the query's words found in the person's fields, each word credited with the best
+ * field it appears in; a word not found itself gets partial credit when one of its expansions is.
+ */
+function termCoverage(person: Person, queryStems: readonly string[], expansions: readonly Expansion[], wordOf: ReadonlyMap<string, string>): Coverage {
+  const fieldsWith = (stems: readonly string[]): Field[] =>
+    stems.length === 0 ? [] : FIELDS.filter((f) => stems.every((s) => person.fieldStems.get(f)!.has(s)));
+  const best = (fields: readonly Field[]) => Math.max(0, ...fields.map((f) => FIELD_WEIGHT[f]));
+  const matches: TermMatch[] = [];
+  const credit = new Map<string, number>(queryStems.map((s) => [s, 0]));
+  for (const s of new Set(queryStems)) {
+    const fields = fieldsWith([s]);
+    if (fields.length > 0) {
+      credit.set(s, best(fields));
+      matches.push({ term: wordOf.get(s) ?? s, fields, expansion: null });
+    }
+  }
+  for (const e of expansions) {
+    const fields = fieldsWith(contentTokens(e.term).map(stem));
+    if (fields.length === 0) continue;
+    const value = best(fields) * e.weight;
+    const sources = contentTokens(e.from).map(stem).filter((s) => credit.has(s));
+    let used = false;
+    for (const source of sources) {
+      if ((credit.get(source) ?? 0) < value) {
+        credit.set(source, value);
+        used = true;
+      }
+    }
+    if (used) matches.push({ term: e.term, fields, expansion: e });
+  }
+  const total = [...credit.values()].reduce((a, b) => a + b, 0);
+  return { score: credit.size > 0 ? total / credit.size : 0, matches };
+}
+
+function list(items: readonly string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+function explain(x: {
+  coverage: Coverage;
+  legs: Set<LegName>;
+  nameSim: number;
+  orgSim: number;
+  semantic: number;
+  embedderName: string;
+  degraded: string | null;
+  rerank: number | null;
+  rerankerName: string | null;
+  rerankNote: string | null;
+  communities: string[];
+}): string {
+  const sentences: string[] = [];
+  const direct = x.coverage.matches.filter((m) => !m.expansion);
+  const expanded = x.coverage.matches.filter((m) => m.expansion);
+  const parts = [
+    ...direct.map((m) => `"${m.term}" in ${list(m.fields.map((f) => FIELD_LABEL[f]))}`),
+    ...expanded.map((m) => `"${m.term}" (${m.expansion!.relation} of "${m.expansion!.from}") in ${list(m.fields.map((f) => FIELD_LABEL[f]))}`),
+  ];
+  sentences.push(parts.length > 0 ? `Matched ${list(parts)}.` : 'No query word matched a field directly.');
+  if (x.nameSim >= 0.5) sentences.push(`The name resembles the query (similarity ${x.nameSim.toFixed(2)}).`);
+  else if (x.orgSim >= 0.5) sentences.push(`The organization resembles the query (similarity ${x.orgSim.toFixed(2)}).`);
+  const legs = [...x.legs].map((l) => (l === 'full-text' ? 'full-text search' : l === 'synonyms' ? 'WordNet synonym search' : 'name/organization similarity'));
+  sentences.push(`Found by ${list(legs)}; semantic similarity ${x.semantic.toFixed(2)} from the ${x.embedderName} embedder.`);
+  if (x.degraded) sentences.push(`Degraded: ${x.degraded}.`);
+  if (x.rerank !== null && x.rerankerName) sentences.push(`Reranked by ${x.rerankerName} (relative score ${x.rerank.toFixed(2)}).`);
+  if (x.rerankNote) sentences.push(`Degraded: ${x.rerankNote}.`);
+  if (x.communities.length > 0) sentences.push(`In communities ${list(x.communities)}.`);
+  return sentences.join(' ');
+}

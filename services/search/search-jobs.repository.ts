@@ -1,0 +1,240 @@
+// SQL for search jobs and the corpus. Nothing else: the rules live in search-jobs.ts and
+// search.service.ts.
+//
+// Claiming: a job is claimable while pending, or while running with an expired lease (its worker
+// died). A claim bumps `attempts`, which is the job's fencing token: heartbeats, results and
+// failures are stored only `WHERE attempts = <the token of that claim>`, so a worker that lost its
+// lease can never overwrite the work of the claim that took over.
+import type { Queryable } from '../kit/db/database.js';
+
+export type JobStatus = 'pending' | 'running' | 'complete' | 'failed';
+export type JobScope = 'community' | 'all' | 'public';
+
+/** A stored match (the API's match, before the edge names the fields). */
+export interface StoredMatch {
+  profileId: string;
+  userId: string | null;
+  name: string;
+  headline: string | null;
+  organization: string | null;
+  location: string | null;
+  avatarUrl: string | null;
+  score: number;
+  semanticScore: number;
+  explanation: string | null;
+  sharedCommunities: string[];
+}
+
+export interface JobRow {
+  id: string;
+  credential_id: string;
+  caller: unknown;
+  query: string;
+  scope: JobScope;
+  named_community_id: string | null;
+  community_ids: string[];
+  include_public: boolean;
+  reach_ids: string[];
+  result_limit: number;
+  payer_type: string | null;
+  payer_id: string | null;
+  status: JobStatus;
+  matches: StoredMatch[] | null;
+  error: string | null;
+  attempts: number;
+  lease_until: Date | null;
+  charged_at: Date | null;
+  created_at: Date;
+  finished_at: Date | null;
+  expires_at: Date | null;
+}
+
+export interface NewJob {
+  id: string;
+  credentialId: string;
+  caller: unknown;
+  query: string;
+  scope: JobScope;
+  namedCommunityId: string | null;
+  communityIds: string[];
+  includePublic: boolean;
+  reachIds: string[];
+  limit: number;
+  payer: { type: string; id: string } | null;
+}
+
+export interface IndexedDocument {
+  community_id: string;
+  profile_id: string;
+  user_id: string | null;
+  name: string;
+  headline: string | null;
+  bio: string | null;
+  organization: string | null;
+  location: string | null;
+  avatar_url: string | null;
+  enrichment_text: string | null;
+}
+
+/** Jobs are kept this long after they finish, then answer 404 and are purged. */
+export const JOB_RETENTION_SQL = "interval '1 hour'";
+
+export function createSearchJobsRepository(db: Queryable) {
+  return {
+    async insert(job: NewJob): Promise<JobRow> {
+      const rows = await db.query<JobRow>(
+        `INSERT INTO search.search_jobs (id, credential_id, caller, query, scope, named_community_id, community_ids,
+                                         include_public, reach_ids, result_limit, payer_type, payer_id)
+         VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7::text[], $8, $9::text[], $10, $11, $12)
+         RETURNING *`,
+        [job.id, job.credentialId, JSON.stringify(job.caller), job.query, job.scope, job.namedCommunityId, job.communityIds,
+          job.includePublic, job.reachIds, job.limit, job.payer?.type ?? null, job.payer?.id ?? null],
+      );
+      return rows[0]!;
+    },
+
+    /** The job, when this credential started it and it has not expired. */
+    async findForCredential(id: string, credentialId: string): Promise<JobRow | undefined> {
+      const rows = await db.query<JobRow>(
+        `SELECT * FROM search.search_jobs
+          WHERE id = $1 AND credential_id = $2 AND (expires_at IS NULL OR expires_at > now())`,
+        [id, credentialId],
+      );
+      return rows[0];
+    },
+
+    async find(id: string): Promise<JobRow | undefined> {
+      return (await db.query<JobRow>('SELECT * FROM search.search_jobs WHERE id = $1', [id]))[0];
+    },
+
+    /**
+     * Claims one job (this one when `id` is given, else the oldest claimable) for `leaseMs`.
+     * Undefined when there is none, or another worker holds it.
+     */
+    async claim(leaseMs: number, maxAttempts: number, id?: string): Promise<JobRow | undefined> {
+      const rows = await db.query<JobRow>(
+        `UPDATE search.search_jobs j
+            SET status = 'running', attempts = j.attempts + 1, lease_until = now() + ($1::int * interval '1 millisecond')
+          WHERE j.id = (
+                SELECT id FROM search.search_jobs
+                 WHERE (status = 'pending' OR (status = 'running' AND lease_until < now()))
+                   AND attempts < $2 AND ($3::text IS NULL OR id = $3::text)
+                 ORDER BY created_at
+                 LIMIT 1
+                   FOR UPDATE SKIP LOCKED)
+        RETURNING j.*`,
+        [leaseMs, maxAttempts, id ?? null],
+      );
+      return rows[0];
+    },
+
+    /** Running jobs whose worker died on their last allowed attempt: failed. Returns their ids. */
+    async giveUpAbandoned(maxAttempts: number): Promise<string[]> {
+      const rows = await db.query<{ id: string }>(
+        `UPDATE search.search_jobs
+            SET status = 'failed', error = 'the search worker stopped too many times', lease_until = NULL,
+                finished_at = now(), expires_at = now() + ${JOB_RETENTION_SQL}
+          WHERE status = 'running' AND lease_until < now() AND attempts >= $1
+        RETURNING id`,
+        [maxAttempts],
+      );
+      return rows.map((r) => r.id);
+    },
+
+    /** Extends the lease of this claim; false when the claim was lost (expired and taken over). */
+    async heartbeat(id: string, attempt: number, leaseMs: number): Promise<boolean> {
+      const rows = await db.query(
+        `UPDATE search.search_jobs SET lease_until = now() + ($3::int * interval '1 millisecond')
+          WHERE id = $1 AND status = 'running' AND attempts = $2 RETURNING id`,
+        [id, attempt, leaseMs],
+      );
+      return rows.length === 1;
+    },
+
+    /** Stores the result of this claim; undefined when the claim was lost. */
+    async complete(id: string, attempt: number, matches: StoredMatch[]): Promise<JobRow | undefined> {
+      const rows = await db.query<JobRow>(
+        `UPDATE search.search_jobs
+            SET status = 'complete', matches = $3::jsonb, lease_until = NULL, finished_at = now(),
+                expires_at = now() + ${JOB_RETENTION_SQL}
+          WHERE id = $1 AND status = 'running' AND attempts = $2
+        RETURNING *`,
+        [id, attempt, JSON.stringify(matches)],
+      );
+      return rows[0];
+    },
+
+    async fail(id: string, attempt: number, error: string): Promise<JobRow | undefined> {
+      const rows = await db.query<JobRow>(
+        `UPDATE search.search_jobs
+            SET status = 'failed', error = $3, lease_until = NULL, finished_at = now(), expires_at = now() + ${JOB_RETENTION_SQL}
+          WHERE id = $1 AND status = 'running' AND attempts = $2
+        RETURNING *`,
+        [id, attempt, error],
+      );
+      return rows[0];
+    },
+
+    async markCharged(id: string): Promise<void> {
+      await db.query('UPDATE search.search_jobs SET charged_at = now() WHERE id = $1 AND charged_at IS NULL', [id]);
+    },
+
+    /** Complete jobs whose charge has not been recorded (a crash or billing outage after storing). */
+    async uncharged(limit: number): Promise<JobRow[]> {
+      return db.query<JobRow>(
+        `SELECT * FROM search.search_jobs WHERE status = 'complete' AND charged_at IS NULL ORDER BY finished_at LIMIT $1`,
+        [limit],
+      );
+    },
+
+    async purgeExpired(): Promise<number> {
+      return (await db.query('DELETE FROM search.search_jobs WHERE expires_at <= now() RETURNING id')).length;
+    },
+
+    /** Of these profiles, those with a document in the given corpora (community ids; '' = public). */
+    async profilesInCorpora(profileIds: string[], corpora: string[]): Promise<Set<string>> {
+      if (profileIds.length === 0 || corpora.length === 0) return new Set();
+      const rows = await db.query<{ profile_id: string }>(
+        `SELECT DISTINCT profile_id FROM search.documents WHERE profile_id = ANY($1::text[]) AND community_id = ANY($2::text[])`,
+        [profileIds, corpora],
+      );
+      return new Set(rows.map((r) => r.profile_id));
+    },
+
+    /** Per profile, which of the given communities hold it (its memberships the caller may read). */
+    async communitiesOf(profileIds: string[], communityIds: string[]): Promise<Map<string, string[]>> {
+      const result = new Map<string, string[]>();
+      if (profileIds.length === 0 || communityIds.length === 0) return result;
+      const rows = await db.query<{ profile_id: string; community_id: string }>(
+        `SELECT profile_id, community_id FROM search.documents
+          WHERE profile_id = ANY($1::text[]) AND community_id = ANY($2::text[]) AND community_id <> ''
+          ORDER BY community_id`,
+        [profileIds, communityIds],
+      );
+      for (const r of rows) result.set(r.profile_id, [...(result.get(r.profile_id) ?? []), r.community_id]);
+      return result;
+    },
+
+    async upsertDocuments(docs: IndexedDocument[]): Promise<number> {
+      for (const d of docs) {
+        await db.query(
+          `INSERT INTO search.documents (community_id, profile_id, user_id, name, headline, bio, organization, location,
+                                         avatar_url, enrichment_text, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())
+           ON CONFLICT (community_id, profile_id) DO UPDATE SET
+             user_id = EXCLUDED.user_id, name = EXCLUDED.name, headline = EXCLUDED.headline, bio = EXCLUDED.bio,
+             organization = EXCLUDED.organization, location = EXCLUDED.location, avatar_url = EXCLUDED.avatar_url,
+             enrichment_text = COALESCE(EXCLUDED.enrichment_text, search.documents.enrichment_text), updated_at = now()`,
+          [d.community_id, d.profile_id, d.user_id, d.name, d.headline, d.bio, d.organization, d.location, d.avatar_url, d.enrichment_text],
+        );
+      }
+      return docs.length;
+    },
+
+    async removePublicDocument(profileId: string): Promise<number> {
+      return (await db.query(`DELETE FROM search.documents WHERE community_id = '' AND profile_id = $1 RETURNING profile_id`, [profileId])).length;
+    },
+  };
+}
+
+export type SearchJobsRepository = ReturnType<typeof createSearchJobsRepository>;

@@ -1,0 +1,440 @@
+// Expert search over real HTTP (docs/SEARCH.md): the request rules, the scope rules (spec rules
+// 2–7), jobs (200 complete, 202 pending then polling, fencing, expiry by 404), billing exactly once
+// (spec billing rules 3–5) and never for failures, a reach change between start and poll, MCP
+// parity; and, against the job store directly, a worker that died mid-search.
+//
+// The product's ranking pipeline (services/search/pipeline) runs unchanged; this suite only wraps it
+// so that chosen queries wait for a gate (to observe a running job) or fail like a provider outage.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import type { z } from 'zod';
+import { createEdge } from '../gateway/core/edge.js';
+import { MemoryRateLimiter } from '../gateway/core/rate-limit/memory-limiter.js';
+import { SearchComplete, SearchPending, SearchPoll } from '../gateway/core/contract/search.js';
+import type { SearchCompleteView, SearchPendingView, SearchPollView } from '../gateway/core/search.js';
+import { startMcpHttpServer, type RunningMcpServer } from '../gateway/mcp/server.js';
+import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
+import type { SeedInput } from '../services/admin/seed-schema.js';
+import { callAs } from '../services/kit/grpc/client.js';
+import { createLogger } from '../services/kit/logger.js';
+import { createSearchPipeline } from '../services/search/pipeline/index.js';
+import type { SearchPipeline } from '../services/search/pipeline/pipeline.js';
+import { createJobRunner } from '../services/search/search-jobs.js';
+import { createSearchJobsRepository, type NewJob } from '../services/search/search-jobs.repository.js';
+import { bearer, request, type JsonResponse } from './helpers/http.js';
+import { liveKey } from './helpers/keys.js';
+import { openTestDatabase, storeNames } from './helpers/stores.js';
+import { startTestSystem, type TestSystem } from './helpers/test-system.js';
+
+/** Test control of the wrapped pipeline: queries starting "gated" wait for the gate; "outage" fails. */
+const control = vi.hoisted(() => {
+  let release: () => void = () => undefined;
+  let gate = Promise.resolve();
+  return {
+    close() {
+      gate = new Promise<void>((r) => (release = r));
+    },
+    open() {
+      release();
+    },
+    wait: () => gate,
+  };
+});
+
+vi.mock('../services/search/pipeline/index.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../services/search/pipeline/index.js')>();
+  return {
+    ...real,
+    createSearchPipeline: (options?: Parameters<typeof real.createSearchPipeline>[0]): SearchPipeline => {
+      const pipeline = real.createSearchPipeline(options);
+      return {
+        provider: pipeline.provider,
+        async rank(db, req) {
+          if (req.query.startsWith('gated')) await control.wait();
+          if (req.query.includes('outage')) throw new real.ServiceError('embeddings provider unreachable', 'network');
+          return pipeline.rank(db, req);
+        },
+      };
+    },
+  };
+});
+
+const k = { writer: liveKey(), ana: liveKey(), ana2: liveKey(), allowNone: liveKey(), outsider: liveKey(), noScope: liveKey() };
+const rate = 6000;
+
+const seed: SeedInput = {
+  users: ['u_ana', 'u_out', 'u_pub', 'u_priv', 'u_admin'].map((id) => ({ id, email: `${id}@example.org`, name: id, plan: 'paid' as const })),
+  organizations: [{ id: 'o_lab', name: 'Lab' }, { id: 'o_other', name: 'Other' }],
+  communities: [
+    { id: 'c_bio', name: 'Biology', owner: { organization: 'o_lab' }, api_writes: true },
+    { id: 'c_chem', name: 'Chemistry', owner: { organization: 'o_lab' } },
+    { id: 'c_gone', name: 'Archived mid-search', owner: { organization: 'o_lab' } },
+    { id: 'c_arch', name: 'Archived', owner: { organization: 'o_lab' }, archived: true },
+    { id: 'c_other', name: 'Not Ana’s', owner: { organization: 'o_other' } },
+  ],
+  profiles: [
+    { id: 'p_ana', user: 'u_ana', name: 'Ana Searcher', headline: 'Program officer' },
+    { id: 'p_admin', user: 'u_admin', name: 'Adam Admin' },
+    { id: 'p_eco', name: 'Elin Ecologist', headline: 'Freshwater pond ecologist', organization: 'Pond Institute', location: 'Oslo',
+      avatar_url: 'https://img.example.org/elin.png' },
+    { id: 'p_chemist', name: 'Carl Chemist', headline: 'Organic chemistry and catalysis' },
+    { id: 'p_gone', name: 'Greta Glacier', headline: 'Glacier pond ecologist' },
+    { id: 'p_arch', name: 'Archie Archived', headline: 'Pond ecologist in an archived community' },
+    { id: 'p_secret', name: 'Sven Secret', headline: 'Pond ecologist outside reach' },
+    { id: 'p_public', user: 'u_pub', public: true, name: 'Paula Public', headline: 'Marine and pond ecologist' },
+    { id: 'p_private', user: 'u_priv', public: false, name: 'Priya Private', headline: 'Pond ecologist, private profile' },
+    { id: 'p_unclaimed', public: true, name: 'Ulla Unclaimed', headline: 'Pond ecologist, unclaimed' },
+  ],
+  memberships: [
+    { community: 'c_bio', profile: 'p_ana' },
+    { community: 'c_bio', profile: 'p_admin', role: 'admin' },
+    { community: 'c_chem', profile: 'p_ana' },
+    { community: 'c_gone', profile: 'p_ana' },
+    { community: 'c_arch', profile: 'p_ana' },
+    { community: 'c_bio', profile: 'p_eco' },
+    { community: 'c_chem', profile: 'p_eco' },
+    { community: 'c_chem', profile: 'p_chemist' },
+    { community: 'c_gone', profile: 'p_gone' },
+    { community: 'c_arch', profile: 'p_arch' },
+    { community: 'c_other', profile: 'p_secret' },
+  ],
+  wallets: [{ owner: { user: 'u_ana' }, balance: 1000 }],
+  keys: [
+    { id: 'k_writer', secret: k.writer, owner: { user: 'u_admin' }, scopes: ['member:write'], requested_rate: rate },
+    { id: 'k_ana', secret: k.ana, owner: { user: 'u_ana' }, scopes: ['search:read', 'profile:read'], requested_rate: rate },
+    { id: 'k_ana2', secret: k.ana2, owner: { user: 'u_ana' }, scopes: ['search:read'], requested_rate: rate },
+    { id: 'k_allow_none', secret: k.allowNone, owner: { user: 'u_ana' }, scopes: ['search:read'], allowlist: ['c_other'], requested_rate: rate },
+    { id: 'k_outsider', secret: k.outsider, owner: { user: 'u_out' }, scopes: ['search:read'], requested_rate: rate },
+    { id: 'k_no_scope', secret: k.noScope, owner: { user: 'u_ana' }, scopes: ['profile:read'], requested_rate: rate },
+  ],
+};
+
+it('the core views are the shapes the contract publishes', () => {
+  expectTypeOf<SearchCompleteView>().toExtend<z.output<typeof SearchComplete>>();
+  expectTypeOf<SearchPendingView>().toExtend<z.output<typeof SearchPending>>();
+  expectTypeOf<SearchPollView>().toExtend<z.output<typeof SearchPoll>>();
+});
+
+describe.each(storeNames())('expert search on %s', (store) => {
+  let sys: TestSystem;
+  let mcp: RunningMcpServer;
+  let mcpClient: Client | undefined;
+
+  beforeAll(async () => {
+    sys = await startTestSystem({ store, seed });
+    mcp = await startMcpHttpServer({
+      edge: createEdge({ clients: sys.clients, signer: sys.signer, deadlineMs: 10_000 }),
+      limiter: new MemoryRateLimiter(),
+      host: '127.0.0.1',
+      port: 0,
+      authorizationServers: ['http://127.0.0.1:8080/oauth'],
+    });
+  });
+  afterAll(async () => {
+    control.open();
+    await mcpClient?.close().catch(() => undefined);
+    await mcp?.close();
+    await sys?.stop();
+  });
+
+  const operator = () => callAs(sys.signer, { kind: 'operator', actor: 'search-test' }, undefined, 10_000);
+  const search = (secret: string, body: unknown) => request(sys.restUrl, 'POST', '/v1/search', { headers: bearer(secret), body });
+  const poll = (secret: string, id: string) => request(sys.restUrl, 'GET', `/v1/search/${id}`, { headers: bearer(secret) });
+  const ids = (res: JsonResponse) => (res.body.matches as Array<{ profile_id: string }>).map((m) => m.profile_id);
+  const matchOf = (res: JsonResponse, id: string) => (res.body.matches as Array<{ profile_id: string; shared_communities: string[] }>).find((m) => m.profile_id === id);
+
+  function expectError(res: JsonResponse, status: number, code: string) {
+    expect(res.status, JSON.stringify(res.body)).toBe(status);
+    expect(res.body.error.code).toBe(code);
+  }
+
+  /** Ledger entries of u_ana (the payer of these searches: a global search falls to the personal wallet). */
+  async function searchCharges(): Promise<string[]> {
+    const { entries } = await sys.clients.billing.listLedgerEntries(
+      { owner: { type: OwnerType.OWNER_TYPE_USER, id: 'u_ana' }, pageSize: 500, pageToken: '' },
+      await operator(),
+    );
+    return entries.map((e) => e.reference).filter((r) => r.startsWith('search:'));
+  }
+
+  async function pollUntilDone(secret: string, id: string): Promise<JsonResponse> {
+    for (let i = 0; i < 100; i++) {
+      const res = await poll(secret, id);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      if (res.body.status !== 'running') return res;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`search ${id} did not finish`);
+  }
+
+  describe('request rules (400 invalid_request, nothing searched)', () => {
+    it.each([
+      ['include_teams true', { query: 'pond', scope: 'all', include_teams: true }],
+      ['include_teams false (whatever its value)', { query: 'pond', scope: 'all', include_teams: false }],
+      ['include_teams null', { query: 'pond', scope: 'all', include_teams: null }],
+      ['scope community without community_id', { query: 'pond', scope: 'community' }],
+      ['no query', { scope: 'all' }],
+      ['an empty query', { query: '', scope: 'all' }],
+      ['a blank query', { query: '   ', scope: 'all' }],
+      ['a query over 1000 characters', { query: 'x'.repeat(1001), scope: 'all' }],
+      ['no scope', { query: 'pond' }],
+      ['an unknown scope', { query: 'pond', scope: 'teams' }],
+      ['limit 0', { query: 'pond', scope: 'all', limit: 0 }],
+      ['limit not a whole number', { query: 'pond', scope: 'all', limit: 2.5 }],
+      ['wait_seconds over 25', { query: 'pond', scope: 'all', wait_seconds: 26 }],
+      ['wait_seconds below 0', { query: 'pond', scope: 'all', wait_seconds: -1 }],
+      ['an unknown field', { query: 'pond', scope: 'all', teams: true }],
+    ])('refuses %s', async (_name, body) => {
+      const before = await searchCharges();
+      expectError(await search(k.ana, body), 400, 'invalid_request');
+      expect(await searchCharges()).toEqual(before);
+    });
+
+    it('needs search:read (403 naming the scope)', async () => {
+      const res = await search(k.noScope, { query: 'pond', scope: 'all' });
+      expectError(res, 403, 'forbidden');
+      expect(res.body.error.required_scope).toBe('search:read');
+    });
+
+    it('clamps a limit over 50 instead of refusing it, and honours a small limit', async () => {
+      expect((await search(k.ana, { query: 'ecologist', scope: 'all', limit: 500 })).status).toBe(200);
+      const one = await search(k.ana, { query: 'ecologist', scope: 'all', limit: 1 });
+      expect(one.status).toBe(200);
+      expect(one.body.matches).toHaveLength(1);
+    });
+  });
+
+  describe('scope rules', () => {
+    it.each([
+      ['a community the key may not read', 'c_other'],
+      ['an archived community', 'c_arch'],
+      ['an unknown community', 'c_nowhere'],
+    ])('rule 6: scope community for %s is 403, never an empty result', async (_name, community) => {
+      expectError(await search(k.ana, { query: 'pond ecologist', scope: 'community', community_id: community }), 403, 'forbidden');
+    });
+
+    it('rule 4: scope all with no readable community is 422 unprocessable (no public fallback), also when an allowlist empties it', async () => {
+      const before = await searchCharges();
+      expectError(await search(k.outsider, { query: 'pond ecologist', scope: 'all' }), 422, 'unprocessable');
+      expectError(await search(k.allowNone, { query: 'pond ecologist', scope: 'all' }), 422, 'unprocessable');
+      expect(await searchCharges()).toEqual(before);
+    });
+
+    it('rule 2: scope community searches that one community, with no public matches', async () => {
+      const res = await search(k.ana, { query: 'pond ecologist', scope: 'community', community_id: 'c_bio' });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(ids(res)).toContain('p_eco');
+      for (const id of ids(res)) expect(['p_ana', 'p_eco']).toContain(id);
+      // shared_communities: every community the caller may read that holds the person.
+      expect(matchOf(res, 'p_eco')!.shared_communities).toEqual(['c_bio', 'c_chem']);
+    });
+
+    it('rule 3: scope all covers the readable communities plus public claimed profiles, nothing else', async () => {
+      const res = await search(k.ana, { query: 'pond ecologist', scope: 'all', limit: 50 });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(ids(res)).toEqual(expect.arrayContaining(['p_eco', 'p_gone', 'p_public']));
+      for (const hidden of ['p_secret', 'p_arch', 'p_private', 'p_unclaimed']) expect(ids(res)).not.toContain(hidden);
+      expect(matchOf(res, 'p_public')!.shared_communities).toEqual([]);
+      expect(matchOf(res, 'p_gone')!.shared_communities).toEqual(['c_gone']);
+    });
+
+    it('rule 5: scope public covers public claimed profiles only (empty shared_communities), even for a key with no community', async () => {
+      for (const secret of [k.ana, k.outsider]) {
+        const res = await search(secret, { query: 'pond ecologist', scope: 'public', limit: 50 });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(ids(res)).toEqual(['p_public']);
+        expect(res.body.matches[0].shared_communities).toEqual([]);
+      }
+    });
+  });
+
+  it('200 complete: the documented match shape; billed once (search:<id>) right after the result is stored', async () => {
+    const res = await search(k.ana, { query: 'freshwater pond ecologist', scope: 'all' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(SearchComplete.strict().safeParse(res.body).success, JSON.stringify(res.body)).toBe(true);
+    const elin = matchOf(res, 'p_eco') as Record<string, unknown>;
+    expect(Object.keys(elin).sort()).toEqual(
+      ['avatar_url', 'explanation', 'headline', 'location', 'name', 'organization', 'profile_id', 'score', 'semantic_score', 'shared_communities', 'user_id'],
+    );
+    expect(elin).toMatchObject({
+      profile_id: 'p_eco', user_id: null, name: 'Elin Ecologist', headline: 'Freshwater pond ecologist',
+      organization: 'Pond Institute', location: 'Oslo', avatar_url: 'https://img.example.org/elin.png', shared_communities: ['c_bio', 'c_chem'],
+    });
+    expect(typeof elin.score).toBe('number');
+    expect(typeof elin.semantic_score).toBe('number');
+    expect(res.body.matches[0].profile_id).toBe('p_eco'); // the best match first
+    expect((await searchCharges()).filter((r) => r === `search:${res.body.search_id}`)).toHaveLength(1);
+    // A completed search can be polled again by its key: the same result, still charged once.
+    const again = await poll(k.ana, res.body.search_id);
+    expect(again.body).toEqual(res.body);
+    expect((await searchCharges()).filter((r) => r === `search:${res.body.search_id}`)).toHaveLength(1);
+  });
+
+  it('202 with wait_seconds 0, then polling to complete; fenced to the key; charged exactly once under 10 parallel polls', async () => {
+    control.close();
+    const started = await search(k.ana, { query: 'gated pond ecologist', scope: 'all', wait_seconds: 0 });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    expect(SearchPending.strict().safeParse(started.body).success).toBe(true);
+    expect(started.body).toMatchObject({ status: 'pending', poll_after_seconds: 2 });
+    const id: string = started.body.search_id;
+    expect(started.headers.get('retry-after')).toBe('2');
+    expect(started.headers.get('location')).toBe(`/v1/search/${id}`);
+
+    const running = await poll(k.ana, id);
+    expect(running.status).toBe(200);
+    expect(running.body).toEqual({ search_id: id, status: 'running', poll_after_seconds: 2 });
+    expect(await searchCharges()).not.toContain(`search:${id}`);
+
+    // Another key of the same user, an unknown id: 404 alike.
+    expectError(await poll(k.ana2, id), 404, 'not_found');
+    expectError(await poll(k.ana, 'srch_unknown'), 404, 'not_found');
+
+    control.open();
+    const results = await Promise.all(Array.from({ length: 10 }, () => pollUntilDone(k.ana, id)));
+    for (const res of results) {
+      expect(res.body.status).toBe('complete');
+      expect(ids(res)).toContain('p_eco');
+    }
+    expect((await searchCharges()).filter((r) => r === `search:${id}`)).toHaveLength(1);
+    expectError(await poll(k.ana2, id), 404, 'not_found');
+  });
+
+  it('a failed search is not billed: 502 search_unavailable within the wait, `failed` when polled', async () => {
+    const before = await searchCharges();
+    expectError(await search(k.ana, { query: 'provider outage', scope: 'all' }), 502, 'search_unavailable');
+
+    control.close();
+    const started = await search(k.ana, { query: 'gated provider outage', scope: 'all', wait_seconds: 0 });
+    expect(started.status).toBe(202);
+    control.open();
+    const done = await pollUntilDone(k.ana, started.body.search_id);
+    expect(done.body).toEqual({ search_id: started.body.search_id, status: 'failed' });
+    expect(await searchCharges()).toEqual(before);
+  });
+
+  it('a reach change between start and poll: the poll answers the stored result to the starting key; new searches see the change', async () => {
+    control.close();
+    const started = await search(k.ana, { query: 'gated glacier pond ecologist', scope: 'community', community_id: 'c_gone', wait_seconds: 0 });
+    expect(started.status).toBe(202);
+    await sys.clients.communities.archiveCommunity({ communityId: 'c_gone', archived: true }, await operator());
+    try {
+      control.open();
+      const done = await pollUntilDone(k.ana, started.body.search_id);
+      expect(done.body.status).toBe('complete');
+      expect(ids(done)).toContain('p_gone');
+      expectError(await search(k.ana, { query: 'glacier', scope: 'community', community_id: 'c_gone' }), 403, 'forbidden');
+      const all = await search(k.ana, { query: 'glacier pond ecologist', scope: 'all' });
+      expect(ids(all)).not.toContain('p_gone');
+    } finally {
+      await sys.clients.communities.archiveCommunity({ communityId: 'c_gone', archived: false }, await operator());
+    }
+  });
+
+  it('corpus upkeep: members added through the API are searchable at once', async () => {
+    const added = await request(sys.restUrl, 'POST', '/v1/communities/c_bio/members', {
+      headers: bearer(k.writer),
+      body: { members: [{ name: 'Nora Newcomer', headline: 'Volcanologist' }] },
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    const res = await search(k.ana, { query: 'volcanologist', scope: 'community', community_id: 'c_bio' });
+    expect(ids(res)).toEqual([added.body.results[0].profile_id]);
+  });
+
+  it('MCP search_experts and get_search answer what REST answers', async () => {
+    mcpClient = new Client({ name: 'search-test', version: '1.0.0' });
+    await mcpClient.connect(new StreamableHTTPClientTransport(new URL(mcp.endpoint), { requestInit: { headers: bearer(k.ana) } }));
+    const call = async (name: string, args: Record<string, unknown>) => (await mcpClient!.callTool({ name, arguments: args })) as CallToolResult;
+    const errorCode = (r: CallToolResult) => JSON.parse((r.content[0] as { text: string }).text).error.code as string;
+
+    const body = { query: 'pond ecologist', scope: 'all' };
+    const rest = await search(k.ana, body);
+    const tool = await call('search_experts', body);
+    expect(tool.isError ?? false).toBe(false);
+    const { search_id: toolId, ...toolBody } = tool.structuredContent as { search_id: string };
+    const { search_id: _restId, ...restBody } = rest.body;
+    expect(toolBody).toEqual(restBody);
+    expect((await call('get_search', { search_id: toolId })).structuredContent).toEqual((await poll(k.ana, toolId)).body);
+
+    expect(errorCode(await call('search_experts', { query: 'pond', scope: 'community' }))).toBe('invalid_request');
+    expect(errorCode(await call('search_experts', { query: 'pond', scope: 'community', community_id: 'c_other' }))).toBe('forbidden');
+    expect(errorCode(await call('get_search', { search_id: 'srch_unknown' }))).toBe('not_found');
+    expect((await searchCharges()).filter((r) => r === `search:${toolId}`)).toHaveLength(1);
+  });
+});
+
+describe.each(storeNames())('search worker on %s', (store) => {
+  let handle: Awaited<ReturnType<typeof openTestDatabase>>;
+  beforeAll(async () => {
+    handle = await openTestDatabase(store);
+    await createSearchJobsRepository(handle.db).upsertDocuments([
+      { community_id: 'c_a', profile_id: 'p_x', user_id: null, name: 'Xena', headline: 'Pond ecologist', bio: null, organization: null,
+        location: null, avatar_url: null, enrichment_text: null },
+    ]);
+  });
+  afterAll(async () => handle?.close());
+
+  const job = (id: string): NewJob => ({
+    id, credentialId: 'k_1', caller: {}, query: 'pond ecologist', scope: 'community', namedCommunityId: 'c_a', communityIds: ['c_a'],
+    includePublic: false, reachIds: ['c_a'], limit: 10, payer: { type: 'user', id: 'u_1' },
+  });
+
+  function runner(pipeline: SearchPipeline = createSearchPipeline({ wordnet: false }), maxAttempts = 3) {
+    const charged: string[] = [];
+    const r = createJobRunner({
+      db: handle.db, pipeline, logger: createLogger('silent'), leaseMs: 60_000, maxAttempts,
+      charge: async (j) => void charged.push(j.id),
+    });
+    return { r, charged };
+  }
+  /** Time passes beyond the job's lease (its worker is gone). */
+  const expire = (id: string) =>
+    handle.db.query(`UPDATE search.search_jobs SET lease_until = now() - interval '1 second' WHERE id = $1`, [id]);
+
+  it('a job whose worker died (lease expired) is taken over by the next claim and completed; the dead claim cannot store', async () => {
+    const repo = createSearchJobsRepository(handle.db);
+    await repo.insert(job('srch_dead'));
+    const dead = await repo.claim(60_000, 3, 'srch_dead'); // this worker "dies": it never heartbeats or finishes
+    expect(dead).toMatchObject({ status: 'running', attempts: 1 });
+    const { r, charged } = runner();
+    expect(await r.claimAndRun('srch_dead')).toBeUndefined(); // the lease still holds
+    await expire('srch_dead');
+    const done = await r.claimAndRun('srch_dead');
+    expect(done).toMatchObject({ status: 'complete', attempts: 2 });
+    expect(done!.matches!.map((m) => m.profileId)).toEqual(['p_x']);
+    expect(charged).toEqual(['srch_dead']);
+    // The first worker wakes up: its claim is fenced off.
+    expect(await repo.complete('srch_dead', 1, [])).toBeUndefined();
+    expect((await repo.find('srch_dead'))!.matches).toHaveLength(1);
+  });
+
+  it('a job that keeps losing its worker fails after the last attempt, and is not charged', async () => {
+    const repo = createSearchJobsRepository(handle.db);
+    await repo.insert(job('srch_doomed'));
+    for (let i = 0; i < 2; i++) {
+      expect(await repo.claim(60_000, 2, 'srch_doomed')).toBeDefined();
+      await expire('srch_doomed');
+    }
+    const { r, charged } = runner(undefined, 2);
+    await r.tick();
+    expect(await repo.find('srch_doomed')).toMatchObject({ status: 'failed', attempts: 2 });
+    expect(charged).toEqual([]);
+  });
+
+  it('a pipeline failure fails the job, uncharged; a finished job expires an hour later', async () => {
+    const repo = createSearchJobsRepository(handle.db);
+    await repo.insert(job('srch_fail'));
+    const { r, charged } = runner({ provider: 'broken', rank: async () => Promise.reject(new Error('provider down')) });
+    expect(await r.claimAndRun('srch_fail')).toMatchObject({ status: 'failed' });
+    expect(charged).toEqual([]);
+    const row = (await repo.find('srch_fail'))!;
+    expect(row.expires_at!.getTime() - row.finished_at!.getTime()).toBe(3_600_000);
+    expect(await repo.findForCredential('srch_fail', 'k_1')).toBeDefined();
+    expect(await repo.findForCredential('srch_fail', 'k_other')).toBeUndefined();
+    await handle.db.query(`UPDATE search.search_jobs SET expires_at = now() - interval '1 second' WHERE id = 'srch_fail'`);
+    expect(await repo.findForCredential('srch_fail', 'k_1')).toBeUndefined();
+    await r.tick();
+    expect(await repo.find('srch_fail')).toBeUndefined();
+  });
+});
