@@ -1,7 +1,7 @@
 // Distributed tracing across the multi-process topology: each role in its own process exports its
 // spans over OTLP/HTTP (JSON), configured only by the standard OTEL_* variables, to a small OTLP
-// receiver in this test. One GET /v1/me must make ONE trace spanning the gateway, identity and
-// billing processes — HTTP, Fastify, gRPC client/server, pg and ioredis spans — linked parent to
+// receiver in this test. One GET /v1/me (and one POST /v1/search) must make ONE trace spanning the
+// gateway, identity / search and billing processes — HTTP, Fastify, gRPC client/server, pg and ioredis spans — linked parent to
 // child across the process boundaries, carrying the request id and key id and never the secret.
 import { createServer, type Server } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -90,6 +90,10 @@ describe('distributed tracing across processes', () => {
     const seedFile = join(mkdtempSync(join(tmpdir(), 'en-trace-')), 'seed.json');
     writeFileSync(seedFile, JSON.stringify({
       users: [{ id: 'u_ada', email: 'ada@example.org', name: 'Ada', plan: 'paid' }],
+      profiles: [
+        { id: 'p_ada', user: 'u_ada', public: true, name: 'Ada Lovelace', headline: 'Protein design and enzyme engineering',
+          bio: 'Designs enzymes with computational protein models.', organization: 'Lab', location: 'Oslo' },
+      ],
       wallets: [{ owner: { user: 'u_ada' }, balance: 42 }],
       keys: [{ id: 'k_ada', secret, owner: { user: 'u_ada' }, scopes: ['search:read'] }],
     }));
@@ -165,5 +169,38 @@ describe('distributed tracing across processes', () => {
     // The secret is nowhere in anything exported — not in this trace, not in any span of any process.
     expect(receiver.raw.join('\n')).not.toContain(secret);
     expect(receiver.raw.join('\n')).not.toContain(secret.slice(-20));
+  });
+
+  it('makes one POST /v1/search one trace across the gateway, search and billing processes, down to PostgreSQL', async () => {
+    const requestId = `req_search_${Date.now()}`;
+    const res = await request(topology.restUrl, 'POST', '/v1/search', {
+      headers: { ...bearer(secret), 'x-request-id': requestId },
+      body: { query: 'protein design', scope: 'public', wait_seconds: 20 },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.matches.map((m: { profile_id: string }) => m.profile_id)).toContain('p_ada');
+
+    const byPid = new Map(topology.processes.map((p) => [String(p.child.pid), p.role]));
+    const roleOf = (s: Received) => byPid.get(s.pid);
+    let trace: Received[] = [];
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline) {
+      const root = receiver.spans.find((s) => s.attributes['expertnet.request_id'] === requestId && s.kind === SPAN_KIND.SERVER && !s.parentSpanId);
+      trace = root ? receiver.spans.filter((s) => s.traceId === root.traceId) : [];
+      const pg = new Set(trace.filter((s) => s.scope.includes('instrumentation-pg')).map(roleOf));
+      if (pg.has('search') && pg.has('billing')) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const root = trace.find((s) => !s.parentSpanId);
+    expect(root, 'no root span with the request id').toBeDefined();
+    expect(root!.attributes).toMatchObject({ 'expertnet.request_id': requestId, 'expertnet.key_id': 'k_ada', 'http.route': '/v1/search' });
+    const roles = new Set(trace.map(roleOf));
+    for (const role of ['gateway', 'search', 'billing']) expect(roles.has(role), role).toBe(true);
+    const ids = new Map(trace.map((s) => [s.spanId, s]));
+    expect(trace.filter((s) => s !== root && !ids.has(s.parentSpanId)).map((s) => s.name)).toEqual([]);
+    for (const role of ['search', 'billing']) {
+      expect(trace.some((s) => roleOf(s) === role && s.scope.includes('instrumentation-pg')), `${role} pg spans`).toBe(true);
+    }
+    expect(receiver.raw.join('\n')).not.toContain(secret);
   });
 });
