@@ -11,6 +11,7 @@ const adaKey = liveKey();
 const slowKey = liveKey();
 const seed: SeedInput = {
   users: [{ id: 'u_ada', email: 'ada@example.org', name: 'Ada', plan: 'paid' }],
+  profiles: [{ id: 'p_ada', user: 'u_ada', public: true, name: 'Ada Lovelace', headline: 'Protein design' }],
   wallets: [{ owner: { user: 'u_ada' }, balance: 10 }],
   keys: [
     { id: 'k_ada', secret: adaKey, owner: { user: 'u_ada' }, scopes: ['search:read'] },
@@ -61,6 +62,18 @@ describe('metrics', () => {
     // Route templates only: no credential, no raw URL in any label.
     expect(after).not.toContain(adaKey);
     expect(after).not.toContain(slowKey);
+  });
+
+  it('count finished searches, their latency, credits charged and the open-job queue', async () => {
+    const before = await scrape();
+    const res = await request(sys.restUrl, 'POST', '/v1/search', { headers: bearer(adaKey), body: { query: 'protein', scope: 'public' } });
+    expect(res.status).toBe(200);
+    const after = await scrape();
+    const delta = (name: string, labels: Record<string, string>) => sample(after, name, labels) - sample(before, name, labels);
+    expect(delta('search_jobs_finished_total', { outcome: 'complete' })).toBe(1);
+    expect(delta('search_job_duration_seconds_count', { outcome: 'complete' })).toBe(1);
+    expect(delta('credits_charged_total', { operation: 'search' })).toBe(1);
+    expect(after).toMatch(/^search_jobs_open 0$/m);
   });
 
   it('are not served on the public port', async () => {

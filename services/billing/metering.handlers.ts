@@ -1,5 +1,6 @@
 // Metering: rates, charges exactly once, enforcement before billable work, self-enrich, reconciliation.
 // docs/BILLING.md ("Metering") states the rules.
+import { metrics } from '../kit/metrics.js';
 import type { BillingServiceDefinition } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
 import { ownerTypes } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
@@ -93,6 +94,7 @@ export function createMeteringHandlers(
       }
       // Also on a repeat: a crash between the debit and the count is repaired by the retry.
       await countAgainstDelegationBudget(entry, communityId, ctx.requestId);
+      if (created) metrics.creditsCharged.inc({ operation }, -entry.amount);
       return { entry: toEntry(entry), created };
     },
 

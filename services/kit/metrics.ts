@@ -2,7 +2,7 @@
 // per HTTP route and per gRPC method (server side), rate-limit refusals, and the process's own
 // (event loop, heap, GC). One registry per process. A feature adds its metric here, next to the
 // code that moves it, and docs/OBSERVABILITY.md says what to alert on. docs/OBSERVABILITY.md.
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
@@ -43,12 +43,45 @@ export const metrics = {
     labelNames: ['refused_by'] as const,
     registers: [registry],
   }),
+  searchesFinished: new Counter({
+    name: 'search_jobs_finished_total',
+    help: 'Search jobs that reached an end state in this process, by outcome (complete, failed).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  }),
+  searchLatency: new Histogram({
+    name: 'search_job_duration_seconds',
+    help: 'Time from a search job being created to its result being stored (or its failure), by outcome.',
+    labelNames: ['outcome'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 60],
+    registers: [registry],
+  }),
+  creditsCharged: new Counter({
+    name: 'credits_charged_total',
+    help: 'Credits debited by new ledger entries in this process (retries that found their entry are not counted), by operation.',
+    labelNames: ['operation'] as const,
+    registers: [registry],
+  }),
   rateLimitChecks: new Counter({
     name: 'rate_limit_checks_total',
     help: 'Rate-limit checks made by the edge (REST and MCP); refusals are counted apart.',
     registers: [registry],
   }),
 };
+
+/** A gauge whose value is read when /metrics is scraped (queue depths: the store is the truth). */
+export function gaugeFromStore(name: string, help: string, read: () => Promise<number>): Gauge {
+  const existing = registry.getSingleMetric(name);
+  if (existing) registry.removeSingleMetric(name); // a second service instance in one process (tests)
+  return new Gauge({
+    name,
+    help,
+    registers: [registry],
+    async collect() {
+      this.set(await read());
+    },
+  });
+}
 
 /** 200 → "2xx". */
 export function statusClass(status: number): string {

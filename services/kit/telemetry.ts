@@ -110,6 +110,26 @@ export function annotateActiveSpan(attributes: Attributes): void {
   trace.getActiveSpan()?.setAttributes(attributes);
 }
 
+const stepTracer = trace.getTracer('expertnet');
+
+/**
+ * Runs one step of a pipeline (search: retrieve, fuse, embed, rerank) in its own span, a child of
+ * the active span (a no-op span when tracing is off). A failure is recorded on the span and rethrown.
+ */
+export async function inStep<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
+  return stepTracer.startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await fn(span);
+    } catch (error) {
+      span.recordException(error as Error);
+      span.setStatus({ code: 2 }); // ERROR
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
 /** Span attribute names this project sets. */
 export const ATTR = {
   requestId: 'expertnet.request_id',

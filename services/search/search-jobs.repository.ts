@@ -103,6 +103,12 @@ export function createSearchJobsRepository(db: Queryable) {
       return rows[0];
     },
 
+    /** Jobs waiting for a worker or being worked on (the queue depth). */
+    async countOpen(): Promise<number> {
+      const rows = await db.query<{ n: number }>(`SELECT count(*)::int8 AS n FROM search.search_jobs WHERE status IN ('pending', 'running')`);
+      return rows[0]?.n ?? 0;
+    },
+
     async find(id: string): Promise<JobRow | undefined> {
       return (await db.query<JobRow>('SELECT * FROM search.search_jobs WHERE id = $1', [id]))[0];
     },

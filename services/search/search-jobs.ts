@@ -7,6 +7,7 @@
 // Authorization does not depend on the pipeline: whatever it returns is filtered down to people
 // with a document in the corpora the job may search, and shared_communities is computed here from
 // the caller's read reach recorded at start.
+import { metrics } from '../kit/metrics.js';
 import type { Database } from '../kit/db/database.js';
 import type { Logger } from '../kit/logger.js';
 import type { SearchPipeline } from './pipeline/pipeline.js';
@@ -30,6 +31,12 @@ export const DEFAULT_MAX_ATTEMPTS = 3;
 
 /** A pipeline failure that names a provider outage keeps its text out of the API; it is logged. */
 const FAILURE_MESSAGE = 'the search backend failed';
+
+function observeFinished(job: JobRow): void {
+  const outcome = job.status === 'complete' ? 'complete' : 'failed';
+  metrics.searchesFinished.inc({ outcome });
+  metrics.searchLatency.observe({ outcome }, ((job.finished_at ?? new Date()).getTime() - job.created_at.getTime()) / 1000);
+}
 
 export function createJobRunner(options: JobRunnerOptions) {
   const repo = createSearchJobsRepository(options.db);
@@ -104,13 +111,16 @@ export function createJobRunner(options: JobRunnerOptions) {
         matches = await matchesOf(job);
       } catch (err) {
         log.error({ err, searchId: job.id, attempt }, 'search failed');
-        return (await repo.fail(job.id, attempt, FAILURE_MESSAGE)) ?? (await repo.find(job.id));
+        const failed = await repo.fail(job.id, attempt, FAILURE_MESSAGE);
+        if (failed) observeFinished(failed);
+        return failed ?? (await repo.find(job.id));
       }
       const stored = await repo.complete(job.id, attempt, matches);
       if (!stored) {
         log.warn({ searchId: job.id, attempt, lost }, 'search result dropped: the claim was taken over');
         return repo.find(job.id);
       }
+      observeFinished(stored);
       await chargeStored(stored);
       return stored;
     } finally {

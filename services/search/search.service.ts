@@ -2,6 +2,7 @@
 // communities service asks for. This file holds the rules of a search request — validation, scope
 // against the caller's live read reach, funds before work — and hands the work to the in-process
 // worker (search-jobs.ts). Ranking is the pipeline's (./pipeline), which never widens the set it is given.
+import { gaugeFromStore } from '../kit/metrics.js';
 import { randomUUID } from 'node:crypto';
 import { ServerError, Status } from 'nice-grpc';
 import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
@@ -139,6 +140,8 @@ async function within<T>(p: Promise<T>, ms: number): Promise<void> {
 
 export function createSearchService(deps: SearchDeps, options: SearchServiceOptions = {}) {
   const repo = createSearchJobsRepository(deps.db);
+  // Queue depth, read from the store when /metrics is scraped (every replica reports the same total).
+  gaugeFromStore('search_jobs_open', 'Search jobs pending or running (all replicas).', () => repo.countOpen());
   const asService = (requestId: string | undefined): Promise<CallOptions> =>
     callAs(deps.signer, { kind: 'service', service: 'search' }, requestId, deps.deadlineMs);
 

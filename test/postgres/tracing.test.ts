@@ -201,6 +201,10 @@ describe('distributed tracing across processes', () => {
     for (const role of ['search', 'billing']) {
       expect(trace.some((s) => roleOf(s) === role && s.scope.includes('instrumentation-pg')), `${role} pg spans`).toBe(true);
     }
+    // The pipeline's own steps, in the search process.
+    for (const step of ['search.retrieve', 'search.embed']) {
+      expect(trace.some((s) => s.name === step && roleOf(s) === 'search'), step).toBe(true);
+    }
     expect(receiver.raw.join('\n')).not.toContain(secret);
   });
 });

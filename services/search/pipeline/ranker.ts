@@ -2,6 +2,7 @@
 // organization leg) → fuse (reciprocal rank fusion, per person) → rerank (field-aware features,
 // vector similarity, optionally a cross-encoder) → explain. It reads only documents of the
 // requested scope and never widens it.
+import { inStep } from '../../kit/telemetry.js';
 import type { Queryable } from '../../kit/db/database.js';
 import { cosine, type Embedder, OfflineHashEmbedder, type Reranker, type WeightedText } from './embedders.js';
 import type { RankedMatch, RankRequest, SearchPipeline } from './pipeline.js';
@@ -143,9 +144,12 @@ export class Ranker implements SearchPipeline {
           ORDER BY ts_rank_cd(search_tsv, q, 1) DESC, profile_id, community_id LIMIT $4`,
         [...base, tsquery, this.perLeg],
       );
-    if (ftsQuery) legs.set('full-text', await fts(ftsQuery));
-    if (synonymQuery) legs.set('synonyms', await fts(synonymQuery));
-    legs.set('name/organization', await this.nameLeg(db, scope, base, query, originalWords));
+    await inStep('search.retrieve', { 'search.expansions': expansions.length }, async (span) => {
+      if (ftsQuery) legs.set('full-text', await fts(ftsQuery));
+      if (synonymQuery) legs.set('synonyms', await fts(synonymQuery));
+      legs.set('name/organization', await this.nameLeg(db, scope, base, query, originalWords));
+      span.setAttribute('search.candidates', [...legs.values()].reduce((n, rows) => n + rows.length, 0));
+    });
 
     // ---- fuse: reciprocal rank fusion per person ----
     const rrf = new Map<string, { score: number; legs: Set<LegName>; docScore: Map<string, number> }>();
@@ -202,12 +206,16 @@ export class Ranker implements SearchPipeline {
     let degraded: string | null = null;
     let vectors: number[][];
     try {
-      vectors = await this.embedder.embed([queryParts, ...personParts]);
+      vectors = await inStep('search.embed', { 'search.embedder': this.embedder.name, 'search.texts': personParts.length + 1 }, () =>
+        this.embedder.embed([queryParts, ...personParts]),
+      );
     } catch (error) {
       if (this.embedder === this.fallback) throw error;
       degraded = `the embeddings service failed (${(error as Error).message}), so the offline embedder was used`;
       embedderName = this.fallback.name;
-      vectors = await this.fallback.embed([queryParts, ...personParts]);
+      vectors = await inStep('search.embed', { 'search.embedder': this.fallback.name, 'search.degraded': true }, () =>
+        this.fallback.embed([queryParts, ...personParts]),
+      );
     }
     const queryVector = vectors[0]!;
 
@@ -230,9 +238,12 @@ export class Ranker implements SearchPipeline {
     if (this.reranker && scored.length > 0) {
       const top = scored.slice(0, this.rerankTop);
       try {
-        const raw = await this.reranker.rerank(
-          query,
-          top.map((s) => personParts[people.indexOf(s.person)]!.filter((p) => p.weight > 0).map((p) => p.text).join('. ')),
+        const reranker = this.reranker;
+        const raw = await inStep('search.rerank', { 'search.reranked': top.length }, () =>
+          reranker.rerank(
+            query,
+            top.map((s) => personParts[people.indexOf(s.person)]!.filter((p) => p.weight > 0).map((p) => p.text).join('. ')),
+          ),
         );
         const lo = Math.min(...raw);
         const hi = Math.max(...raw);
