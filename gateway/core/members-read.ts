@@ -2,6 +2,7 @@
 // page and one member, read from the communities service as the caller (which re-checks the scope
 // and the read reach). The member read joins this community's enrichment data, asked of the
 // enrichment service as the caller too, so that service re-checks reach on its own.
+import { orNull, profileFields } from './profile.js';
 import type { Member } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { Depth, type MemberEnrichment } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
 import { roles, type RoleName } from '../../services/kit/enums.js';
@@ -49,7 +50,6 @@ export interface MemberView {
   enrichment: MemberEnrichmentView | null;
 }
 
-const orNull = (s: string) => (s === '' ? null : s);
 
 function rosterMember(member: Member): RosterMemberView {
   const p = member.profile!;
@@ -117,19 +117,9 @@ export async function getMember(edge: Edge, ctx: CallerContext, communityId: str
     const m = member.value.member!;
     const p = m.profile!;
     return {
-      profile_id: p.id,
-      user_id: orNull(p.userId),
-      name: p.name,
-      headline: orNull(p.headline),
-      bio: orNull(p.bio),
-      organization: orNull(p.organization),
-      location: orNull(p.location),
-      avatar_url: orNull(p.avatarUrl),
-      linkedin_url: orNull(p.linkedinUrl),
-      orcid: orNull(p.orcid),
+      ...profileFields(p),
       role: roles.toName(m.membership!.role),
       joined_at: m.membership!.joinedAt!,
-      claimed: p.userId !== '',
       enrichment: enrichmentView(enrichment.value.enrichment),
     };
   } catch (error) {

@@ -1,5 +1,6 @@
 // GET /v1/me/profile: the caller's own profile record — the member-read fields without the
 // membership ones (role, joined_at). Self-enrichment data joins it with the enrichment service.
+import type { Profile } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { fromRemote } from './api-error.js';
 import type { CallerContext, Edge } from './edge.js';
 
@@ -18,26 +19,30 @@ export interface ProfileView {
   enrichment: null;
 }
 
-const orNull = (s: string) => (s === '' ? null : s);
+/** Empty proto strings are absent values: null in JSON. */
+export const orNull = (s: string) => (s === '' ? null : s);
+
+/** The person's fields of a profile record, shared by the own-profile and member reads. */
+export function profileFields(p: Profile): Omit<ProfileView, 'enrichment'> {
+  return {
+    profile_id: p.id,
+    user_id: orNull(p.userId),
+    name: p.name,
+    headline: orNull(p.headline),
+    bio: orNull(p.bio),
+    organization: orNull(p.organization),
+    location: orNull(p.location),
+    avatar_url: orNull(p.avatarUrl),
+    linkedin_url: orNull(p.linkedinUrl),
+    orcid: orNull(p.orcid),
+    claimed: p.userId !== '',
+  };
+}
 
 export async function getOwnProfile(edge: Edge, ctx: CallerContext): Promise<ProfileView> {
   try {
     const { profile } = await edge.clients.communities.getOwnProfile({}, await edge.as(ctx));
-    const p = profile!;
-    return {
-      profile_id: p.id,
-      user_id: orNull(p.userId),
-      name: p.name,
-      headline: orNull(p.headline),
-      bio: orNull(p.bio),
-      organization: orNull(p.organization),
-      location: orNull(p.location),
-      avatar_url: orNull(p.avatarUrl),
-      linkedin_url: orNull(p.linkedinUrl),
-      orcid: orNull(p.orcid),
-      claimed: p.userId !== '',
-      enrichment: null,
-    };
+    return { ...profileFields(profile!), enrichment: null };
   } catch (error) {
     throw fromRemote(error);
   }
