@@ -65,6 +65,8 @@ const USAGE = `usage: npm run admin -- <command>
   billing rates                                     (credits per unit of each billable operation, as configured)
   billing reconcile                                 (wallets whose balance differs from the sum of their ledger;
                                                     exits 1 when there is any)
+  search reindex [--batch N]                        (re-indexes every membership and public claimed profile
+                                                    into the search corpus; prints the counts)
   health`;
 
 class UsageError extends Error {}
@@ -115,6 +117,7 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
       client: { type: 'string' }, ttl: { type: 'string' },
       name: { type: 'string' }, owner: { type: 'string' }, unarchive: { type: 'boolean' },
       community: { type: 'string' }, standing: { type: 'boolean' }, budget: { type: 'string' },
+      batch: { type: 'string' },
     },
   });
   const [group, action, ...rest] = positionals;
@@ -257,6 +260,13 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
         process.exitCode = 1;
       }
       return { wallets_checked: result.walletsChecked, mismatches };
+    }
+    case 'search reindex': {
+      const batchSize = values.batch === undefined ? 0 : positive(wholeNumber(values.batch, '--batch'), '--batch');
+      // A large corpus takes a while: this call gets its own, longer deadline.
+      const long = await callAs(signer, { kind: 'operator', actor }, undefined, 30 * 60_000);
+      const r = await clients.communities.reindexSearch({ batchSize }, long);
+      return { profiles: r.profiles, membership_documents: r.membershipDocuments, public_documents: r.publicDocuments, batches: r.batches };
     }
     case 'health': {
       const entries = await Promise.all(SERVICE_ROLES.map(async (s) => [s, { address: addresses[s], serving: await checkGrpcHealth(addresses[s]) }] as const));

@@ -13,7 +13,7 @@ import { computeReach } from './reach.js';
 import { createMemberWriteHandlers } from './member-write.handlers.js';
 import { startPlaceholderSweeper } from './placeholders.js';
 import { createRosterHandlers } from './roster.handlers.js';
-import { indexMemberships, indexProfile } from './search-index.js';
+import { indexMemberships, indexProfile, reindexAll } from './search-index.js';
 import type { CommunitiesDeps, HandlerContext } from './handler-context.js';
 import { ownerTypes, roles } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
@@ -176,6 +176,12 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       return { communityIds: [...reach[access]].sort() };
     },
 
+    async reindexSearch(request, ctx) {
+      const batchSize = request.batchSize === 0 ? 500 : request.batchSize;
+      if (batchSize > 5000) throw domainError('invalid_request', 'batch_size is at most 5000');
+      return reindexAll(context, batchSize, ctx.requestId);
+    },
+
     ...createRosterHandlers(context),
     ...createMemberWriteHandlers(context),
 
@@ -211,6 +217,7 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       authorizeWrite: ['caller'],
       getMembership: ['operator', 'service'],
       countMembers: ['operator'],
+      reindexSearch: ['operator'],
     },
   };
   // Finishes placeholder-account work an add or erasure could not (member-write: placeholders.ts).

@@ -68,3 +68,48 @@ export async function indexAddedMembers(context: HandlerContext, communityId: st
     context.deps.logger.warn({ err, requestId, communityId, people: placed.length }, 'search indexing after add failed');
   }
 }
+
+export interface ReindexCounts {
+  profiles: number;
+  membershipDocuments: number;
+  publicDocuments: number;
+  batches: number;
+}
+
+/**
+ * The operator's full re-index (ReindexSearch): walks every profile in id order, a batch at a
+ * time, and indexes its document in every community it belongs to and, while it is public and
+ * claimed, in the public corpus — the same documents indexMemberships and indexProfile write.
+ * Upserts only: documents of people no longer searchable are taken out by the write paths
+ * (indexProfile, erasure), not here. Failures are relayed; a re-run starts over and is harmless.
+ */
+export async function reindexAll(context: HandlerContext, batchSize: number, requestId: string): Promise<ReindexCounts> {
+  const counts: ReindexCounts = { profiles: 0, membershipDocuments: 0, publicDocuments: 0, batches: 0 };
+  const options = await asCommunitiesService(context, requestId);
+  let after = '';
+  for (;;) {
+    const profiles = await context.deps.db.query<ProfileRow>(
+      'SELECT * FROM communities.profiles WHERE id > $1 ORDER BY id LIMIT $2',
+      [after, batchSize],
+    );
+    if (profiles.length === 0) break;
+    after = profiles[profiles.length - 1]!.id;
+    const memberships = await context.deps.db.query<{ community_id: string; profile_id: string }>(
+      'SELECT community_id, profile_id FROM communities.memberships WHERE profile_id = ANY($1::text[]) ORDER BY profile_id, community_id',
+      [profiles.map((p) => p.id)],
+    );
+    const byId = new Map(profiles.map((p) => [p.id, p]));
+    const documents: Document[] = memberships.map((m) => documentOf(byId.get(m.profile_id)!, m.community_id));
+    const membershipDocuments = documents.length;
+    for (const p of profiles) if (p.public && p.user_id !== null) documents.push(documentOf(p, PUBLIC_CORPUS));
+    counts.profiles += profiles.length;
+    counts.membershipDocuments += membershipDocuments;
+    counts.publicDocuments += documents.length - membershipDocuments;
+    if (documents.length > 0) {
+      await context.deps.clients.search.indexDocuments({ documents }, options).catch(relayOrUnavailable);
+      counts.batches++;
+    }
+    if (profiles.length < batchSize) break;
+  }
+  return counts;
+}

@@ -10,6 +10,7 @@ import { freePort } from '../../deploy/local/launch.js';
 import { generateSecret } from '../../services/identity/api-key-secret.js';
 import { repoRoot } from '../../services/kit/paths.js';
 import { freshPostgresDatabase } from '../helpers/stores.js';
+import { runSearchBench } from './search-bench.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 15);
@@ -108,6 +109,11 @@ if (process.env.DATABASE_URL && process.env.REDIS_URL) {
   }
 }
 
+// The search benchmark (test/bench/search-bench.ts) needs PostgreSQL; its section follows the table.
+const searchSection = process.env.DATABASE_URL
+  ? await runSearchBench()
+  : '## Search (PostgreSQL)\n\nNot run: DATABASE_URL was not set.\n';
+
 const [base] = results as [Result, ...Result[]];
 const row = (r: Result) =>
   `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${(r.rps / base.rps).toFixed(2)} | ${r.non2xx + r.errors} |`;
@@ -152,5 +158,6 @@ Profiled with \`node --cpu-prof\` under the same load (2026-11-21):
 ## ${new Date().toISOString().slice(0, 10)} — ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}
 
 ${table}
-`);
+
+${searchSection}`);
 process.exit(0);

@@ -421,6 +421,22 @@ export interface CountMembersResponse {
   count: number;
 }
 
+export interface ReindexSearchRequest {
+  /** Profiles read per batch (default 500, at most 5000). */
+  batchSize: number;
+}
+
+export interface ReindexSearchResponse {
+  /** Profiles walked. */
+  profiles: number;
+  /** Community documents indexed (one per membership). */
+  membershipDocuments: number;
+  /** Public-corpus documents indexed (one per public claimed profile). */
+  publicDocuments: number;
+  /** Batches sent to the search service. */
+  batches: number;
+}
+
 function createBaseCommunity(): Community {
   return { id: "", name: "", billingOwner: undefined, archived: false, apiWrites: false, createdAt: undefined };
 }
@@ -4795,6 +4811,204 @@ export const CountMembersResponse: MessageFns<CountMembersResponse> = {
   },
 };
 
+function createBaseReindexSearchRequest(): ReindexSearchRequest {
+  return { batchSize: 0 };
+}
+
+export const ReindexSearchRequest: MessageFns<ReindexSearchRequest> = {
+  encode(message: ReindexSearchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.batchSize !== 0) {
+      writer.uint32(8).uint32(message.batchSize);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReindexSearchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReindexSearchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.batchSize = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReindexSearchRequest {
+    return {
+      batchSize: isSet(object.batchSize)
+        ? globalThis.Number(object.batchSize)
+        : isSet(object.batch_size)
+        ? globalThis.Number(object.batch_size)
+        : 0,
+    };
+  },
+
+  toJSON(message: ReindexSearchRequest): unknown {
+    const obj: any = {};
+    if (message.batchSize !== 0) {
+      obj.batchSize = Math.round(message.batchSize);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ReindexSearchRequest>): ReindexSearchRequest {
+    return ReindexSearchRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ReindexSearchRequest>): ReindexSearchRequest {
+    const message = createBaseReindexSearchRequest();
+    message.batchSize = object.batchSize ?? 0;
+    return message;
+  },
+};
+
+function createBaseReindexSearchResponse(): ReindexSearchResponse {
+  return { profiles: 0, membershipDocuments: 0, publicDocuments: 0, batches: 0 };
+}
+
+export const ReindexSearchResponse: MessageFns<ReindexSearchResponse> = {
+  encode(message: ReindexSearchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.profiles !== 0) {
+      writer.uint32(8).uint32(message.profiles);
+    }
+    if (message.membershipDocuments !== 0) {
+      writer.uint32(16).uint32(message.membershipDocuments);
+    }
+    if (message.publicDocuments !== 0) {
+      writer.uint32(24).uint32(message.publicDocuments);
+    }
+    if (message.batches !== 0) {
+      writer.uint32(32).uint32(message.batches);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReindexSearchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReindexSearchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.profiles = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.membershipDocuments = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.publicDocuments = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.batches = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReindexSearchResponse {
+    return {
+      profiles: isSet(object.profiles) ? globalThis.Number(object.profiles) : 0,
+      membershipDocuments: isSet(object.membershipDocuments)
+        ? globalThis.Number(object.membershipDocuments)
+        : isSet(object.membership_documents)
+        ? globalThis.Number(object.membership_documents)
+        : 0,
+      publicDocuments: isSet(object.publicDocuments)
+        ? globalThis.Number(object.publicDocuments)
+        : isSet(object.public_documents)
+        ? globalThis.Number(object.public_documents)
+        : 0,
+      batches: isSet(object.batches) ? globalThis.Number(object.batches) : 0,
+    };
+  },
+
+  toJSON(message: ReindexSearchResponse): unknown {
+    const obj: any = {};
+    if (message.profiles !== 0) {
+      obj.profiles = Math.round(message.profiles);
+    }
+    if (message.membershipDocuments !== 0) {
+      obj.membershipDocuments = Math.round(message.membershipDocuments);
+    }
+    if (message.publicDocuments !== 0) {
+      obj.publicDocuments = Math.round(message.publicDocuments);
+    }
+    if (message.batches !== 0) {
+      obj.batches = Math.round(message.batches);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ReindexSearchResponse>): ReindexSearchResponse {
+    return ReindexSearchResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ReindexSearchResponse>): ReindexSearchResponse {
+    const message = createBaseReindexSearchResponse();
+    message.profiles = object.profiles ?? 0;
+    message.membershipDocuments = object.membershipDocuments ?? 0;
+    message.publicDocuments = object.publicDocuments ?? 0;
+    message.batches = object.batches ?? 0;
+    return message;
+  },
+};
+
 /** Communities, profiles and memberships: reach, rosters, bulk add, erasure and write gating. */
 export type CommunitiesServiceDefinition = typeof CommunitiesServiceDefinition;
 export const CommunitiesServiceDefinition = {
@@ -4963,6 +5177,18 @@ export const CommunitiesServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Operator: re-indexes the whole search corpus from the communities store — every membership's
+     * document, and the public-corpus document of every public claimed profile — in batches.
+     */
+    reindexSearch: {
+      name: "ReindexSearch",
+      requestType: ReindexSearchRequest as typeof ReindexSearchRequest,
+      requestStream: false,
+      responseType: ReindexSearchResponse as typeof ReindexSearchResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -5047,6 +5273,14 @@ export interface CommunitiesServiceImplementation<CallContextExt = {}> {
     request: CountMembersRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<CountMembersResponse>>;
+  /**
+   * Operator: re-indexes the whole search corpus from the communities store — every membership's
+   * document, and the public-corpus document of every public claimed profile — in batches.
+   */
+  reindexSearch(
+    request: ReindexSearchRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ReindexSearchResponse>>;
 }
 
 export interface CommunitiesServiceClient<CallOptionsExt = {}> {
@@ -5130,6 +5364,14 @@ export interface CommunitiesServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<CountMembersRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<CountMembersResponse>;
+  /**
+   * Operator: re-indexes the whole search corpus from the communities store — every membership's
+   * document, and the public-corpus document of every public claimed profile — in batches.
+   */
+  reindexSearch(
+    request: DeepPartial<ReindexSearchRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ReindexSearchResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

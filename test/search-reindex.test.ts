@@ -1,0 +1,123 @@
+// The operator's full search re-index (communities ReindexSearch, `npm run admin -- search reindex`):
+// documents taken out of the search corpus behind the communities service's back come back, the
+// counts are those of the seed (one document per membership, one per public claimed profile), and
+// only operators may start it. Runs on every store (the documents are erased over the search
+// service's operator RPCs, not through the database).
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SeedInput } from '../services/admin/seed-schema.js';
+import { callAs } from '../services/kit/grpc/client.js';
+import { readRemoteError } from '../services/kit/grpc/errors.js';
+import { bearer, request, type JsonResponse } from './helpers/http.js';
+import { liveKey } from './helpers/keys.js';
+import { storeNames } from './helpers/stores.js';
+import { startTestSystem, type TestSystem } from './helpers/test-system.js';
+
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const tsxCli = join(repo, 'node_modules/tsx/dist/cli.mjs');
+const adminCli = join(repo, 'services/admin/cli.ts');
+
+const key = liveKey();
+const seed: SeedInput = {
+  users: ['u_ana', 'u_pub', 'u_priv'].map((id) => ({ id, email: `${id}@example.org`, name: id, plan: 'paid' as const })),
+  organizations: [{ id: 'o_lab', name: 'Lab' }],
+  communities: [
+    { id: 'c_bio', name: 'Biology', owner: { organization: 'o_lab' } },
+    { id: 'c_chem', name: 'Chemistry', owner: { organization: 'o_lab' } },
+  ],
+  profiles: [
+    { id: 'p_ana', user: 'u_ana', name: 'Ana Searcher', headline: 'Program officer' },
+    { id: 'p_eco', name: 'Elin Ecologist', headline: 'Freshwater pond ecologist', organization: 'Pond Institute' },
+    { id: 'p_chemist', name: 'Carl Chemist', headline: 'Organic chemistry and catalysis' },
+    { id: 'p_public', user: 'u_pub', public: true, name: 'Paula Public', headline: 'Marine and pond ecologist' },
+    { id: 'p_private', user: 'u_priv', public: false, name: 'Priya Private', headline: 'Pond ecologist, private profile' },
+    { id: 'p_unclaimed', public: true, name: 'Ulla Unclaimed', headline: 'Pond ecologist, unclaimed' },
+  ],
+  memberships: [
+    { community: 'c_bio', profile: 'p_ana' },
+    { community: 'c_chem', profile: 'p_ana' },
+    { community: 'c_bio', profile: 'p_eco' },
+    { community: 'c_chem', profile: 'p_eco' },
+    { community: 'c_chem', profile: 'p_chemist' },
+  ],
+  wallets: [{ owner: { user: 'u_ana' }, balance: 1000 }],
+  keys: [{ id: 'k_ana', secret: key, owner: { user: 'u_ana' }, scopes: ['search:read'], requested_rate: 6000 }],
+};
+
+// 5 memberships; one public claimed profile (p_public: p_private is not public, p_unclaimed has no user).
+const expected = { profiles: 6, membership_documents: 5, public_documents: 1 };
+
+describe.each(storeNames())('search reindex on %s', (store) => {
+  let sys: TestSystem;
+
+  beforeAll(async () => {
+    sys = await startTestSystem({ store, seed });
+  });
+  afterAll(async () => sys?.stop());
+
+  const operator = () => callAs(sys.signer, { kind: 'operator', actor: 'reindex-test' }, undefined, 10_000);
+  const search = (body: unknown) => request(sys.restUrl, 'POST', '/v1/search', { headers: bearer(key), body });
+  const ids = (res: JsonResponse) => (res.body.matches as Array<{ profile_id: string }>).map((m) => m.profile_id);
+
+  async function eraseAll(): Promise<void> {
+    const call = await operator();
+    for (const m of seed.memberships!) await sys.clients.search.eraseDocuments({ communityId: m.community, profileId: m.profile }, call);
+    await sys.clients.search.removePublicDocument({ profileId: 'p_public' }, call);
+  }
+
+  it('brings back documents the corpus lost, with counts of the seed', async () => {
+    const before = await search({ query: 'pond ecologist', scope: 'all', limit: 50 });
+    expect(before.status, JSON.stringify(before.body)).toBe(200);
+    expect(ids(before).sort()).toEqual(['p_eco', 'p_public']);
+
+    await eraseAll();
+    const gone = await search({ query: 'pond ecologist', scope: 'all', limit: 50 });
+    expect(gone.status, JSON.stringify(gone.body)).toBe(200);
+    expect(ids(gone)).toEqual([]);
+
+    const counts = await sys.clients.communities.reindexSearch({ batchSize: 2 }, await operator());
+    expect(counts).toEqual({
+      profiles: expected.profiles,
+      membershipDocuments: expected.membership_documents,
+      publicDocuments: expected.public_documents,
+      batches: 3, // 6 profiles, 2 a batch, each batch with at least one document
+    });
+
+    const back = await search({ query: 'pond ecologist', scope: 'all', limit: 50 });
+    expect(back.status, JSON.stringify(back.body)).toBe(200);
+    expect(ids(back).sort()).toEqual(['p_eco', 'p_public']);
+    const chem = await search({ query: 'organic chemistry', scope: 'community', community_id: 'c_chem' });
+    expect(chem.status, JSON.stringify(chem.body)).toBe(200);
+    expect(ids(chem)).toContain('p_chemist');
+    // Private and unclaimed profiles stay out of the public corpus.
+    const pub = await search({ query: 'pond ecologist', scope: 'public', limit: 50 });
+    expect(ids(pub)).toEqual(['p_public']);
+  });
+
+  it('is for operators only, and refuses a batch over 5000', async () => {
+    const asService = await callAs(sys.signer, { kind: 'service', service: 'search' }, undefined, 10_000);
+    const refused = await sys.clients.communities.reindexSearch({ batchSize: 0 }, asService).catch((e: unknown) => e);
+    expect(readRemoteError(refused)).toBeTruthy();
+    const tooBig = await sys.clients.communities.reindexSearch({ batchSize: 5001 }, await operator()).catch((e: unknown) => e);
+    expect(readRemoteError(tooBig)?.code).toBe('invalid_request');
+  });
+
+  it('npm run admin -- search reindex prints the counts', async () => {
+    await eraseAll();
+    const out = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [tsxCli, adminCli, 'search', 'reindex'],
+        { cwd: repo, env: { ...process.env, ...sys.env, LOG_LEVEL: 'silent', USER: 'ops' }, timeout: 30_000 },
+        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      );
+    });
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    expect(JSON.parse(out.stdout)).toEqual({ ...expected, batches: 1 });
+    const back = await search({ query: 'pond ecologist', scope: 'all', limit: 50 });
+    expect(ids(back).sort()).toEqual(['p_eco', 'p_public']);
+  });
+});
