@@ -1,14 +1,13 @@
-// The communities service. This release serves the operator side (communities, profiles,
-// memberships, write attestations) and the standing facts identity needs at mint; the roster,
-// member reads, bulk add and erasure arrive with the communities issue.
+// The communities service: the operator side (communities, profiles, memberships, write
+// attestations, search re-index), the standing facts identity needs at mint, live reach, and — in
+// their own files — roster reads (roster.handlers.ts) and member writes (member-write.handlers.ts).
 import { randomUUID } from 'node:crypto';
 import {
+  Access,
   Community,
   CommunitiesServiceDefinition,
   Membership,
-  Profile,
 } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
-import { Access } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { computeReach } from './reach.js';
 import { createMemberWriteHandlers } from './member-write.handlers.js';
 import { startPlaceholderSweeper } from './placeholders.js';
@@ -19,6 +18,7 @@ import { ownerTypes, roles } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceRegistration } from '../kit/grpc/server.js';
 import { requireId } from '../kit/ids.js';
+import { toProfile } from './profile-messages.js';
 import { requireCaller } from '../kit/grpc/require-caller.js';
 import { createCommunityRepository, type CommunityRow, type MembershipRow, type ProfileRow } from './community.repository.js';
 
@@ -33,24 +33,6 @@ function toCommunity(row: CommunityRow): Community {
     archived: row.archived,
     apiWrites: row.api_writes,
     createdAt: row.created_at.toISOString(),
-  });
-}
-
-function toProfile(row: ProfileRow): Profile {
-  return Profile.fromPartial({
-    id: row.id,
-    userId: row.user_id ?? '',
-    placeholderUserId: row.placeholder_user_id ?? '',
-    public: row.public,
-    name: row.name,
-    headline: row.headline ?? '',
-    bio: row.bio ?? '',
-    organization: row.organization ?? '',
-    location: row.location ?? '',
-    email: row.email ?? '',
-    linkedinUrl: row.linkedin_url ?? '',
-    orcid: row.orcid ?? '',
-    avatarUrl: row.avatar_url ?? '',
   });
 }
 
@@ -134,13 +116,13 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       };
       await repo.upsertProfile(row);
       await indexProfile(context, row.id, ctx.requestId);
-      return { profile: toProfile((await repo.findProfile(row.id))!) };
+      return { profile: toProfile((await repo.findProfile(row.id))!, 'operator') };
     },
 
     async getProfile(request) {
       const row = await repo.findProfile(request.profileId);
       if (!row) throw domainError('not_found', `profile ${request.profileId} not found`);
-      return { profile: toProfile(row) };
+      return { profile: toProfile(row, 'operator') };
     },
 
     async getOwnProfile(_request, ctx) {
@@ -149,7 +131,7 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       if (!row) {
         throw domainError('not_found', caller.userId ? 'you have no profile yet' : 'an organization-owned key has no user, so no profile');
       }
-      return { profile: toProfile(row) };
+      return { profile: toProfile(row, 'caller') };
     },
 
     async upsertMembership(request, ctx) {

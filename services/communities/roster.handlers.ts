@@ -11,6 +11,7 @@ import type { ServiceContext, ServiceRegistration } from '../kit/grpc/server.js'
 import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { RosterRow } from './community.repository.js';
 import type { HandlerContext } from './handler-context.js';
+import { toProfile } from './profile-messages.js';
 import { requireCommunityAccess } from './reach.js';
 import { decodeRosterCursor, encodeRosterCursor, rosterCursorKey } from './roster-cursor.js';
 
@@ -20,24 +21,12 @@ export const ROSTER_PAGE_DEFAULT = 50;
 export const ROSTER_PAGE_MAX = 200;
 
 /**
- * A roster member for an end user. The community's source identifier and the profile's email and
- * placeholder account stay inside: the REST shapes do not publish them, so they never leave.
+ * A roster member for an end user. The community's source identifier stays inside, and the profile
+ * goes out in its caller form (no email, no placeholder account): see profile-messages.ts.
  */
 function toMember(row: RosterRow, communityId: string): Member {
   return Member.fromPartial({
-    profile: {
-      id: row.id,
-      userId: row.user_id ?? '',
-      public: row.public,
-      name: row.name,
-      headline: row.headline ?? '',
-      bio: row.bio ?? '',
-      organization: row.organization ?? '',
-      location: row.location ?? '',
-      linkedinUrl: row.linkedin_url ?? '',
-      orcid: row.orcid ?? '',
-      avatarUrl: row.avatar_url ?? '',
-    },
+    profile: toProfile(row, 'caller'),
     membership: {
       communityId,
       profileId: row.id,
