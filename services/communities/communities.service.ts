@@ -4,7 +4,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   Access,
-  Community,
   CommunitiesServiceDefinition,
   Membership,
 } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
@@ -18,23 +17,12 @@ import { ownerTypes, roles } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceRegistration } from '../kit/grpc/server.js';
 import { requireId } from '../kit/ids.js';
-import { toProfile } from './profile-messages.js';
+import { toCommunity, toProfile } from './community-messages.js';
 import { requireCaller } from '../kit/grpc/require-caller.js';
 import { createCommunityRepository, type CommunityRow, type MembershipRow, type ProfileRow } from './community.repository.js';
 
 
 const orNull = (s: string) => (s === '' ? null : s);
-
-function toCommunity(row: CommunityRow): Community {
-  return Community.fromPartial({
-    id: row.id,
-    name: row.name,
-    billingOwner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id },
-    archived: row.archived,
-    apiWrites: row.api_writes,
-    createdAt: row.created_at.toISOString(),
-  });
-}
 
 function toMembership(row: MembershipRow): Membership {
   return Membership.fromPartial({

@@ -5,15 +5,14 @@ import {
   ConsentStatus,
   Membership,
   type CommunitiesServiceDefinition,
-  Community,
 } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { Role } from '../../proto/gen/expertnet/common/v1/common.js';
-import { ownerTypes, roles, type RoleName } from '../kit/enums.js';
+import { roles, type RoleName } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
 import { requireCaller } from '../kit/grpc/require-caller.js';
 import type { ServiceRegistration } from '../kit/grpc/server.js';
 import { ADD_MEMBERS_MAX, addMembers } from './add-members.js';
-import type { CommunityRow } from './community.repository.js';
+import { toCommunity } from './community-messages.js';
 import { eraseMember } from './erasure.js';
 import type { HandlerContext } from './handler-context.js';
 import { createMemberWriteRepository, type ConsentRequestRow, type ConsentStatusName } from './member-write.repository.js';
@@ -48,17 +47,6 @@ function toConsentRequest(row: ConsentRequestRow): ConsentRequest {
     resolvedAt: row.resolved_at?.toISOString(),
     resolvedBy: row.resolved_by ?? '',
     attestationVersion: row.attestation_version ?? 0,
-  });
-}
-
-function toCommunity(row: CommunityRow): Community {
-  return Community.fromPartial({
-    id: row.id,
-    name: row.name,
-    billingOwner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id },
-    archived: row.archived,
-    apiWrites: row.api_writes,
-    createdAt: row.created_at.toISOString(),
   });
 }
 

@@ -11,7 +11,7 @@ import type { ServiceContext, ServiceRegistration } from '../kit/grpc/server.js'
 import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { RosterRow } from './community.repository.js';
 import type { HandlerContext } from './handler-context.js';
-import { toProfile } from './profile-messages.js';
+import { toProfile } from './community-messages.js';
 import { requireCommunityAccess } from './reach.js';
 import { decodeRosterCursor, encodeRosterCursor, rosterCursorKey } from './roster-cursor.js';
 
@@ -22,7 +22,7 @@ export const ROSTER_PAGE_MAX = 200;
 
 /**
  * A roster member for an end user. The community's source identifier stays inside, and the profile
- * goes out in its caller form (no email, no placeholder account): see profile-messages.ts.
+ * goes out in its caller form (no email, no placeholder account): see community-messages.ts.
  */
 function toMember(row: RosterRow, communityId: string): Member {
   return Member.fromPartial({

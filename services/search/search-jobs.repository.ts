@@ -5,6 +5,7 @@
 // died). A claim bumps `attempts`, which is the job's fencing token: heartbeats, results and
 // failures are stored only `WHERE attempts = <the token of that claim>`, so a worker that lost its
 // lease can never overwrite the work of the claim that took over.
+import type { DocumentRow } from './pipeline/pipeline.js';
 import type { Queryable } from '../kit/db/database.js';
 
 export type JobStatus = 'pending' | 'running' | 'complete' | 'failed';
@@ -63,18 +64,8 @@ export interface NewJob {
   payer: { type: string; id: string } | null;
 }
 
-export interface IndexedDocument {
-  community_id: string;
-  profile_id: string;
-  user_id: string | null;
-  name: string;
-  headline: string | null;
-  bio: string | null;
-  organization: string | null;
-  location: string | null;
-  avatar_url: string | null;
-  enrichment_text: string | null;
-}
+/** What indexing writes: a row of search.documents (the seam with ranking owns its shape). */
+export type IndexedDocument = DocumentRow;
 
 /** Jobs are kept this long after they finish, then answer 404 and are purged. */
 export const JOB_RETENTION_SQL = "interval '1 hour'";

@@ -3,6 +3,20 @@
 // pipeline decides their ORDER and explains it, and never widens the set it is given.
 import type { Queryable } from '../../kit/db/database.js';
 
+/** A row of search.documents: one person in one corpus (community_id '' is the public corpus). */
+export interface DocumentRow {
+  community_id: string;
+  profile_id: string;
+  user_id: string | null;
+  name: string;
+  headline: string | null;
+  bio: string | null;
+  organization: string | null;
+  location: string | null;
+  avatar_url: string | null;
+  enrichment_text: string | null;
+}
+
 export interface RankRequest {
   query: string;
   /** Community corpora to search (already authorized, allowlist applied). */

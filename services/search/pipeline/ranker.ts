@@ -5,7 +5,7 @@
 import { inStep } from '../../kit/telemetry.js';
 import type { Queryable } from '../../kit/db/database.js';
 import { cosine, type Embedder, OfflineHashEmbedder, type Reranker, type WeightedText } from './embedders.js';
-import type { RankedMatch, RankRequest, SearchPipeline } from './pipeline.js';
+import type { DocumentRow, RankedMatch, RankRequest, SearchPipeline } from './pipeline.js';
 import { contentTokens, stem, tokenize, wordSimilarity } from './text.js';
 import type { Expansion, WordNet } from './wordnet.js';
 
@@ -26,18 +26,7 @@ export interface RankerOptions {
   rerankTop?: number;
 }
 
-interface Doc {
-  community_id: string;
-  profile_id: string;
-  user_id: string | null;
-  name: string;
-  headline: string | null;
-  bio: string | null;
-  organization: string | null;
-  location: string | null;
-  avatar_url: string | null;
-  enrichment_text: string | null;
-}
+type Doc = DocumentRow;
 
 type LegName = 'full-text' | 'synonyms' | 'name/organization';
 const LEG_WEIGHT: Record<LegName, number> = { 'full-text': 1, synonyms: 0.6, 'name/organization': 1 };
