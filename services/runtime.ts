@@ -57,7 +57,7 @@ const SERVICE_FACTORIES: Record<ServiceRole, (deps: ServiceDeps, config: Config,
   identity: (d, config, secrets) => createIdentityService(d, { oauth: oauthOptionsFrom(config, secrets) }),
   communities: (d) => createCommunitiesService(d),
   search: (d) => createSearchService(d),
-  enrichment: (d) => createEnrichmentService(d),
+  enrichment: (d, config) => createEnrichmentService({ ...d, config }),
   billing: (d, config) => createBillingService({ ...d, enforcement: config.CREDIT_ENFORCEMENT === 'on' }),
 };
 
@@ -136,6 +136,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       get: (_t, name) => (clients as unknown as Record<string | symbol, unknown>)[name],
     });
     const servers: RunningGrpcServer[] = [];
+    const instances: ServiceInstance[] = [];
     for (const service of localServices) {
       const instance = SERVICE_FACTORIES[service]({
         db: db!, pepper: secrets.apiKeyPepper, clients: lazyClients, signer, deadlineMs: config.GRPC_DEADLINE_MS, logger,
@@ -145,13 +146,16 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       });
       servers.push(server);
       addresses[service] = server.address;
-      stops.push(() => instance.stop());
+      instances.push(instance);
       stops.push(() => server.shutdown());
       logger.info({ service, address: server.address }, 'gRPC service listening');
     }
     clients = createServiceClients(addresses);
     const builtClients = clients;
     stops.push(async () => builtClients.close());
+    // Stopped before the clients close (shutdown runs in reverse): background workers finish or
+    // pause their work while they can still call the other services.
+    stops.push(async () => void (await Promise.all(instances.map((i) => i.stop()))));
 
     let redis: Redis | undefined;
     if (config.REDIS_URL && edgeHere) {

@@ -19,6 +19,7 @@ import { migrateAll } from '../services/kit/db/migrations.js';
 import { openPglite } from '../services/kit/db/pglite-database.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
+import { freePort } from './helpers/oauth.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -77,12 +78,15 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    sys = await startTestSystem({ seed });
+    // The server's default resource URI names its port; identity must know it (the audience of
+    // MCP access tokens) before the server starts, so the port is picked first.
+    const port = await freePort();
+    sys = await startTestSystem({ seed, env: { MCP_RESOURCE_URL: `http://127.0.0.1:${port}/mcp` } });
     mcp = await startMcpHttpServer({
       edge: createEdge({ clients: sys.clients, signer: sys.signer, deadlineMs: 10_000 }),
       limiter: new MemoryRateLimiter(),
       host: '127.0.0.1',
-      port: 0,
+      port,
       authorizationServers: ['http://127.0.0.1:8080/oauth'],
     });
   });
@@ -124,24 +128,46 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual(
-      ['add_community_members', 'get_community_member', 'get_my_profile', 'get_search', 'list_community_members', 'remove_community_member',
-        'search_experts', 'whoami'],
+      ['add_community_members', 'enrich_my_profile', 'estimate_community_enrichment', 'get_community_member', 'get_enrichment_run',
+        'get_my_profile', 'get_search', 'list_community_members', 'remove_community_member', 'search_experts', 'start_community_enrichment',
+        'whoami'],
     );
-    for (const name of ['whoami', 'get_my_profile', 'list_community_members', 'get_community_member']) {
-      expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+    for (const name of ['whoami', 'get_my_profile', 'list_community_members', 'get_community_member', 'get_search', 'estimate_community_enrichment', 'get_enrichment_run']) {
+      expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
     }
-    expect(byName.add_community_members!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+    for (const name of ['add_community_members', 'enrich_my_profile', 'start_community_enrichment']) {
+      expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+    }
     expect(byName.remove_community_member!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    for (const t of tools) expect(t.annotations?.openWorldHint, t.name).toBe(false);
     expect(byName.list_community_members!.inputSchema.required).toEqual(['community_id']);
     expect(Object.keys(byName.list_community_members!.inputSchema.properties ?? {}).sort()).toEqual(['after', 'community_id', 'limit']);
     expect(byName.add_community_members!.inputSchema.required?.sort()).toEqual(['community_id', 'members']);
     // No edge database given: the tool takes no idempotency key rather than pretending to honour one.
     expect(byName.add_community_members!.inputSchema.properties).not.toHaveProperty('idempotency_key');
     expect(byName.whoami!.outputSchema?.properties).toHaveProperty('scopes');
+    // Enrichment: the REST body's options (but dry_run, which each tool sets), the REST bodies as outputs.
+    const options = ['community_id', 'depth', 'include_already_enriched', 'joined_since', 'profile_ids', 'workflow_key'];
+    expect(Object.keys(byName.enrich_my_profile!.inputSchema.properties ?? {})).toEqual([]);
+    expect(Object.keys(byName.estimate_community_enrichment!.inputSchema.properties ?? {}).sort()).toEqual(options);
+    expect(Object.keys(byName.start_community_enrichment!.inputSchema.properties ?? {}).sort()).toEqual(options);
+    for (const name of ['estimate_community_enrichment', 'start_community_enrichment']) {
+      expect(byName[name]!.inputSchema.required, name).toEqual(['community_id']);
+    }
+    expect(byName.get_enrichment_run!.inputSchema.required).toEqual(['run_id']);
+    expect(Object.keys(byName.get_enrichment_run!.inputSchema.properties ?? {}).sort()).toEqual(['community_id', 'items_after', 'run_id']);
+    expect(Object.keys(byName.enrich_my_profile!.outputSchema?.properties ?? {})).toContain('run_id');
+    expect(byName.start_community_enrichment!.outputSchema?.properties).toHaveProperty('eligible_count');
+    expect(Object.keys(byName.estimate_community_enrichment!.outputSchema?.properties ?? {}).sort()).toEqual(
+      ['eligible_count', 'estimated_max_credits', 'estimated_max_credits_per_profile', 'total_members'],
+    );
+    expect(byName.get_enrichment_run!.outputSchema?.properties).toHaveProperty('next_items_after');
+    expect(byName.start_community_enrichment!.description).toMatch(/depth is required/);
+    expect(byName.enrich_my_profile!.description).toMatch(/30 days/);
     for (const t of tools) expect(t.description!.length).toBeGreaterThan(80);
   });
 
-  it('whoami equals GET /v1/me for an API key and for an OAuth access token', async () => {
+  it('whoami equals GET /v1/me for an API key and for an OAuth access token (one per resource)', async () => {
     const client = await connect(k.ada);
     const tool = await call(client, 'whoami');
     const rest = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(k.ada) });
@@ -151,15 +177,20 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
     expect(strip(tool.structuredContent)).toEqual(strip(rest.body));
     expect((tool.structuredContent as any).key).toMatchObject({ id: 'k_ada', credential: 'api_key' });
 
+    // A token is good for one resource (RFC 8707): one for MCP, one for REST, each its own grant.
     const operator = await callAs(sys.signer, { kind: 'operator', actor: 'mcp-test' }, undefined, 10_000);
-    const { accessToken } = await sys.clients.identity.issueAccessToken(
-      { userId: 'u_ada', scopes: ['profile:read'], clientId: 'mcp-client', ttlSeconds: 300, requestedRate: 0 },
+    const issue = (resource: string) => sys.clients.identity.issueAccessToken(
+      { userId: 'u_ada', scopes: ['profile:read'], clientId: 'mcp-client', ttlSeconds: 300, requestedRate: 0, resource },
       operator,
     );
-    const viaToken = await call(await connect(accessToken), 'whoami');
-    const restToken = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(accessToken) });
-    expect(strip(viaToken.structuredContent)).toEqual(strip(restToken.body));
-    expect((viaToken.structuredContent as any).key).toMatchObject({ credential: 'oauth' });
+    const forMcp = await issue(mcp.resourceUrl);
+    const forRest = await issue('');
+    const viaToken = await call(await connect(forMcp.accessToken), 'whoami');
+    const restToken = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(forRest.accessToken) });
+    expect(restToken.status).toBe(200);
+    const stripGrant = (b: any) => ({ ...strip(b), key: { ...b.key, id: undefined, created_at: undefined } });
+    expect(stripGrant(viaToken.structuredContent)).toEqual(stripGrant(restToken.body));
+    expect((viaToken.structuredContent as any).key).toMatchObject({ id: forMcp.grantId, credential: 'oauth' });
   });
 
   it('parity of the reads: get_my_profile, list_community_members (paging), get_community_member', async () => {
@@ -271,7 +302,7 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
     expect(refused.error).toMatchObject({ code: 'rate_limited' });
     expect(refused.error.retry_after_seconds).toBeGreaterThanOrEqual(1);
     // listing tools is not counted
-    expect((await client.listTools()).tools.length).toBe(8);
+    expect((await client.listTools()).tools.length).toBe(12);
   });
 
   it('401 with WWW-Authenticate resource_metadata on a missing or invalid credential', async () => {
@@ -363,34 +394,6 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
     } finally {
       await withStore.close();
       await db.close();
-    }
-  });
-
-  it('with requiredTokenAudience, an access token lacking the MCP audience is 401 (API keys unaffected)', async () => {
-    const strict = await startMcpHttpServer({
-      edge: createEdge({ clients: sys.clients, signer: sys.signer, deadlineMs: 10_000 }),
-      limiter: new MemoryRateLimiter(),
-      host: '127.0.0.1',
-      port: 0,
-      authorizationServers: [],
-      requiredTokenAudience: 'http://mcp.example/mcp',
-    });
-    try {
-      const operator = await callAs(sys.signer, { kind: 'operator', actor: 'mcp-test' }, undefined, 10_000);
-      const { accessToken } = await sys.clients.identity.issueAccessToken(
-        { userId: 'u_ada', scopes: ['profile:read'], clientId: 'mcp-client', ttlSeconds: 300, requestedRate: 0 },
-        operator,
-      );
-      const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
-      const headers = { accept: 'application/json, text/event-stream' };
-      const refused = await request(strict.url, 'POST', '/mcp', { headers: { ...headers, ...bearer(accessToken) }, body: init });
-      expect(refused.status).toBe(401);
-      expect(refused.body.error.message).toContain('http://mcp.example/mcp');
-      expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
-      const withKey = await request(strict.url, 'POST', '/mcp', { headers: { ...headers, ...bearer(k.ada) }, body: init });
-      expect(withKey.status).toBe(200);
-    } finally {
-      await strict.close();
     }
   });
 

@@ -9,13 +9,20 @@ import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const adaKey = liveKey();
 const slowKey = liveKey();
+const enrichKey = liveKey();
 const seed: SeedInput = {
   users: [{ id: 'u_ada', email: 'ada@example.org', name: 'Ada', plan: 'paid' }],
-  profiles: [{ id: 'p_ada', user: 'u_ada', public: true, name: 'Ada Lovelace', headline: 'Protein design' }],
+  profiles: [
+    { id: 'p_ada', user: 'u_ada', public: true, name: 'Ada Lovelace', headline: 'Protein design' },
+    { id: 'p_bo', name: 'Bo Member', headline: 'Ecologist' },
+  ],
+  communities: [{ id: 'c_ada', name: 'Ada’s', owner: { user: 'u_ada' }, api_writes: true }],
+  memberships: [{ community: 'c_ada', profile: 'p_bo', role: 'member' }],
   wallets: [{ owner: { user: 'u_ada' }, balance: 10 }],
   keys: [
     { id: 'k_ada', secret: adaKey, owner: { user: 'u_ada' }, scopes: ['search:read'] },
     { id: 'k_slow', secret: slowKey, owner: { user: 'u_ada' }, scopes: ['search:read'], requested_rate: 1 },
+    { id: 'k_enrich', secret: enrichKey, owner: { user: 'u_ada' }, scopes: ['enrich:write', 'enrich:read'] },
   ],
 };
 
@@ -74,6 +81,24 @@ describe('metrics', () => {
     expect(delta('search_job_duration_seconds_count', { outcome: 'complete' })).toBe(1);
     expect(delta('credits_charged_total', { operation: 'search' })).toBe(1);
     expect(after).toMatch(/^search_jobs_open 0$/m);
+  });
+
+  it('count enriched people, finished runs, credits charged and the open-run queue', async () => {
+    const before = await scrape();
+    const res = await request(sys.restUrl, 'POST', '/v1/communities/c_ada/enrich', { headers: bearer(enrichKey), body: { depth: 'quick' } });
+    expect(res.status).toBe(202);
+    let status = res.body.status;
+    for (let i = 0; i < 100 && status !== 'succeeded'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      status = (await request(sys.restUrl, 'GET', `/v1/communities/c_ada/enrich/runs/${res.body.run_id}`, { headers: bearer(enrichKey) })).body.status;
+    }
+    expect(status).toBe('succeeded');
+    const after = await scrape();
+    const delta = (name: string, labels: Record<string, string>) => sample(after, name, labels) - sample(before, name, labels);
+    expect(delta('enrichment_profiles_total', { depth: 'quick', outcome: 'succeeded' })).toBe(1);
+    expect(delta('enrichment_runs_finished_total', { kind: 'community', outcome: 'succeeded' })).toBe(1);
+    expect(delta('credits_charged_total', { operation: 'enrichment_quick' })).toBe(1);
+    expect(after).toMatch(/^enrichment_runs_open 0$/m);
   });
 
   it('are not served on the public port', async () => {

@@ -166,6 +166,8 @@ describe.each(storeNames())('OAuth access tokens, local issuer, on %s', (store) 
 describe.each(storeNames())('OAuth access tokens, external issuer (JWKS), on %s', (store) => {
   const ISSUER = 'https://idp.example.test/';
   const AUDIENCE = 'https://api.example.test/v1';
+  /** The MCP server's public resource URI (MCP_RESOURCE_URL): the audience the IdP signs for MCP clients. */
+  const MCP_RESOURCE = 'https://api.example.test/mcp';
   const published = testSigningKey('ES256', 'idp-2025');
   const rsa = testSigningKey('RS256', 'idp-rsa');
   let jwks: JwksServer;
@@ -179,7 +181,7 @@ describe.each(storeNames())('OAuth access tokens, external issuer (JWKS), on %s'
     sys = await startTestSystem({
       store,
       seed,
-      env: { OAUTH_JWKS_URL: jwks.url, OAUTH_ISSUER: ISSUER, OAUTH_AUDIENCE: AUDIENCE },
+      env: { OAUTH_JWKS_URL: jwks.url, OAUTH_ISSUER: ISSUER, OAUTH_AUDIENCE: AUDIENCE, MCP_RESOURCE_URL: MCP_RESOURCE },
     });
     const { grant } = await sys.clients.identity.createGrant(
       { userId: 'u_ada', scopes: ['search:read', 'profile:read'], clientId: 'https://client.example/app', requestedRate: 0 },
@@ -208,6 +210,24 @@ describe.each(storeNames())('OAuth access tokens, external issuer (JWKS), on %s'
     await expectUnauthorized(sys, await signToken(published, claims({ iat: now - 900, exp: now - 120 })));
     await expectUnauthorized(sys, await signToken(published, claims({ nbf: now + 300, exp: now + 600 })));
     await expectUnauthorized(sys, await signToken(published, claims({ iat: now, exp: now + 86_400 })));
+  });
+
+  it('keeps the surfaces apart by audience (RFC 8707): an MCP token on MCP only, a REST token on REST only', async () => {
+    const mcpInit = (token: string) => request(new URL(sys.mcpUrl!).origin, 'POST', '/mcp', {
+      headers: { accept: 'application/json, text/event-stream', ...bearer(token) },
+      body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+    });
+    const forMcp = await signToken(published, claims({ aud: MCP_RESOURCE }));
+    const forRest = await signToken(published, claims());
+    expect((await mcpInit(forMcp)).status).toBe(200);
+    await expectUnauthorized(sys, forMcp);
+    const refused = await mcpInit(forRest);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('resource_metadata="https://api.example.test/.well-known/oauth-protected-resource"');
+    // A token the IdP minted for both resources is good on both.
+    const both = await signToken(published, claims({ aud: [AUDIENCE, MCP_RESOURCE] }));
+    expect((await mcpInit(both)).status).toBe(200);
+    expect((await me(sys, both)).status).toBe(200);
   });
 
   it('refuses alg none, HS256 keyed with the published public key, and a key the JWKS does not hold', async () => {

@@ -35,8 +35,8 @@ export interface Topology {
   processes: RoleProcess[];
   /** The environment every process shares (addresses, secrets): enough to act as the operator. */
   env: Record<string, string>;
-  /** Stops one role's process (SIGTERM) and waits for it to exit. */
-  stopRole(role: string): Promise<void>;
+  /** Stops one role's process (SIGTERM; SIGKILL to crash it) and waits for it to exit. */
+  stopRole(role: string, signal?: NodeJS.Signals): Promise<void>;
   /** Starts a stopped service role again (same address and environment) and waits until it is ready. */
   startRole(role: string): Promise<void>;
   stop(): Promise<void>;
@@ -57,7 +57,8 @@ async function waitFor(url: string, child: ChildProcess, output: () => string, t
 }
 
 function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', () => r()));
+  const gone = child.exitCode !== null || child.signalCode !== null;
+  return gone ? Promise.resolve() : new Promise((r) => child.once('exit', () => r()));
 }
 
 /**
@@ -97,7 +98,7 @@ export async function launchTopology(
 
   const stop = async () => {
     for (const p of [...processes].reverse()) {
-      if (p.child.exitCode === null) p.child.kill('SIGTERM');
+      if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
       await exited(p.child);
     }
   };
@@ -119,10 +120,10 @@ export async function launchTopology(
       restUrls,
       env: shared,
       processes,
-      async stopRole(role) {
-        const p = processes.find((x) => x.role === role && x.child.exitCode === null);
+      async stopRole(role, signal = 'SIGTERM') {
+        const p = processes.find((x) => x.role === role && x.child.exitCode === null && x.child.signalCode === null);
         if (!p) throw new Error(`no ${role} process`);
-        p.child.kill('SIGTERM');
+        p.child.kill(signal);
         await exited(p.child);
       },
       async startRole(role) {

@@ -2,7 +2,7 @@
 // an API key; X-API-Key carries API keys only.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './api-error.js';
-import { presentedCredential } from './credentials.js';
+import { credentialOf, presentedCredential } from './credentials.js';
 
 const key = 'svc_live_0123456789012345678901234567890123456789012ABCDEF';
 const jwt = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ1X2FkYSJ9.c2lnbmF0dXJl';
@@ -50,5 +50,13 @@ describe('presentedCredential', () => {
 
   it('reports none when nothing is presented', () => {
     expect(presentedCredential({})).toEqual({ kind: 'none' });
+  });
+
+  it('puts the resource of the surface reading it on an access token, never on an API key', () => {
+    const mcp = 'http://127.0.0.1:8081/mcp';
+    expect(presentedCredential({ authorization: `Bearer ${jwt}` }, mcp)).toEqual({ kind: 'access_token', value: jwt, resource: mcp });
+    expect(presentedCredential({ authorization: `Bearer ${key}` }, mcp)).toEqual({ kind: 'api_key', value: key });
+    expect(credentialOf(jwt, mcp)).toEqual({ kind: 'access_token', value: jwt, resource: mcp });
+    expect(credentialOf(key, mcp)).toEqual({ kind: 'api_key', value: key });
   });
 });

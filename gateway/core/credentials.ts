@@ -2,11 +2,16 @@
 // `X-API-Key: <API key>`. A bearer value shaped like a JWT (three base64url segments separated by
 // dots) is an OAuth access token; anything else is an API key (`svc_…`), which identity checks.
 // X-API-Key carries API keys only.
+//
+// An access token is only good for the resource it was minted for (RFC 8707): a surface other than
+// the REST API names its own resource here, and identity checks the token's `aud` against it. API
+// keys have no audience and work on every surface.
 import { ApiError } from './api-error.js';
 
 export type PresentedCredential =
   | { kind: 'api_key'; value: string }
-  | { kind: 'access_token'; value: string }
+  /** `resource`: the resource URI the token is presented to (identity requires it in `aud`); unset: the REST API. */
+  | { kind: 'access_token'; value: string; resource?: string }
   | { kind: 'none' };
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -23,7 +28,14 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-export function presentedCredential(headers: Headers): PresentedCredential {
+/** A secret as a credential: an access token (for `resource`, when given) if JWT-shaped, else an API key. */
+export function credentialOf(value: string, resource?: string): PresentedCredential {
+  if (!looksLikeJwt(value)) return { kind: 'api_key', value };
+  return resource ? { kind: 'access_token', value, resource } : { kind: 'access_token', value };
+}
+
+/** The credential of a request's headers; `resource` is the resource URI of the surface reading them (unset: the REST API). */
+export function presentedCredential(headers: Headers, resource?: string): PresentedCredential {
   const authorization = single(headers.authorization)?.trim();
   const apiKey = single(headers['x-api-key'])?.trim();
   let fromAuthorization: string | undefined;
@@ -40,5 +52,5 @@ export function presentedCredential(headers: Headers): PresentedCredential {
   }
   const value = fromAuthorization ?? apiKey;
   if (!value) return { kind: 'none' };
-  return looksLikeJwt(value) ? { kind: 'access_token', value } : { kind: 'api_key', value };
+  return credentialOf(value, resource);
 }

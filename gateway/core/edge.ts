@@ -32,9 +32,11 @@ export function createEdge(deps: EdgeDeps) {
       if (credential.kind === 'none') {
         throw new ApiError(401, 'unauthorized', 'missing credentials: send an API key or an access token');
       }
-      // Identity receives exactly one of the two fields.
+      // Identity receives exactly one of the two fields; a token also the resource it is presented to.
       const request =
-        credential.kind === 'access_token' ? { accessToken: credential.value } : { apiKey: credential.value };
+        credential.kind === 'access_token'
+          ? { accessToken: credential.value, resource: credential.resource ?? '' }
+          : { apiKey: credential.value };
       try {
         const { caller } = await deps.clients.identity.authenticate(request, await options({ kind: 'edge' }, requestId));
         if (!caller) throw new ApiError(401, 'unauthorized', 'invalid or revoked credentials');

@@ -4,10 +4,10 @@
 // enrichment service as the caller too, so that service re-checks reach on its own.
 import { orNull, profileFields } from './profile.js';
 import type { Member } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
-import { Depth, type MemberEnrichment } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
 import { roles, type RoleName } from '../../services/kit/enums.js';
-import { ApiError, fromRemote } from './api-error.js';
+import { fromRemote } from './api-error.js';
 import type { CallerContext, Edge } from './edge.js';
+import { enrichmentView, type MemberEnrichmentView } from './enrichment-view.js';
 
 export interface RosterMemberView {
   profile_id: string;
@@ -25,12 +25,6 @@ export interface RosterMemberView {
 export interface RosterPageView {
   members: RosterMemberView[];
   next_cursor: string | null;
-}
-
-export interface MemberEnrichmentView {
-  depth: 'quick' | 'standard' | 'deep';
-  enriched_at: string;
-  data: Record<string, unknown>;
 }
 
 export interface MemberView {
@@ -66,23 +60,6 @@ function rosterMember(member: Member): RosterMemberView {
     joined_at: m.joinedAt!,
     enriched_at: member.enrichedAt ?? null,
   };
-}
-
-const DEPTH_NAMES: Partial<Record<Depth, MemberEnrichmentView['depth']>> = {
-  [Depth.DEPTH_QUICK]: 'quick',
-  [Depth.DEPTH_STANDARD]: 'standard',
-  [Depth.DEPTH_DEEP]: 'deep',
-};
-
-function enrichmentView(e: MemberEnrichment | undefined): MemberEnrichmentView | null {
-  if (!e) return null;
-  const depth = DEPTH_NAMES[e.depth];
-  const data: unknown = JSON.parse(e.dataJson || '{}');
-  // The contract publishes an object; anything else is a fault of the stored data, not the caller's.
-  if (!depth || !e.enrichedAt || typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw new ApiError(500, 'internal', 'internal error');
-  }
-  return { depth, enriched_at: e.enrichedAt, data: data as Record<string, unknown> };
 }
 
 /** One roster page; `limit` is already defaulted and clamped, `after` passed on untouched (the service verifies it). */

@@ -3,6 +3,7 @@
 import type { Profile } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { fromRemote } from './api-error.js';
 import type { CallerContext, Edge } from './edge.js';
+import { enrichmentView, type MemberEnrichmentView } from './enrichment-view.js';
 
 export interface ProfileView {
   profile_id: string;
@@ -16,7 +17,7 @@ export interface ProfileView {
   linkedin_url: string | null;
   orcid: string | null;
   claimed: boolean;
-  enrichment: null;
+  enrichment: MemberEnrichmentView | null;
 }
 
 /** Empty proto strings are absent values: null in JSON. */
@@ -41,8 +42,15 @@ export function profileFields(p: Profile): Omit<ProfileView, 'enrichment'> {
 
 export async function getOwnProfile(edge: Edge, ctx: CallerContext): Promise<ProfileView> {
   try {
-    const { profile } = await edge.clients.communities.getOwnProfile({}, await edge.as(ctx));
-    return { ...profileFields(profile!), enrichment: null };
+    const options = await edge.as(ctx);
+    // The profile's answer (a 404 when there is none) wins over whatever enrichment answered.
+    const [profile, own] = await Promise.allSettled([
+      edge.clients.communities.getOwnProfile({}, options),
+      edge.clients.enrichment.getOwnEnrichment({}, options),
+    ]);
+    if (profile.status === 'rejected') throw profile.reason;
+    if (own.status === 'rejected') throw own.reason;
+    return { ...profileFields(profile.value.profile!), enrichment: enrichmentView(own.value.enrichment) };
   } catch (error) {
     throw fromRemote(error);
   }

@@ -1,8 +1,9 @@
-// idempotency_key on the add_community_members tool, over the edge's own idempotency records (the
-// core IdempotencyStore and policy that the REST plugin uses, table edge.idempotency_records), with
-// REST's rules: a key is scoped to the credential and the target; the same key with the same
-// arguments within 48 h replays the stored result; other arguments → unprocessable; a call still
-// running → conflict; refusals and 5xx are not stored (the claim is released).
+// idempotency_key on the add_community_members and start_community_enrichment tools, over the edge's
+// own idempotency records (the core IdempotencyStore and policy that the REST plugin uses, table
+// edge.idempotency_records), with REST's rules: a key is scoped to the credential and the target;
+// the same key with the same arguments within 48 h replays the stored result; other arguments →
+// unprocessable; a call still running → conflict; refusals and 5xx are not stored (the claim is
+// released).
 //
 // Records are kept apart from REST's: the route of an MCP record is `MCP <tool> <target>`, never a
 // REST route, because REST fingerprints the raw JSON body while a tool sees arguments after schema

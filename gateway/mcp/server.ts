@@ -1,7 +1,9 @@
 // The MCP surface over Streamable HTTP, STATELESS: every POST /mcp builds its own McpServer and
 // transport (no session ids, nothing kept between requests), so any replica serves any request.
 // Each request is authenticated like a REST request (`Authorization: Bearer <API key or access
-// token>`, resolved by the same edge.authenticate) before the MCP layer sees it.
+// token>`, resolved by the same edge.authenticate) before the MCP layer sees it, with one difference:
+// an access token must be one minted for this server's resource URI (RFC 8707 audience), which
+// identity checks; a token for the REST API is refused here, as an MCP token is refused by REST.
 //
 //   Host / Origin    DNS-rebinding protection, before anything else: a Host whose hostname is not
 //                    allowed, or an Origin that is not allowed, is 403.
@@ -10,23 +12,26 @@
 //   /mcp             401 + WWW-Authenticate (RFC 9728 resource_metadata) without a valid
 //                    credential; otherwise POST is served, GET and DELETE are 405 (stateless:
 //                    no standalone SSE stream, no session to delete).
-// Rate limits are counted per tool call (see tools.ts), not per HTTP request.
+// Rate limits are counted per tool call (see tools.ts), not per HTTP request. Every request's span
+// carries its request id and, once authenticated, the key id (gateway/core/request-span.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { Database } from '../../services/kit/db/database.js';
 import type { Logger } from '../../services/kit/logger.js';
+import { defaultMcpResourceUrl, MCP_PATH } from '../../services/kit/mcp-resource.js';
 import { SCOPES } from '../../services/kit/scopes.js';
 import { ApiError, fromRemote } from '../core/api-error.js';
 import { presentedCredential, type PresentedCredential } from '../core/credentials.js';
 import type { Edge } from '../core/edge.js';
 import type { RateLimiter } from '../core/rate-limit/limiter.js';
 import { requestIdFrom } from '../core/request-id.js';
+import { annotateRequest } from '../core/request-span.js';
 import { McpIdempotency } from './idempotency.js';
 import { buildMcpServer } from './tools.js';
 
-export const MCP_PATH = '/mcp';
+export { MCP_PATH };
 export const METADATA_PATH = '/.well-known/oauth-protected-resource';
 /** Request bodies are limited to 1 MiB, as on REST. */
 export const MCP_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -42,8 +47,10 @@ export interface McpHttpServerOptions {
   /** OAuth authorization servers for the protected-resource metadata (OAUTH_ISSUER). */
   authorizationServers: string[];
   /**
-   * This server's resource URI (RFC 8707/9728), e.g. `https://mcp.example.com/mcp` behind a proxy.
-   * Default: `http://<host>:<bound port>/mcp`.
+   * This server's resource URI (RFC 8707/9728), e.g. `https://mcp.example.com/mcp` behind a proxy:
+   * named in the metadata, and the audience an access token must carry to be accepted here. Identity
+   * must know it too (MCP_RESOURCE_URL, services/kit/mcp-resource.ts). Default:
+   * `http://<host>:<bound port>/mcp`.
    */
   resourceUrl?: string;
   /** Hostnames (port-agnostic; IPv6 in brackets) accepted in Host. Default: localhost, 127.0.0.1, [::1]. */
@@ -53,12 +60,7 @@ export interface McpHttpServerOptions {
    * any origin whose hostname is an allowed host. Requests without Origin (non-browser clients) pass.
    */
   allowedOrigins?: string[];
-  /**
-   * When set, an OAuth access token must also carry this audience (RFC 8707), checked here after
-   * identity has verified the token (which requires OAUTH_AUDIENCE). Off by default: see docs/MCP.md.
-   */
-  requiredTokenAudience?: string;
-  /** The edge's store: enables idempotency_key on add_community_members. */
+  /** The edge's store: enables idempotency_key on add_community_members and start_community_enrichment. */
   db?: Database;
   logger?: Logger;
 }
@@ -83,17 +85,6 @@ function hostnameOf(value: string): string | undefined {
 
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** The payload of a JWT, read without verification (only after identity verified the token). */
-function audiencesOf(token: string): string[] {
-  try {
-    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { aud?: unknown };
-    if (typeof payload.aud === 'string') return [payload.aud];
-    return Array.isArray(payload.aud) ? payload.aud.filter((a): a is string => typeof a === 'string') : [];
-  } catch {
-    return [];
-  }
 }
 
 export async function startMcpHttpServer(options: McpHttpServerOptions): Promise<RunningMcpServer> {
@@ -130,18 +121,10 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
     return `Bearer ${params.join(', ')}`;
   };
 
-  const authenticate = async (req: IncomingMessage, requestId: string): Promise<Caller> => {
-    const credential = presentedCredential(req.headers);
-    const caller = await options.edge.authenticate(credential, requestId);
-    if (options.requiredTokenAudience && credential.kind === 'access_token' && !audiencesOf(credential.value).includes(options.requiredTokenAudience)) {
-      throw new ApiError(401, 'unauthorized', `access token audience must include ${options.requiredTokenAudience}`);
-    }
-    return caller;
-  };
-
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const requestId = requestIdFrom(req.headers['x-request-id']);
     res.setHeader('x-request-id', requestId);
+    annotateRequest(req, requestId);
 
     // DNS rebinding: Host first, then Origin (browsers only).
     const hostname = hostnameOf(single(req.headers.host) ?? '');
@@ -182,12 +165,9 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
     let caller: Caller;
     let credential: PresentedCredential | undefined;
     try {
-      try {
-        credential = presentedCredential(req.headers);
-      } catch {
-        credential = undefined;
-      }
-      caller = await authenticate(req, requestId);
+      // An access token is checked against this server's resource (its audience), never REST's.
+      credential = presentedCredential(req.headers, resourceUrl);
+      caller = await options.edge.authenticate(credential, requestId);
     } catch (error) {
       const apiError = fromRemote(error);
       if (apiError.status === 401) {
@@ -195,6 +175,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
       }
       return sendError(res, apiError, requestId);
     }
+    annotateRequest(req, requestId, caller);
 
     if (req.method !== 'POST') {
       // Stateless: no standalone SSE stream (GET) and no session to end (DELETE).
@@ -206,6 +187,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
       limiter: options.limiter,
       requestId: () => requestId,
       caller: async () => caller,
+      httpRequest: req,
       ...(idempotency ? { idempotency } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });
@@ -237,13 +219,13 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
     });
   });
   const { port } = http.address() as AddressInfo;
-  const hostPart = options.host.includes(':') ? `[${options.host}]` : options.host;
-  const url = `http://${hostPart}:${port}`;
-  resourceUrl ||= `${url}${MCP_PATH}`;
+  const endpoint = defaultMcpResourceUrl(options.host, port);
+  const url = endpoint.slice(0, -MCP_PATH.length);
+  resourceUrl ||= endpoint;
   metadataUrl = `${new URL(resourceUrl).origin}${METADATA_PATH}`;
   return {
     url,
-    endpoint: `${url}${MCP_PATH}`,
+    endpoint,
     resourceUrl,
     server: http,
     close: () =>

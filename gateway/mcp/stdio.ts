@@ -5,17 +5,19 @@
 //
 // The credential is checked once at start (a bad one exits at once with a message on stderr) and
 // then again on every tool call, like every REST request: revoking the key takes effect on the
-// next call. stdout carries only the protocol; diagnostics go to stderr.
+// next call. An access token must be one for the MCP resource (its `aud`, as over HTTP): this is the
+// same MCP server, reached another way. stdout carries only the protocol; diagnostics go to stderr.
 import { pino } from 'pino';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { grpcAddressesOf, loadConfig } from '../../services/kit/config.js';
 import { createServiceClients } from '../../services/kit/grpc/client.js';
 import { TokenSigner } from '../../services/kit/grpc/caller-token.js';
 import { createLogger } from '../../services/kit/logger.js';
+import { mcpResourceUrlOf } from '../../services/kit/mcp-resource.js';
 import { connectRedis } from '../../services/kit/redis.js';
 import { loadSecrets } from '../../services/kit/secrets.js';
 import { fromRemote } from '../core/api-error.js';
-import { looksLikeJwt, type PresentedCredential } from '../core/credentials.js';
+import { credentialOf } from '../core/credentials.js';
 import { createEdge } from '../core/edge.js';
 import type { RateLimiter } from '../core/rate-limit/limiter.js';
 import { MemoryRateLimiter } from '../core/rate-limit/memory-limiter.js';
@@ -28,9 +30,8 @@ async function main(): Promise<void> {
     process.stderr.write('EXPERTNET_API_KEY is not set: give the API key (or OAuth access token) the MCP tools act with\n');
     process.exit(2);
   }
-  const credential: PresentedCredential = looksLikeJwt(secret) ? { kind: 'access_token', value: secret } : { kind: 'api_key', value: secret };
-
   const config = loadConfig();
+  const credential = credentialOf(secret, mcpResourceUrlOf(config));
   const clients = createServiceClients(grpcAddressesOf(config));
   const signer = new TokenSigner(loadSecrets(config).callerTokenPrivateKey);
   const edge = createEdge({ clients, signer, deadlineMs: config.GRPC_DEADLINE_MS });

@@ -6,17 +6,18 @@
 //   5. rate limits (every authenticated request counts), scopes, deprecation headers;
 //   6. idempotency (preHandler/onSend) on routes with config.idempotent — after every refusal above;
 //   7. routes, grouped by major version under its own prefix so a /v2 can be served beside /v1.
-// Every answer is counted and timed per route (services/kit/metrics.ts), and its trace span carries
-// the key id of the caller (services/kit/telemetry.ts; never the secret).
+// Every answer is counted and timed per route (services/kit/metrics.ts), and its trace spans carry
+// the request id and the key id of the caller (gateway/core/request-span.ts, shared with MCP; never
+// the secret).
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Database } from '../../services/kit/db/database.js';
 import type { Logger } from '../../services/kit/logger.js';
 import { metrics, statusClass } from '../../services/kit/metrics.js';
-import { annotateRequestSpan, ATTR } from '../../services/kit/telemetry.js';
 import type { Deprecation } from '../core/deprecations.js';
 import type { Edge } from '../core/edge.js';
 import type { RateLimiter } from '../core/rate-limit/limiter.js';
 import { requestIdFrom } from '../core/request-id.js';
+import { annotateRequest } from '../core/request-span.js';
 import authentication from './plugins/authentication.js';
 import cors, { type CorsOptions } from './plugins/cors.js';
 import deprecation from './plugins/deprecation.js';
@@ -49,11 +50,11 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
   app.register(errorEnvelope);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    annotateRequestSpan(request.raw, { [ATTR.requestId]: request.id });
+    annotateRequest(request.raw, request.id);
   });
   // onSend: the caller is known by now (when there is one) and the request's span is still open.
   app.addHook('onSend', async (request) => {
-    if (request.caller) annotateRequestSpan(request.raw, { [ATTR.keyId]: request.caller.credentialId });
+    if (request.caller) annotateRequest(request.raw, request.id, request.caller);
   });
   app.addHook('onResponse', async (request, reply) => {
     // The route template, never the raw URL: one series per route; requests no route matched share one.

@@ -9,6 +9,7 @@ import { callAs, createServiceClients, type ServiceClients } from '../kit/grpc/c
 import { TokenSigner } from '../kit/grpc/caller-token.js';
 import { readRemoteError } from '../kit/grpc/errors.js';
 import { checkGrpcHealth } from '../kit/grpc/health.js';
+import { mcpResourceUrlOf } from '../kit/mcp-resource.js';
 import { loadSecrets } from '../kit/secrets.js';
 import { applySeed } from './apply-seed.js';
 import { SeedError } from './seed-schema.js';
@@ -41,8 +42,9 @@ const USAGE = `usage: npm run admin -- <command>
   keys mint --user USER [--preset read] [--scopes s1,s2] [--allowlist c1,c2] [--rate N] [--env live|test]
   keys list --user USER
   keys revoke KEY_ID
-  tokens issue --user USER --scopes s1,s2 [--client CLIENT] [--ttl SECONDS] [--rate N]
-                                                    (local issuer: a grant and a signed access token)
+  tokens issue --user USER --scopes s1,s2 [--client CLIENT] [--ttl SECONDS] [--rate N] [--audience rest|mcp | --resource URL]
+                                                    (local issuer: a grant and a signed access token, for the
+                                                    REST API by default; --audience mcp: for the MCP server)
   tokens grant --user USER --scopes s1,s2 [--client CLIENT] [--rate N]
                                                     (a grant only, for an external issuer's tokens)
   tokens list --user USER
@@ -102,6 +104,19 @@ async function exists(get: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
+/**
+ * The resource (RFC 8707 audience) a token is issued for: '' is the REST API (identity's
+ * OAUTH_AUDIENCE); `mcp` is the MCP server's resource URL, built from this environment as the
+ * server and identity build it; --resource names one verbatim (identity refuses one it does not serve).
+ */
+function tokenResource(audience: string | undefined, resource: string | undefined): string {
+  if (audience !== undefined && resource !== undefined) throw new UsageError('give --audience or --resource, not both');
+  if (resource !== undefined) return required(resource, '--resource');
+  if (audience === undefined || audience === 'rest') return '';
+  if (audience === 'mcp') return mcpResourceUrlOf(loadConfig());
+  throw new UsageError('--audience is rest or mcp');
+}
+
 function required(value: string | undefined, what: string): string {
   if (!value) throw new UsageError(`missing ${what}`);
   return value;
@@ -114,7 +129,7 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
     options: {
       user: { type: 'string' }, scopes: { type: 'string' }, preset: { type: 'string' }, allowlist: { type: 'string' }, rate: { type: 'string' },
       env: { type: 'string' }, amount: { type: 'string' }, reference: { type: 'string' },
-      client: { type: 'string' }, ttl: { type: 'string' },
+      client: { type: 'string' }, ttl: { type: 'string' }, audience: { type: 'string' }, resource: { type: 'string' },
       name: { type: 'string' }, owner: { type: 'string' }, unarchive: { type: 'boolean' },
       community: { type: 'string' }, standing: { type: 'boolean' }, budget: { type: 'string' },
       batch: { type: 'string' },
@@ -152,6 +167,7 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
           userId: required(values.user, '--user'), scopes: list(values.scopes), clientId: values.client ?? '',
           ttlSeconds: values.ttl === undefined ? 0 : positive(wholeNumber(values.ttl, '--ttl'), '--ttl'),
           requestedRate: values.rate ? wholeNumber(values.rate, '--rate') : 0,
+          resource: tokenResource(values.audience, values.resource),
         },
         call,
       ));

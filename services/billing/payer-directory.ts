@@ -2,22 +2,13 @@
 // principal): a community's billing owner (communities), a user's organizations with their join
 // times, and the names of users and organizations (identity). A domain failure is passed on with
 // its code; a service that cannot be reached in time becomes UNAVAILABLE (503 at the edge).
-import { ServerError, Status } from 'nice-grpc';
+import { Status } from 'nice-grpc';
 import { ownerTypes } from '../kit/enums.js';
 import { callAs, type CallOptions } from '../kit/grpc/client.js';
-import { readRemoteError, relayRemoteError } from '../kit/grpc/errors.js';
+import { readRemoteError, relayOrUnavailable } from '../kit/grpc/errors.js';
 import type { BillingContext } from './billing-context.js';
 import type { Owner } from './ledger.repository.js';
 
-function isUnavailable(error: unknown): boolean {
-  const remote = readRemoteError(error);
-  return remote !== undefined && !remote.code && (remote.status === Status.UNAVAILABLE || remote.status === Status.DEADLINE_EXCEEDED);
-}
-
-function relayOrUnavailable(error: unknown): never {
-  if (isUnavailable(error)) throw new ServerError(Status.UNAVAILABLE, 'a backend service is unavailable; retry shortly');
-  return relayRemoteError(error);
-}
 
 function isNotFound(error: unknown): boolean {
   return readRemoteError(error)?.status === Status.NOT_FOUND;

@@ -17,8 +17,8 @@ import { normalizeEmail, normalizeLinkedinUrl, normalizeOrcid, type Normalized }
 import { runCreateAccount } from './placeholders.js';
 
 export const ADD_MEMBERS_MAX = 100;
-const NAME_MAX = 300;
-const TEXT_MAX = 10_000;
+export const NAME_MAX = 300;
+export const TEXT_MAX = 10_000;
 
 interface PreparedItem {
   email?: { value: string; key: string };

@@ -1,6 +1,7 @@
 // The communities service: the operator side (communities, profiles, memberships, write
 // attestations, search re-index), the standing facts identity needs at mint, live reach, and — in
-// their own files — roster reads (roster.handlers.ts) and member writes (member-write.handlers.ts).
+// their own files — roster reads (roster.handlers.ts), member writes (member-write.handlers.ts) and
+// the enrichment service's reads and writes for its runs (enrichment-support.handlers.ts).
 import { randomUUID } from 'node:crypto';
 import {
   Access,
@@ -8,6 +9,7 @@ import {
   Membership,
 } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { computeReach } from './reach.js';
+import { createEnrichmentSupportHandlers } from './enrichment-support.handlers.js';
 import { createMemberWriteHandlers } from './member-write.handlers.js';
 import { startPlaceholderSweeper } from './placeholders.js';
 import { createRosterHandlers } from './roster.handlers.js';
@@ -108,8 +110,9 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
     },
 
     async getProfile(request) {
-      const row = await repo.findProfile(request.profileId);
-      if (!row) throw domainError('not_found', `profile ${request.profileId} not found`);
+      if (Boolean(request.profileId) === Boolean(request.userId)) throw domainError('invalid_request', 'give exactly one of profile_id and user_id');
+      const row = request.profileId ? await repo.findProfile(request.profileId) : await repo.findProfileByUser(request.userId);
+      if (!row) throw domainError('not_found', request.profileId ? `profile ${request.profileId} not found` : `user ${request.userId} has no profile`);
       return { profile: toProfile(row, 'operator') };
     },
 
@@ -154,6 +157,7 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
 
     ...createRosterHandlers(context),
     ...createMemberWriteHandlers(context),
+    ...createEnrichmentSupportHandlers(context),
 
     async getUserStanding(request) {
       const [managesCommunity, managedOrganizationOwnsCommunity] = await Promise.all([
@@ -186,8 +190,13 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       resolveConsentRequest: ['operator'],
       authorizeWrite: ['caller'],
       getMembership: ['operator', 'service'],
-      countMembers: ['operator'],
+      // The enrichment service sizes a community run with it.
+      countMembers: ['operator', 'service'],
       reindexSearch: ['operator'],
+      // The enrichment service's reads and writes for its runs.
+      scanMembers: ['service'],
+      indexEnrichedMembers: ['service'],
+      applyOwnEnrichment: ['service'],
     },
   };
   // Finishes placeholder-account work an add or erasure could not (member-write: placeholders.ts).

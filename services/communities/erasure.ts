@@ -7,7 +7,8 @@
 //   3. communities: one transaction — the membership (with the community's source identifier);
 //                   and, for an unclaimed placeholder now in no community, its profile row plus a
 //                   durable task to delete its auth account;
-//   4. identity:    the placeholder's auth account, best effort (a failure leaves the task to the
+//   4. search:      once more, best effort, for a document indexed while steps 1-3 ran;
+//   5. identity:    the placeholder's auth account, best effort (a failure leaves the task to the
 //                   sweeper and answers auth_account_deleted = false; the erasure is complete).
 // A claimed person's account and profile are never touched; other communities' data is untouched.
 import type { HandlerContext } from './handler-context.js';
@@ -54,6 +55,15 @@ export async function eraseMember(
   });
   // deleted is false only when a concurrent erasure removed the membership first: complete too.
   log.info({ step: 'membership', deleted: removed.deleted, placeholderRemoved: Boolean(removed.cleanup) }, 'erasure step done');
+
+  // Once more, now that no one can index the person here any longer (indexing checks the
+  // membership): a document an enrichment run or an add indexed between step 1 and the membership's
+  // removal goes too. Best effort — the membership is gone, so a retry of the erasure would not
+  // come back here; a failure is logged for the operator.
+  await deps.clients.search.eraseDocuments({ communityId, profileId }, options).then(
+    (again) => log.info({ step: 'search_again', erased: again.erased }, 'erasure step done'),
+    (err: unknown) => log.error({ err }, 'erasure: the second search erase failed; a late search document may remain'),
+  );
 
   let authAccountDeleted = false;
   if (removed.cleanup) {

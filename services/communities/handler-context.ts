@@ -1,5 +1,6 @@
 // What every group of communities handlers shares: dependencies, the repository and what reach
-// needs. Handlers are split by concern (roster.handlers.ts, member-write.handlers.ts).
+// needs. Handlers are split by concern (roster.handlers.ts, member-write.handlers.ts,
+// enrichment-support.handlers.ts).
 import type { ServiceDeps } from '../kit/service-deps.js';
 import type { CommunityRepository } from './community.repository.js';
 import type { ReachDeps } from './reach.js';

@@ -17,7 +17,7 @@ import { eraseMember } from './erasure.js';
 import type { HandlerContext } from './handler-context.js';
 import { createMemberWriteRepository, type ConsentRequestRow, type ConsentStatusName } from './member-write.repository.js';
 import { indexAddedMembers } from './search-index.js';
-import { isWriteOperation, requireWritable } from './write-gating.js';
+import { isWriteOperation, requireWritable, requireWriteReach } from './write-gating.js';
 
 type Handlers = ServiceRegistration<typeof CommunitiesServiceDefinition>['implementation'];
 
@@ -106,7 +106,9 @@ export function createMemberWriteHandlers(context: HandlerContext): Pick<Handler
       if (!isWriteOperation(request.operation)) {
         throw domainError('invalid_request', 'operation must be members.add, members.remove or enrichment.start');
       }
-      return { community: toCommunity(await requireWritable(context, caller, request.communityId, request.operation, ctx.requestId)) };
+      // reach_only: an estimate, which writes nothing — so no attestation and no consent request.
+      const gate = request.reachOnly ? requireWriteReach : requireWritable;
+      return { community: toCommunity(await gate(context, caller, request.communityId, request.operation, ctx.requestId)) };
     },
 
     async listConsentRequests(request) {

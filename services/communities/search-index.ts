@@ -1,8 +1,13 @@
 // Keeps the search service's corpus in step with communities (docs/SEARCH.md "Corpus upkeep"). The
 // search service owns its corpus; communities only tells it what changed, as itself:
 //   - a membership (seed/operator upsert, bulk add) → that community's document of the person;
-//   - a profile (seed/operator upsert) → its document in every community it belongs to, and in the
-//     public corpus ('') exactly while it is public and claimed (otherwise it is taken out).
+//   - a profile (seed/operator upsert, self-enrichment) → its document in every community it belongs
+//     to, and in the public corpus ('') exactly while it is public and claimed (otherwise it is
+//     taken out);
+//   - a community enrichment run → that community's documents of the people it enriched.
+// Every path builds the document with documentOf. Enrichment text travels only with enrichment:
+// the other paths send '', which search's upsert reads as "keep the text you hold", so indexing a
+// profile again never wipes what a run added (services/search/search-jobs.repository.ts).
 // Erasure removes a community's document itself (erasure.ts).
 import type { Document } from '../../proto/gen/expertnet/search/v1/search_service.js';
 import { AddMemberStatus, type AddMemberResult } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
@@ -13,7 +18,8 @@ import { asCommunitiesService, relayOrUnavailable } from './remote.js';
 /** The public corpus's community id. */
 const PUBLIC_CORPUS = '';
 
-function documentOf(p: ProfileRow, communityId: string): Document {
+/** The person's document in one corpus; enrichmentText '' leaves the text search already holds. */
+function documentOf(p: ProfileRow, communityId: string, enrichmentText = ''): Document {
   return {
     communityId,
     profileId: p.id,
@@ -24,7 +30,7 @@ function documentOf(p: ProfileRow, communityId: string): Document {
     organization: p.organization ?? '',
     location: p.location ?? '',
     avatarUrl: p.avatar_url ?? '',
-    enrichmentText: '',
+    enrichmentText,
   };
 }
 
@@ -39,8 +45,27 @@ export async function indexMemberships(context: HandlerContext, communityId: str
   await context.deps.clients.search.indexDocuments({ documents }, await asCommunitiesService(context, requestId)).catch(relayOrUnavailable);
 }
 
-/** Re-indexes a profile everywhere it is searchable, and in or out of the public corpus. */
-export async function indexProfile(context: HandlerContext, profileId: string, requestId: string): Promise<void> {
+/**
+ * Indexes members of one community with the text a community enrichment run wrote for each, in one
+ * call. The caller has checked they are still members. Failures are relayed.
+ */
+export async function indexEnrichedMembers(
+  context: HandlerContext,
+  communityId: string,
+  enriched: Array<{ profile: ProfileRow; enrichmentText: string }>,
+  requestId: string,
+): Promise<void> {
+  if (enriched.length === 0) return;
+  const documents = enriched.map((e) => documentOf(e.profile, communityId, e.enrichmentText));
+  await context.deps.clients.search.indexDocuments({ documents }, await asCommunitiesService(context, requestId)).catch(relayOrUnavailable);
+}
+
+/**
+ * Re-indexes a profile everywhere it is searchable, and in or out of the public corpus.
+ * publicEnrichmentText (self-enrichment) goes into the public-corpus document only: each community
+ * document keeps the text that community's own enrichment gave it.
+ */
+export async function indexProfile(context: HandlerContext, profileId: string, requestId: string, publicEnrichmentText = ''): Promise<void> {
   const profile = await context.repo.findProfile(profileId);
   if (!profile) return;
   const memberships = await context.deps.db.query<{ community_id: string }>(
@@ -49,7 +74,7 @@ export async function indexProfile(context: HandlerContext, profileId: string, r
   );
   const documents = memberships.map((m) => documentOf(profile, m.community_id));
   const searchable = profile.public && profile.user_id !== null;
-  if (searchable) documents.push(documentOf(profile, PUBLIC_CORPUS));
+  if (searchable) documents.push(documentOf(profile, PUBLIC_CORPUS, publicEnrichmentText));
   const options = await asCommunitiesService(context, requestId);
   if (documents.length > 0) await context.deps.clients.search.indexDocuments({ documents }, options).catch(relayOrUnavailable);
   if (!searchable) await context.deps.clients.search.removePublicDocument({ profileId }, options).catch(relayOrUnavailable);

@@ -5,6 +5,8 @@
 //       approved consent request for this operation still stands; otherwise 422 — with the billing
 //       owner's just-in-time consent on, `owner_consent_required` after queuing (at most) one
 //       pending consent request for the community and operation, else `unprocessable`.
+// An estimate (AuthorizeWrite with reach_only) runs the scope check and (a) alone: it writes
+// nothing, so it neither needs the attestation nor queues a consent request.
 import { Status } from 'nice-grpc';
 import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import { domainError, readRemoteError } from '../kit/grpc/errors.js';
@@ -45,10 +47,10 @@ async function ownerHasJitConsent(context: HandlerContext, community: CommunityR
 }
 
 /**
- * The community, when the caller may perform this write operation on it now. Throws forbidden
- * (scope or reach), unprocessable, or owner_consent_required (having queued a consent request).
+ * The community, when the caller holds the operation's scope and write reach on it. Throws
+ * forbidden (scope or reach). Checks nothing about the community's API-write setting.
  */
-export async function requireWritable(
+export async function requireWriteReach(
   context: HandlerContext,
   caller: Caller,
   communityId: string,
@@ -60,9 +62,21 @@ export async function requireWritable(
     throw domainError('forbidden', `this credential lacks the ${scope} scope`, { required_scope: scope });
   }
   // (a) ownership or community admin: 403 whatever the reason.
-  const community = await requireCommunityAccess(context.reachDeps, caller, communityId, 'write', requestId, (id) =>
-    context.repo.findCommunity(id),
-  );
+  return requireCommunityAccess(context.reachDeps, caller, communityId, 'write', requestId, (id) => context.repo.findCommunity(id));
+}
+
+/**
+ * The community, when the caller may perform this write operation on it now. Throws forbidden
+ * (scope or reach), unprocessable, or owner_consent_required (having queued a consent request).
+ */
+export async function requireWritable(
+  context: HandlerContext,
+  caller: Caller,
+  communityId: string,
+  operation: WriteOperation,
+  requestId: string,
+): Promise<CommunityRow> {
+  const community = await requireWriteReach(context, caller, communityId, operation, requestId);
   // (b) attestation.
   if (community.api_writes) return community;
   const writes = createMemberWriteRepository(context.deps.db);

@@ -4,8 +4,14 @@
 //
 // Verification: against the external issuer's JWKS when OAUTH_JWKS_URL is set, else against the
 // local issuer's public key. An algorithm allowlist (asymmetric only: never `none`, never HS*),
-// the configured issuer and audience, `exp`, `iat` and `sub` required, `nbf` honoured, a small clock
-// tolerance, and a maximum lifetime (exp − iat) so a long-lived token is refused even when signed.
+// the configured issuer, `exp`, `iat` and `sub` required, `nbf` honoured, a small clock tolerance,
+// and a maximum lifetime (exp − iat) so a long-lived token is refused even when signed.
+//
+// Audience (RFC 8707): the system serves two resources, the REST API (OAUTH_AUDIENCE) and the MCP
+// server (its resource URL). A token is checked against the one resource the edge serves the request
+// for, so a token minted for one surface is refused by the other. The edge names that resource, but
+// only the resources configured here are ever accepted or issued: a resource named by anyone else
+// is refused, never trusted.
 import { createHash, createPrivateKey, createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import {
   createRemoteJWKSet,
@@ -21,6 +27,7 @@ import {
 import { ServerError, Status } from 'nice-grpc';
 import type { Config } from '../kit/config.js';
 import { domainError } from '../kit/grpc/errors.js';
+import { mcpResourceUrlOf } from '../kit/mcp-resource.js';
 import type { ServerSecrets } from '../kit/secrets.js';
 
 /** Asymmetric algorithms accepted from an external issuer. */
@@ -36,8 +43,13 @@ const ACCEPTED_TYPES = new Set(['at+jwt', 'application/at+jwt', 'jwt']);
 export interface OAuthOptions {
   /** Required `iss` (OAUTH_ISSUER); also the issuer of locally signed tokens. */
   issuer: string;
-  /** Required `aud` (OAUTH_AUDIENCE). */
+  /**
+   * The REST API's audience (OAUTH_AUDIENCE): the `aud` required of a token presented to it, and
+   * the resource of a request that names none.
+   */
   audience: string;
+  /** The other resources served here, each a token audience of its own: the MCP server's resource URL. */
+  resources?: string[];
   /** An external issuer's JWKS (OAUTH_JWKS_URL). When set, local issuing is refused. */
   jwksUrl?: string;
   /** The local issuer's Ed25519 pair (PEM), used when jwksUrl is unset. */
@@ -59,10 +71,10 @@ export interface OAuthOptions {
  * when neither an external issuer nor a local key is available (OAuth then stays off).
  */
 export function oauthOptionsFrom(
-  config: Pick<Config, 'OAUTH_ISSUER' | 'OAUTH_AUDIENCE' | 'OAUTH_JWKS_URL'>,
+  config: Pick<Config, 'OAUTH_ISSUER' | 'OAUTH_AUDIENCE' | 'OAUTH_JWKS_URL' | 'MCP_RESOURCE_URL' | 'HOST' | 'MCP_PORT'>,
   secrets: Pick<ServerSecrets, 'oauthSigningPrivateKey' | 'oauthSigningPublicKey'>,
 ): OAuthOptions | undefined {
-  const base = { issuer: config.OAUTH_ISSUER, audience: config.OAUTH_AUDIENCE };
+  const base = { issuer: config.OAUTH_ISSUER, audience: config.OAUTH_AUDIENCE, resources: [mcpResourceUrlOf(config)] };
   if (config.OAUTH_JWKS_URL) return { ...base, jwksUrl: config.OAUTH_JWKS_URL };
   if (!secrets.oauthSigningPrivateKey || !secrets.oauthSigningPublicKey) return undefined;
   return { ...base, localSigningKey: { privateKey: secrets.oauthSigningPrivateKey, publicKey: secrets.oauthSigningPublicKey } };
@@ -91,6 +103,8 @@ class JwksUnavailable extends Error {}
 function refusalOf(error: unknown) {
   if (error instanceof errors.JWTExpired) return refused('access token expired');
   if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'nbf') return refused('access token not yet valid');
+  // Claims are checked only once the signature verified: this says nothing about a forged token.
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'aud') return refused('access token is not for this resource (aud)');
   return refused();
 }
 
@@ -108,16 +122,17 @@ function ed25519Thumbprint(publicKey: KeyObject): string {
 export function createAccessTokens(options: OAuthOptions) {
   const tolerance = Math.min(Math.max(options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS, 0), 30);
   const maxLifetime = Math.min(Math.max(options.maxLifetimeSeconds ?? MAX_LIFETIME_SECONDS, 1), MAX_LIFETIME_SECONDS);
+  // The audiences known here: the only ones a token is ever checked against or signed for.
+  const audiences = new Set([options.audience, ...(options.resources ?? [])]);
   const verifyOptions: JWTVerifyOptions = {
     issuer: options.issuer,
-    audience: options.audience,
     requiredClaims: ['exp', 'iat', 'sub'],
     clockTolerance: tolerance,
     // Also refuses an `iat` in the future (beyond the tolerance).
     maxTokenAge: maxLifetime,
   };
 
-  let verifyJwt: (token: string) => Promise<{ payload: JWTPayload; protectedHeader: JWTHeaderParameters }>;
+  let verifyJwt: (token: string, audience: string) => Promise<{ payload: JWTPayload; protectedHeader: JWTHeaderParameters }>;
   let signingKey: { key: KeyObject; kid: string } | undefined;
 
   if (options.jwksUrl) {
@@ -135,32 +150,43 @@ export function createAccessTokens(options: OAuthOptions) {
         throw new JwksUnavailable('the OAuth issuer JWKS could not be fetched or read', { cause: error });
       }
     };
-    verifyJwt = (token) => jwtVerify(token, getKey, { ...verifyOptions, algorithms: [...REMOTE_ALGORITHMS] });
+    verifyJwt = (token, audience) => jwtVerify(token, getKey, { ...verifyOptions, audience, algorithms: [...REMOTE_ALGORITHMS] });
   } else if (options.localSigningKey) {
     const publicKey = createPublicKey(options.localSigningKey.publicKey);
     const privateKey = createPrivateKey(options.localSigningKey.privateKey);
     if (publicKey.asymmetricKeyType !== 'ed25519' || privateKey.asymmetricKeyType !== 'ed25519') {
       throw new Error('the local OAuth signing key pair must be Ed25519');
     }
-    verifyJwt = (token) => jwtVerify(token, publicKey, { ...verifyOptions, algorithms: [LOCAL_ALGORITHM] });
+    verifyJwt = (token, audience) => jwtVerify(token, publicKey, { ...verifyOptions, audience, algorithms: [LOCAL_ALGORITHM] });
     signingKey = { key: privateKey, kid: ed25519Thumbprint(publicKey) };
   } else {
     throw new Error('OAuth needs either a JWKS URL or a local signing key pair');
   }
 
+  /** The audience of a resource ('' is the REST API); undefined when it is not one served here. */
+  const audienceOf = (resource: string): string | undefined => {
+    const audience = resource || options.audience;
+    return audiences.has(audience) ? audience : undefined;
+  };
+
   return {
     mode: options.jwksUrl ? ('external' as const) : ('local' as const),
     maxLifetimeSeconds: maxLifetime,
+    /** Every audience served here, the REST API's first. */
+    audiences: [...audiences],
 
     /**
-     * The claims of an acceptable token. Throws `unauthorized` for an unacceptable one and
-     * UNAVAILABLE when the external issuer's keys cannot be fetched.
+     * The claims of a token acceptable for `resource` (its `aud` must name it; '' is the REST API).
+     * Throws `unauthorized` for an unacceptable token or a resource not served here, and UNAVAILABLE
+     * when the external issuer's keys cannot be fetched.
      */
-    async verify(token: string): Promise<AccessTokenClaims> {
+    async verify(token: string, resource = ''): Promise<AccessTokenClaims> {
+      const audience = audienceOf(resource);
+      if (!audience) throw refused(`access tokens are not accepted for ${resource}`);
       let payload: JWTPayload;
       let header: JWTHeaderParameters;
       try {
-        ({ payload, protectedHeader: header } = await verifyJwt(token));
+        ({ payload, protectedHeader: header } = await verifyJwt(token, audience));
       } catch (error) {
         if (error instanceof JwksUnavailable) throw new ServerError(Status.UNAVAILABLE, 'the OAuth issuer keys are unavailable');
         throw refusalOf(error);
@@ -177,9 +203,20 @@ export function createAccessTokens(options: OAuthOptions) {
       return { userId, scopes, grantId };
     },
 
-    /** Local issuer only: signs a token for a grant. */
-    async issue(input: { userId: string; scopes: string[]; grantId: string; clientId: string; ttlSeconds: number }): Promise<IssuedAccessToken> {
+    /**
+     * The audience of a token to be issued for `resource` ('' is the REST API); `invalid_request`
+     * for a resource not served here.
+     */
+    audienceFor(resource: string): string {
+      const audience = audienceOf(resource);
+      if (!audience) throw domainError('invalid_request', `resource must be one served here: ${[...audiences].join(', ')}`);
+      return audience;
+    },
+
+    /** Local issuer only: signs a token for a grant, for one audience (see audienceFor). */
+    async issue(input: { userId: string; scopes: string[]; grantId: string; clientId: string; ttlSeconds: number; audience: string }): Promise<IssuedAccessToken> {
       if (!signingKey) throw domainError('unprocessable', 'access tokens come from the external identity provider');
+      if (!audiences.has(input.audience)) throw domainError('invalid_request', 'that audience is not served here');
       if (input.ttlSeconds < 1 || input.ttlSeconds > maxLifetime) {
         throw domainError('invalid_request', `ttl_seconds must be 1 to ${maxLifetime}`);
       }
@@ -188,7 +225,7 @@ export function createAccessTokens(options: OAuthOptions) {
       const token = await new SignJWT({ scope: input.scopes.join(' '), grant_id: input.grantId, client_id: input.clientId })
         .setProtectedHeader({ alg: LOCAL_ALGORITHM, typ: 'at+jwt', kid: signingKey.kid })
         .setIssuer(options.issuer)
-        .setAudience(options.audience)
+        .setAudience(input.audience)
         .setSubject(input.userId)
         .setIssuedAt(now)
         .setExpirationTime(exp)

@@ -187,12 +187,17 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
   }
 
   /**
-   * The grant behind an access token, re-checked against live state: the token verifies, its grant
+   * The grant behind an access token presented to `resource` (the edge's; '' is the REST API),
+   * re-checked against live state: the token verifies for that resource's audience, its grant
    * exists, is not revoked and belongs to its subject, and its scopes are within the grant's.
    */
-  async function grantOfAccessToken(token: string): Promise<{ grant: GrantRow; scopes: string[] }> {
+  async function grantOfAccessToken(token: string, resource: string): Promise<{ grant: GrantRow; scopes: string[] }> {
     if (!accessTokens) throw domainError('unauthorized', 'access tokens are not accepted: OAuth is not configured');
-    const claims = await accessTokens.verify(token);
+    if (resource && !accessTokens.audiences.includes(resource)) {
+      // The edge and identity disagree on a resource URL: every token on that surface is refused.
+      deps.logger.warn({ resource, served: accessTokens.audiences }, 'access token presented for a resource identity does not serve (check MCP_RESOURCE_URL)');
+    }
+    const claims = await accessTokens.verify(token, resource);
     const grant = await grants.findById(claims.grantId);
     if (!grant || grant.revoked_at || grant.user_id !== claims.userId) {
       throw domainError('unauthorized', 'access token grant is revoked or unknown');
@@ -255,7 +260,7 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
         throw domainError('invalid_request', 'send exactly one of api_key and access_token');
       }
       if (request.accessToken) {
-        const { grant, scopes } = await grantOfAccessToken(request.accessToken);
+        const { grant, scopes } = await grantOfAccessToken(request.accessToken, request.resource);
         grantUsage.record(grant.id);
         return { caller: callerOfGrant(grant, scopes) };
       }
@@ -357,9 +362,11 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       if (ttlSeconds > accessTokens.maxLifetimeSeconds) {
         throw domainError('invalid_request', `ttl_seconds must be 1 to ${accessTokens.maxLifetimeSeconds}`);
       }
+      // Checked before the grant is created: a refused request leaves nothing behind.
+      const audience = accessTokens.audienceFor(request.resource);
       const grant = await createGrant(request, ctx);
       const issued = await accessTokens.issue({
-        userId: grant.user_id, scopes: grant.scopes, grantId: grant.id, clientId: grant.client_id, ttlSeconds,
+        userId: grant.user_id, scopes: grant.scopes, grantId: grant.id, clientId: grant.client_id, ttlSeconds, audience,
       });
       return {
         accessToken: issued.token,

@@ -1,7 +1,8 @@
 // OAuth access tokens at the identity service, as the edge and the operator reach it: the real
 // identity (and communities, for the rate tier) service on a real gRPC server over a throwaway
 // store, called through the real clients. Covers the local issuer, an external issuer's JWKS
-// (with key rotation), the verification rules, the live grant re-check and revocation.
+// (with key rotation), the verification rules, the audience of each resource (REST, MCP), the live
+// grant re-check and revocation.
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { Status } from 'nice-grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,14 +41,18 @@ import { createIdentityService } from './identity.service.js';
 
 const ISSUER = 'https://issuer.test/oauth';
 const AUDIENCE = 'https://api.test/v1';
+/** The MCP server's resource URI: the audience of tokens for the MCP surface. */
+const MCP_RESOURCE = 'https://api.test/mcp';
+/** The configuration oauthOptionsFrom reads (MCP_RESOURCE_URL set, as behind a proxy). */
+const CONFIG = { OAUTH_ISSUER: ISSUER, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_URL: undefined, MCP_RESOURCE_URL: MCP_RESOURCE, HOST: '127.0.0.1', MCP_PORT: 8081 };
 const DEADLINE_MS = 10_000;
 const operator: Principal = { kind: 'operator', actor: 'oauth-test' };
 
 interface IdentityUnderTest {
   clients: ServiceClients;
   as(principal: Principal): ReturnType<typeof callAs>;
-  /** Authenticates an access token as the edge does. */
-  authenticate(token: string): ReturnType<ServiceClients['identity']['authenticate']>;
+  /** Authenticates an access token as the edge does, presented to `resource` ('' or absent: the REST API). */
+  authenticate(token: string, resource?: string): ReturnType<ServiceClients['identity']['authenticate']>;
   stop(): Promise<void>;
 }
 
@@ -81,7 +86,7 @@ async function startIdentity(db: Database, oauth: OAuthOptions | undefined): Pro
   return {
     clients: built,
     as,
-    authenticate: async (token) => built.identity.authenticate({ accessToken: token }, await as({ kind: 'edge' })),
+    authenticate: async (token, resource = '') => built.identity.authenticate({ accessToken: token, resource }, await as({ kind: 'edge' })),
     async stop() {
       built.close();
       await server.shutdown();
@@ -103,8 +108,8 @@ async function failure(call: Promise<unknown>): Promise<RemoteError> {
 }
 
 /** The call must fail as `unauthorized` without echoing the token. */
-async function expectRefused(sys: IdentityUnderTest, token: string, message?: RegExp): Promise<void> {
-  const error = await failure(sys.authenticate(token));
+async function expectRefused(sys: IdentityUnderTest, token: string, message?: RegExp, resource?: string): Promise<void> {
+  const error = await failure(sys.authenticate(token, resource));
   expect(error).toMatchObject({ status: Status.UNAUTHENTICATED, code: 'unauthorized' });
   expect(error.message).not.toContain(token);
   for (const part of token.split('.').filter((p) => p.length > 8)) expect(error.message).not.toContain(part);
@@ -144,10 +149,7 @@ describe.each(storeNames())('OAuth access tokens at the identity service on %s',
       accessTokenClaims({ iss: ISSUER, aud: AUDIENCE, sub: 'u_ada', scope: 'search:read profile:read', grant_id: grantId }, overrides);
 
     beforeAll(async () => {
-      sys = await startIdentity(database.db, oauthOptionsFrom(
-        { OAUTH_ISSUER: ISSUER, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_URL: undefined },
-        localKey,
-      ));
+      sys = await startIdentity(database.db, oauthOptionsFrom(CONFIG, localKey));
       await seedUsers(sys);
       grantId = (await createGrant(sys, 'u_ada', ['search:read', 'profile:read'])).id;
     });
@@ -242,6 +244,53 @@ describe.each(storeNames())('OAuth access tokens at the identity service on %s',
       await expectRefused(sys, await signToken(signing, claims({ iss: 'https://evil.test/oauth' })));
       await expectRefused(sys, await signToken(signing, claims({ aud: undefined })));
       await expectRefused(sys, await signToken(signing, claims({ iss: undefined })));
+    });
+
+    it('checks the audience of the resource the edge names: REST tokens on REST only, MCP tokens on MCP only', async () => {
+      const rest = await signToken(signing, claims());
+      const mcp = await signToken(signing, claims({ aud: MCP_RESOURCE }));
+      expect((await sys.authenticate(rest)).caller?.credentialId).toBe(grantId);
+      expect((await sys.authenticate(rest, AUDIENCE)).caller?.credentialId).toBe(grantId);
+      expect((await sys.authenticate(mcp, MCP_RESOURCE)).caller?.credentialId).toBe(grantId);
+      await expectRefused(sys, rest, /not for this resource/, MCP_RESOURCE);
+      await expectRefused(sys, mcp, /not for this resource/);
+      // A token minted for both resources (aud: [REST, MCP]) is good on both.
+      const both = await signToken(signing, claims({ aud: [AUDIENCE, MCP_RESOURCE] }));
+      expect((await sys.authenticate(both)).caller?.credentialId).toBe(grantId);
+      expect((await sys.authenticate(both, MCP_RESOURCE)).caller?.credentialId).toBe(grantId);
+    });
+
+    it('never trusts a resource it does not serve, even for a token that names it', async () => {
+      const elsewhere = 'https://evil.test/mcp';
+      await expectRefused(sys, await signToken(signing, claims({ aud: elsewhere })), /not accepted for/, elsewhere);
+      await expectRefused(sys, await signToken(signing, claims({ aud: [AUDIENCE, elsewhere] })), /not accepted for/, elsewhere);
+      // API keys have no audience: the resource does not matter to them.
+      const minted = await sys.clients.identity.mintKey(
+        { userId: 'u_ada', scopes: ['search:read'], requestedRate: 0, environment: 0, id: '', secret: '' },
+        await sys.as(operator),
+      );
+      const { caller } = await sys.clients.identity.authenticate({ apiKey: minted.secret, resource: elsewhere }, await sys.as({ kind: 'edge' }));
+      expect(caller?.credentialId).toBe(minted.key!.id);
+    });
+
+    it('issues a token for the MCP resource, and for no resource it does not serve (no grant left behind)', async () => {
+      const options = await sys.as(operator);
+      const base = { userId: 'u_ada', scopes: ['profile:read'], clientId: 'mcp-client', ttlSeconds: 300, requestedRate: 0 };
+      const issued = await sys.clients.identity.issueAccessToken({ ...base, resource: MCP_RESOURCE }, options);
+      const payload = JSON.parse(Buffer.from(issued.accessToken.split('.')[1]!, 'base64url').toString('utf8'));
+      expect(payload.aud).toBe(MCP_RESOURCE);
+      expect((await sys.authenticate(issued.accessToken, MCP_RESOURCE)).caller?.credentialId).toBe(issued.grantId);
+      await expectRefused(sys, issued.accessToken, /not for this resource/);
+
+      const rest = await sys.clients.identity.issueAccessToken({ ...base, resource: AUDIENCE }, options);
+      expect(JSON.parse(Buffer.from(rest.accessToken.split('.')[1]!, 'base64url').toString('utf8')).aud).toBe(AUDIENCE);
+
+      const before = (await sys.clients.identity.listGrants({ userId: 'u_ada', pageSize: 200, pageToken: '' }, options)).grants.length;
+      const error = await failure(sys.clients.identity.issueAccessToken({ ...base, resource: 'https://evil.test/mcp' }, options));
+      expect(error).toMatchObject({ code: 'invalid_request' });
+      expect(error.message).toContain(MCP_RESOURCE);
+      const after = (await sys.clients.identity.listGrants({ userId: 'u_ada', pageSize: 200, pageToken: '' }, options)).grants.length;
+      expect(after).toBe(before);
     });
 
     it('refuses an expired token, and accepts one within the clock tolerance', async () => {
@@ -364,7 +413,7 @@ describe.each(storeNames())('OAuth access tokens at the identity service on %s',
     beforeAll(async () => {
       jwks = await startJwksServer([edKey, ecKey, rsaKey]);
       sys = await startIdentity(database.db, {
-        ...oauthOptionsFrom({ OAUTH_ISSUER: ISSUER, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_URL: jwks.url }, {})!,
+        ...oauthOptionsFrom({ ...CONFIG, OAUTH_JWKS_URL: jwks.url }, {})!,
         // Short so that a test sees a rotation quickly; production keeps minutes.
         jwksCacheMaxAgeMs: 300,
         jwksCooldownMs: 100,
@@ -382,6 +431,13 @@ describe.each(storeNames())('OAuth access tokens at the identity service on %s',
         const { caller } = await sys.authenticate(await signToken(key, claims()));
         expect(caller).toMatchObject({ credentialId: grantId, userId: 'u_ada', scopes: ['search:read'] });
       }
+    });
+
+    it('verifies an external token for the MCP resource on MCP only (RFC 8707 `resource` at the IdP)', async () => {
+      const mcp = await signToken(ecKey, claims({ aud: MCP_RESOURCE }));
+      expect((await sys.authenticate(mcp, MCP_RESOURCE)).caller?.credentialId).toBe(grantId);
+      await expectRefused(sys, mcp, /not for this resource/);
+      await expectRefused(sys, await signToken(ecKey, claims()), /not for this resource/, MCP_RESOURCE);
     });
 
     it('refuses to issue tokens itself: they come from the identity provider', async () => {
@@ -477,16 +533,22 @@ describe.each(storeNames())('OAuth access tokens at the identity service on %s',
 });
 
 describe('oauthOptionsFrom', () => {
-  const config = { OAUTH_ISSUER: ISSUER, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_URL: undefined };
+  const config = CONFIG;
   it('uses the JWKS URL when set, else the local key, else nothing (OAuth off)', () => {
     const key = generateOAuthSigningKey();
     expect(oauthOptionsFrom({ ...config, OAUTH_JWKS_URL: 'https://idp.test/jwks' }, key)).toEqual({
-      issuer: ISSUER, audience: AUDIENCE, jwksUrl: 'https://idp.test/jwks',
+      issuer: ISSUER, audience: AUDIENCE, resources: [MCP_RESOURCE], jwksUrl: 'https://idp.test/jwks',
     });
     expect(oauthOptionsFrom(config, key)).toEqual({
-      issuer: ISSUER, audience: AUDIENCE,
+      issuer: ISSUER, audience: AUDIENCE, resources: [MCP_RESOURCE],
       localSigningKey: { privateKey: key.oauthSigningPrivateKey, publicKey: key.oauthSigningPublicKey },
     });
     expect(oauthOptionsFrom(config, {})).toBeUndefined();
+  });
+
+  it('serves the MCP resource the MCP server names itself: MCP_RESOURCE_URL, else http://HOST:MCP_PORT/mcp', () => {
+    const key = generateOAuthSigningKey();
+    expect(oauthOptionsFrom({ ...config, MCP_RESOURCE_URL: undefined }, key)?.resources).toEqual(['http://127.0.0.1:8081/mcp']);
+    expect(oauthOptionsFrom({ ...config, MCP_RESOURCE_URL: undefined, HOST: '::1', MCP_PORT: 9000 }, key)?.resources).toEqual(['http://[::1]:9000/mcp']);
   });
 });

@@ -53,6 +53,27 @@ const schema = z.object({
   MCP_ALLOWED_HOSTS: z.string().default('').transform((s) => s.split(',').map((h) => h.trim()).filter(Boolean)),
   MCP_ALLOWED_ORIGINS: z.string().default('').transform((s) => s.split(',').map((o) => o.trim()).filter(Boolean)),
   MCP_RESOURCE_URL: z.string().url('expected the MCP resource URL').optional(),
+  // Enrichment providers (docs/ENRICHMENT-PROVIDERS.md). A provider URL set to `off` disables that provider:
+  // its steps are recorded as skipped. The summary step runs only when ENRICHMENT_SUMMARY_URL (an
+  // OpenAI-compatible API base URL) is set.
+  ORCID_API_URL: z.union([z.literal('off'), z.string().url('expected a URL or off')]).default('https://pub.orcid.org/v3.0'),
+  OPENALEX_API_URL: z.union([z.literal('off'), z.string().url('expected a URL or off')]).default('https://api.openalex.org'),
+  OPENALEX_MAILTO: z.string().email('expected an e-mail address').optional(),
+  // OpenAlex's API key (sent as api_key=); without one its daily allowance is small. A secret.
+  OPENALEX_API_KEY: z.string().min(1).optional(),
+  // ORCID's public API allows 12 requests a second (burst 40).
+  ORCID_RATE_PER_SECOND: z.coerce.number().int().min(1).max(1000).default(12),
+  OPENALEX_RATE_PER_SECOND: z.coerce.number().int().min(1).max(1000).default(10),
+  ENRICHMENT_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  ENRICHMENT_HTTP_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
+  ENRICHMENT_SUMMARY_URL: z.string().url('expected the base URL of an OpenAI-compatible API').optional(),
+  ENRICHMENT_SUMMARY_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  ENRICHMENT_SUMMARY_API_KEY: z.string().min(1).optional(),
+  // Profiles one enrichment run works on at once.
+  ENRICHMENT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
+  // How long a run's worker holds it between heartbeats: a run whose process died resumes
+  // elsewhere after this long.
+  ENRICHMENT_RUN_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   // Server secrets. Unset: generated once and kept in DATA_DIR/secrets.json (see docs/OPERATIONS.md).
   API_KEY_PEPPER: z.string().min(32, 'use at least 32 characters').optional(),
   CALLER_TOKEN_PRIVATE_KEY: z.string().includes('PRIVATE KEY', { message: 'expected a PKCS#8 PEM' }).optional(),

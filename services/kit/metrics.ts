@@ -56,6 +56,18 @@ export const metrics = {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 60],
     registers: [registry],
   }),
+  enrichmentProfiles: new Counter({
+    name: 'enrichment_profiles_total',
+    help: 'People worked by enrichment runs in this process, by depth and outcome (succeeded, failed, skipped, charged).',
+    labelNames: ['depth', 'outcome'] as const,
+    registers: [registry],
+  }),
+  enrichmentRunsFinished: new Counter({
+    name: 'enrichment_runs_finished_total',
+    help: 'Enrichment runs that reached an end state in this process, by kind (self, community) and outcome.',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [registry],
+  }),
   creditsCharged: new Counter({
     name: 'credits_charged_total',
     help: 'Credits debited by new ledger entries in this process (retries that found their entry are not counted), by operation.',

@@ -4,7 +4,6 @@
 // worker (search-jobs.ts). Ranking is the pipeline's (./pipeline), which never widens the set it is given.
 import { gaugeFromStore } from '../kit/metrics.js';
 import { randomUUID } from 'node:crypto';
-import { ServerError, Status } from 'nice-grpc';
 import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import { Access } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import {
@@ -17,7 +16,7 @@ import {
 } from '../../proto/gen/expertnet/search/v1/search_service.js';
 import { ownerTypes, type OwnerTypeName } from '../kit/enums.js';
 import { callAs, type CallOptions } from '../kit/grpc/client.js';
-import { domainError, readRemoteError, relayRemoteError } from '../kit/grpc/errors.js';
+import { domainError, relayOrUnavailable } from '../kit/grpc/errors.js';
 import { requireCaller } from '../kit/grpc/require-caller.js';
 import type { ServiceRegistration } from '../kit/grpc/server.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
@@ -67,15 +66,6 @@ function startInput(request: StartSearchRequest): StartInput {
   const waitSeconds = request.waitSeconds ?? WAIT_DEFAULT_SECONDS;
   if (waitSeconds > WAIT_MAX_SECONDS) throw domainError('invalid_request', `wait_seconds must be 0 to ${WAIT_MAX_SECONDS}`);
   return { query, scope, communityId: scope === 'community' ? communityId : null, limit: Math.min(request.limit || LIMIT_DEFAULT, LIMIT_MAX), waitSeconds };
-}
-
-/** A domain failure passes on unchanged; a service that cannot be reached becomes UNAVAILABLE (edge: 503). */
-function relayOrUnavailable(error: unknown): never {
-  const remote = readRemoteError(error);
-  if (remote && !remote.code && (remote.status === Status.UNAVAILABLE || remote.status === Status.DEADLINE_EXCEEDED)) {
-    throw new ServerError(Status.UNAVAILABLE, 'a backend service is unavailable; retry shortly');
-  }
-  return relayRemoteError(error);
 }
 
 const STATUS: Record<JobRow['status'], SearchStatus> = {

@@ -10,6 +10,7 @@ import { freePort } from '../../deploy/local/launch.js';
 import { generateSecret } from '../../services/identity/api-key-secret.js';
 import { repoRoot } from '../../services/kit/paths.js';
 import { freshPostgresDatabase } from '../helpers/stores.js';
+import { runEnrichmentBench } from './enrichment-bench.js';
 import { runSearchBench } from './search-bench.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -113,6 +114,9 @@ if (process.env.DATABASE_URL && process.env.REDIS_URL) {
 const searchSection = process.env.DATABASE_URL
   ? await runSearchBench()
   : '## Search (PostgreSQL)\n\nNot run: DATABASE_URL was not set.\n';
+const enrichmentSection = process.env.DATABASE_URL
+  ? await runEnrichmentBench()
+  : '## Enrichment (PostgreSQL)\n\nNot run: DATABASE_URL was not set.\n';
 
 const [base] = results as [Result, ...Result[]];
 const row = (r: Result) =>
@@ -159,5 +163,6 @@ Profiled with \`node --cpu-prof\` under the same load (2026-11-21):
 
 ${table}
 
-${searchSection}`);
+${searchSection}
+${enrichmentSection}`);
 process.exit(0);

@@ -4,7 +4,10 @@ import type { z } from 'zod';
 import {
   DryRunEstimate,
   EnrichmentRequest,
+  CommunityRunStarted,
   EnrichmentRun,
+  EnrichmentRunPoll,
+  RunItem,
   enrichmentEndpoints,
   SelfEnrichmentRequest,
 } from './enrichment.js';
@@ -100,6 +103,9 @@ export const COMPONENTS: readonly ComponentSpec[] = [
   { name: 'AddMembersResponse', schema: AddMembersResponse, side: 'response' },
   { name: 'ErasureResult', schema: ErasureResult, side: 'response' },
   { name: 'EnrichmentRun', schema: EnrichmentRun, side: 'response' },
+  { name: 'EnrichmentRunItem', schema: RunItem, side: 'response' },
+  { name: 'CommunityRunStarted', schema: CommunityRunStarted, side: 'response' },
+  { name: 'EnrichmentRunPoll', schema: EnrichmentRunPoll, side: 'response' },
   { name: 'DryRunEstimate', schema: DryRunEstimate, side: 'response' },
   { name: 'OpenApiDocument', schema: OpenApiDocument, side: 'response' },
 ];

@@ -8,12 +8,16 @@ import { communityId, defineEndpoint, Depth, Id, IdempotencyKey, profileId, Time
 const runId = () => Id.describe('Run id.');
 
 export const RunParams = z.object({ run_id: runId() });
+export const RunPollQuery = z.strictObject({
+  items_after: profileId().optional().describe('List the items after this profile id (the `next_items_after` of the previous poll).'),
+});
 export const CommunityRunParams = z.object({ id: communityId(), run_id: runId() });
 
 export const EnrichmentRun = z
   .object({
     run_id: runId(),
     kind: z.enum(['self', 'community']).describe('Self-enrichment of the caller, or enrichment of community members.'),
+    community_id: communityId().nullable().describe('The community of a community run; null for a self run.'),
     status: z
       .enum(['queued', 'running', 'succeeded', 'failed'])
       .describe('`queued` and `running` are in progress; `succeeded` and `failed` are final.'),
@@ -23,7 +27,7 @@ export const EnrichmentRun = z
         total: z.number().int().min(0).describe('Profiles selected for the run.'),
         succeeded: z.number().int().min(0).describe('Profiles enriched.'),
         failed: z.number().int().min(0).describe('Profiles whose enrichment failed.'),
-        skipped: z.number().int().min(0).describe('Profiles left out (for example already enriched).'),
+        skipped: z.number().int().min(0).describe('Profiles left out, each with its reason (already enriched, not a member, erased meanwhile).'),
       })
       .describe('Progress of the run, per profile.'),
     credits_charged: z.number().int().min(0).describe('Credits charged for the run so far.'),
@@ -33,6 +37,24 @@ export const EnrichmentRun = z
   })
   .describe('An enrichment run and its progress.');
 
+export const RunItem = z
+  .object({
+    profile_id: profileId(),
+    status: z.enum(['pending', 'succeeded', 'failed', 'skipped']).describe('`pending` until the run reaches the person.'),
+    reason: z.string().nullable().describe('Why the person failed or was skipped; null otherwise.'),
+    credits_charged: z.number().int().min(0).describe('Credits charged for this person (the flat tier price once enriched).'),
+  })
+  .describe('One person of a run.');
+
+export const CommunityRunStarted = EnrichmentRun.extend({
+  eligible_count: z.number().int().min(0).describe('Members the run will enrich (the others selected are skipped, with reasons).'),
+}).describe('A community enrichment run, just queued.');
+
+export const EnrichmentRunPoll = EnrichmentRun.extend({
+  items: z.array(RunItem).describe('Up to 100 of the run’s people in profile id order, after `items_after`.'),
+  next_items_after: profileId().nullable().describe('Pass as `items_after` for the next items; null when there are no more.'),
+}).describe('An enrichment run, its progress and a page of its people.');
+
 /** POST /v1/me/enrich takes no options: the run is always about the caller. */
 export const SelfEnrichmentRequest = z
   .strictObject({})
@@ -40,14 +62,22 @@ export const SelfEnrichmentRequest = z
 
 export const EnrichmentRequest = z
   .strictObject({
-    depth: Depth.optional(),
-    profile_ids: z.array(profileId()).optional().describe('Enrich only these members.'),
+    depth: Depth.optional().describe('Depth tier, which sets the flat price per enriched person. Required to start a run; a dry run without it only counts people.'),
+    profile_ids: z
+      .array(profileId())
+      .max(10_000)
+      .optional()
+      .describe('Enrich only these people (at most 10,000). A person who is not a member is listed in the run as skipped.'),
     joined_since: z.iso.datetime({ offset: true }).optional().describe('Enrich only members who joined at or after this time.'),
-    include_already_enriched: z.boolean().optional().describe('Also enrich members who were enriched before.'),
+    include_already_enriched: z
+      .boolean()
+      .optional()
+      .describe('Also enrich members this community already enriched at this depth or a deeper one (by default they are skipped).'),
     workflow_key: z.literal('smart_enrich').optional().describe('The enrichment workflow; `smart_enrich` is the only one offered.'),
     dry_run: z.boolean().optional().describe('When true nothing is started: the answer is a 200 estimate.'),
   })
   .describe('Community enrichment options. Every field is optional and they combine; the body may be omitted. Unknown fields are refused.');
+export type EnrichmentRequest = z.infer<typeof EnrichmentRequest>;
 
 export const DryRunEstimate = z
   .object({
@@ -103,8 +133,10 @@ export const enrichmentEndpoints = [
     description: "Returns the status and progress of one of the caller's self-enrichment runs.",
     scope: 'self:enrich',
     params: RunParams,
-    success: { 200: { description: 'The run.', body: EnrichmentRun } },
+    query: RunPollQuery,
+    success: { 200: { description: 'The run and a page of its people.', body: EnrichmentRunPoll } },
     errors: {
+      400: { description: 'An invalid `items_after`.' },
       403: { description: 'The credential lacks `self:enrich`.' },
       404: { description: 'No such run for this caller.' },
     },
@@ -124,11 +156,12 @@ export const enrichmentEndpoints = [
     body: { schema: EnrichmentRequest, required: false },
     success: {
       200: { description: 'Dry run: nothing was started.', body: DryRunEstimate },
-      202: { description: 'The run is queued; poll the `Location`.', body: EnrichmentRun },
+      202: { description: 'The run is queued; poll the `Location`.', body: CommunityRunStarted },
     },
     errors: {
       400: {
-        description: 'The body is unreadable (`bad_request`) or breaks a rule (`invalid_request`): an invalid or unknown field, or an invalid `Idempotency-Key`.',
+        description:
+          'The body is unreadable (`bad_request`) or breaks a rule (`invalid_request`): an invalid or unknown field, a start without `depth`, or an invalid `Idempotency-Key`.',
       },
       402: { description: "Credit enforcement is armed and the community's billing owner cannot cover the run. The body names the payer." },
       403: {
@@ -152,8 +185,10 @@ export const enrichmentEndpoints = [
     description: 'Returns the status and progress of an enrichment run of this community.',
     scope: 'enrich:read',
     params: CommunityRunParams,
-    success: { 200: { description: 'The run.', body: EnrichmentRun } },
+    query: RunPollQuery,
+    success: { 200: { description: 'The run and a page of its people.', body: EnrichmentRunPoll } },
     errors: {
+      400: { description: 'An invalid `items_after`.' },
       403: { description: 'The credential lacks `enrich:read`, or the community is outside its reach or archived.' },
       404: { description: 'No such run in this community.' },
     },

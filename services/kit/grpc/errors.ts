@@ -1,7 +1,7 @@
 // Domain errors cross gRPC as a canonical status plus a google.rpc.ErrorInfo whose `reason` is the
 // public API error code and whose metadata carries the extras the spec names (available_at, the
 // payer). The edge turns them back into HTTP with one table (gateway/core/api-error.ts).
-import { ClientError, Status } from 'nice-grpc';
+import { ClientError, ServerError, Status } from 'nice-grpc';
 import { ErrorInfo, RichClientError, RichServerError } from 'nice-grpc-error-details';
 
 export const ERROR_DOMAIN = 'expertnet.api';
@@ -61,4 +61,20 @@ export function relayRemoteError(error: unknown): never {
     throw domainError(remote.code as ApiErrorCode, remote.message, remote.metadata);
   }
   throw error;
+}
+
+/**
+ * Relays a failure of a call to another service: a domain failure unchanged; a service that could
+ * not be reached in time as UNAVAILABLE, which the edge answers 503 `unavailable` with Retry-After
+ * (instead of a bare internal error).
+ */
+export function relayOrUnavailable(error: unknown): never {
+  if (isUnavailable(error)) throw new ServerError(Status.UNAVAILABLE, 'a backend service is unavailable; retry shortly');
+  return relayRemoteError(error);
+}
+
+/** The other service could not be reached in time (not a domain answer). */
+export function isUnavailable(error: unknown): boolean {
+  const remote = readRemoteError(error);
+  return remote !== undefined && !remote.code && (remote.status === Status.UNAVAILABLE || remote.status === Status.DEADLINE_EXCEEDED);
 }

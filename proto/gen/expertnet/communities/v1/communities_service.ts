@@ -224,7 +224,9 @@ export interface UpsertProfileResponse {
 }
 
 export interface GetProfileRequest {
+  /** Exactly one of the two: the profile by its id, or the profile this user claimed. */
   profileId: string;
+  userId: string;
 }
 
 export interface GetProfileResponse {
@@ -398,6 +400,11 @@ export interface AuthorizeWriteRequest {
   communityId: string;
   /** "members.add", "members.remove" or "enrichment.start" (needs enrich:write; the others member:write). */
   operation: string;
+  /**
+   * Only the scope and write-reach checks (an estimate that changes nothing): the attestation is
+   * not required and no consent request is queued.
+   */
+  reachOnly: boolean;
 }
 
 export interface AuthorizeWriteResponse {
@@ -435,6 +442,60 @@ export interface ReindexSearchResponse {
   publicDocuments: number;
   /** Batches sent to the search service. */
   batches: number;
+}
+
+export interface ScanMembersRequest {
+  communityId: string;
+  /** Only these people (empty: every member). */
+  profileIds: string[];
+  /** Only members who joined at or after this time. */
+  joinedSince:
+    | string
+    | undefined;
+  /** Members with a profile id greater than this one (empty: from the start). */
+  afterProfileId: string;
+  /** At most this many (default 500, at most 2000). */
+  pageSize: number;
+}
+
+export interface ScanMembersResponse {
+  members: Member[];
+  /** The after_profile_id of the next page; empty when there is none. */
+  nextAfterProfileId: string;
+  /** Members of the community in all (whatever the filters). */
+  totalMembers: number;
+}
+
+export interface EnrichedMember {
+  profileId: string;
+  /** Text the community's enrichment adds to the person's search document. */
+  enrichmentText: string;
+}
+
+export interface IndexEnrichedMembersRequest {
+  communityId: string;
+  members: EnrichedMember[];
+}
+
+export interface IndexEnrichedMembersResponse {
+  /** Documents indexed (people no longer members are left out). */
+  indexed: number;
+}
+
+export interface ApplyOwnEnrichmentRequest {
+  profileId: string;
+  /** Normalised values; an empty field leaves the profile's value as it is. */
+  name: string;
+  organization: string;
+  location: string;
+  orcid: string;
+  linkedinUrl: string;
+  /** Text the self-enrichment adds to the person's public search document. */
+  enrichmentText: string;
+}
+
+export interface ApplyOwnEnrichmentResponse {
+  profile: Profile | undefined;
 }
 
 function createBaseCommunity(): Community {
@@ -1726,13 +1787,16 @@ export const UpsertProfileResponse: MessageFns<UpsertProfileResponse> = {
 };
 
 function createBaseGetProfileRequest(): GetProfileRequest {
-  return { profileId: "" };
+  return { profileId: "", userId: "" };
 }
 
 export const GetProfileRequest: MessageFns<GetProfileRequest> = {
   encode(message: GetProfileRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.profileId !== "") {
       writer.uint32(10).string(message.profileId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
     }
     return writer;
   },
@@ -1758,6 +1822,14 @@ export const GetProfileRequest: MessageFns<GetProfileRequest> = {
             message.profileId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1777,6 +1849,11 @@ export const GetProfileRequest: MessageFns<GetProfileRequest> = {
         : isSet(object.profile_id)
         ? globalThis.String(object.profile_id)
         : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
     };
   },
 
@@ -1784,6 +1861,9 @@ export const GetProfileRequest: MessageFns<GetProfileRequest> = {
     const obj: any = {};
     if (message.profileId !== "") {
       obj.profileId = message.profileId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
     }
     return obj;
   },
@@ -1794,6 +1874,7 @@ export const GetProfileRequest: MessageFns<GetProfileRequest> = {
   fromPartial(object: DeepPartial<GetProfileRequest>): GetProfileRequest {
     const message = createBaseGetProfileRequest();
     message.profileId = object.profileId ?? "";
+    message.userId = object.userId ?? "";
     return message;
   },
 };
@@ -4352,7 +4433,7 @@ export const ResolveConsentRequestResponse: MessageFns<ResolveConsentRequestResp
 };
 
 function createBaseAuthorizeWriteRequest(): AuthorizeWriteRequest {
-  return { communityId: "", operation: "" };
+  return { communityId: "", operation: "", reachOnly: false };
 }
 
 export const AuthorizeWriteRequest: MessageFns<AuthorizeWriteRequest> = {
@@ -4362,6 +4443,9 @@ export const AuthorizeWriteRequest: MessageFns<AuthorizeWriteRequest> = {
     }
     if (message.operation !== "") {
       writer.uint32(18).string(message.operation);
+    }
+    if (message.reachOnly !== false) {
+      writer.uint32(24).bool(message.reachOnly);
     }
     return writer;
   },
@@ -4395,6 +4479,14 @@ export const AuthorizeWriteRequest: MessageFns<AuthorizeWriteRequest> = {
             message.operation = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.reachOnly = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4415,6 +4507,11 @@ export const AuthorizeWriteRequest: MessageFns<AuthorizeWriteRequest> = {
         ? globalThis.String(object.community_id)
         : "",
       operation: isSet(object.operation) ? globalThis.String(object.operation) : "",
+      reachOnly: isSet(object.reachOnly)
+        ? globalThis.Boolean(object.reachOnly)
+        : isSet(object.reach_only)
+        ? globalThis.Boolean(object.reach_only)
+        : false,
     };
   },
 
@@ -4426,6 +4523,9 @@ export const AuthorizeWriteRequest: MessageFns<AuthorizeWriteRequest> = {
     if (message.operation !== "") {
       obj.operation = message.operation;
     }
+    if (message.reachOnly !== false) {
+      obj.reachOnly = message.reachOnly;
+    }
     return obj;
   },
 
@@ -4436,6 +4536,7 @@ export const AuthorizeWriteRequest: MessageFns<AuthorizeWriteRequest> = {
     const message = createBaseAuthorizeWriteRequest();
     message.communityId = object.communityId ?? "";
     message.operation = object.operation ?? "";
+    message.reachOnly = object.reachOnly ?? false;
     return message;
   },
 };
@@ -5009,6 +5110,765 @@ export const ReindexSearchResponse: MessageFns<ReindexSearchResponse> = {
   },
 };
 
+function createBaseScanMembersRequest(): ScanMembersRequest {
+  return { communityId: "", profileIds: [], joinedSince: undefined, afterProfileId: "", pageSize: 0 };
+}
+
+export const ScanMembersRequest: MessageFns<ScanMembersRequest> = {
+  encode(message: ScanMembersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.communityId !== "") {
+      writer.uint32(10).string(message.communityId);
+    }
+    for (const v of message.profileIds) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.joinedSince !== undefined) {
+      Timestamp.encode(toTimestamp(message.joinedSince), writer.uint32(26).fork()).join();
+    }
+    if (message.afterProfileId !== "") {
+      writer.uint32(34).string(message.afterProfileId);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(40).uint32(message.pageSize);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ScanMembersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseScanMembersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.communityId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.profileIds.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.joinedSince = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.afterProfileId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.pageSize = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ScanMembersRequest {
+    return {
+      communityId: isSet(object.communityId)
+        ? globalThis.String(object.communityId)
+        : isSet(object.community_id)
+        ? globalThis.String(object.community_id)
+        : "",
+      profileIds: globalThis.Array.isArray(object?.profileIds)
+        ? object.profileIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.profile_ids)
+        ? object.profile_ids.map((e: any) => globalThis.String(e))
+        : [],
+      joinedSince: isSet(object.joinedSince)
+        ? globalThis.String(object.joinedSince)
+        : isSet(object.joined_since)
+        ? globalThis.String(object.joined_since)
+        : undefined,
+      afterProfileId: isSet(object.afterProfileId)
+        ? globalThis.String(object.afterProfileId)
+        : isSet(object.after_profile_id)
+        ? globalThis.String(object.after_profile_id)
+        : "",
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+    };
+  },
+
+  toJSON(message: ScanMembersRequest): unknown {
+    const obj: any = {};
+    if (message.communityId !== "") {
+      obj.communityId = message.communityId;
+    }
+    if (message.profileIds?.length) {
+      obj.profileIds = message.profileIds;
+    }
+    if (message.joinedSince !== undefined) {
+      obj.joinedSince = message.joinedSince;
+    }
+    if (message.afterProfileId !== "") {
+      obj.afterProfileId = message.afterProfileId;
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ScanMembersRequest>): ScanMembersRequest {
+    return ScanMembersRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ScanMembersRequest>): ScanMembersRequest {
+    const message = createBaseScanMembersRequest();
+    message.communityId = object.communityId ?? "";
+    message.profileIds = object.profileIds?.map((e) => e) || [];
+    message.joinedSince = object.joinedSince ?? undefined;
+    message.afterProfileId = object.afterProfileId ?? "";
+    message.pageSize = object.pageSize ?? 0;
+    return message;
+  },
+};
+
+function createBaseScanMembersResponse(): ScanMembersResponse {
+  return { members: [], nextAfterProfileId: "", totalMembers: 0 };
+}
+
+export const ScanMembersResponse: MessageFns<ScanMembersResponse> = {
+  encode(message: ScanMembersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.members) {
+      Member.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextAfterProfileId !== "") {
+      writer.uint32(18).string(message.nextAfterProfileId);
+    }
+    if (message.totalMembers !== 0) {
+      writer.uint32(24).uint32(message.totalMembers);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ScanMembersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseScanMembersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.members.push(Member.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextAfterProfileId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.totalMembers = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ScanMembersResponse {
+    return {
+      members: globalThis.Array.isArray(object?.members) ? object.members.map((e: any) => Member.fromJSON(e)) : [],
+      nextAfterProfileId: isSet(object.nextAfterProfileId)
+        ? globalThis.String(object.nextAfterProfileId)
+        : isSet(object.next_after_profile_id)
+        ? globalThis.String(object.next_after_profile_id)
+        : "",
+      totalMembers: isSet(object.totalMembers)
+        ? globalThis.Number(object.totalMembers)
+        : isSet(object.total_members)
+        ? globalThis.Number(object.total_members)
+        : 0,
+    };
+  },
+
+  toJSON(message: ScanMembersResponse): unknown {
+    const obj: any = {};
+    if (message.members?.length) {
+      obj.members = message.members.map((e) => Member.toJSON(e));
+    }
+    if (message.nextAfterProfileId !== "") {
+      obj.nextAfterProfileId = message.nextAfterProfileId;
+    }
+    if (message.totalMembers !== 0) {
+      obj.totalMembers = Math.round(message.totalMembers);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ScanMembersResponse>): ScanMembersResponse {
+    return ScanMembersResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ScanMembersResponse>): ScanMembersResponse {
+    const message = createBaseScanMembersResponse();
+    message.members = object.members?.map((e) => Member.fromPartial(e)) || [];
+    message.nextAfterProfileId = object.nextAfterProfileId ?? "";
+    message.totalMembers = object.totalMembers ?? 0;
+    return message;
+  },
+};
+
+function createBaseEnrichedMember(): EnrichedMember {
+  return { profileId: "", enrichmentText: "" };
+}
+
+export const EnrichedMember: MessageFns<EnrichedMember> = {
+  encode(message: EnrichedMember, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.profileId !== "") {
+      writer.uint32(10).string(message.profileId);
+    }
+    if (message.enrichmentText !== "") {
+      writer.uint32(18).string(message.enrichmentText);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EnrichedMember {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEnrichedMember();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.profileId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.enrichmentText = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EnrichedMember {
+    return {
+      profileId: isSet(object.profileId)
+        ? globalThis.String(object.profileId)
+        : isSet(object.profile_id)
+        ? globalThis.String(object.profile_id)
+        : "",
+      enrichmentText: isSet(object.enrichmentText)
+        ? globalThis.String(object.enrichmentText)
+        : isSet(object.enrichment_text)
+        ? globalThis.String(object.enrichment_text)
+        : "",
+    };
+  },
+
+  toJSON(message: EnrichedMember): unknown {
+    const obj: any = {};
+    if (message.profileId !== "") {
+      obj.profileId = message.profileId;
+    }
+    if (message.enrichmentText !== "") {
+      obj.enrichmentText = message.enrichmentText;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EnrichedMember>): EnrichedMember {
+    return EnrichedMember.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EnrichedMember>): EnrichedMember {
+    const message = createBaseEnrichedMember();
+    message.profileId = object.profileId ?? "";
+    message.enrichmentText = object.enrichmentText ?? "";
+    return message;
+  },
+};
+
+function createBaseIndexEnrichedMembersRequest(): IndexEnrichedMembersRequest {
+  return { communityId: "", members: [] };
+}
+
+export const IndexEnrichedMembersRequest: MessageFns<IndexEnrichedMembersRequest> = {
+  encode(message: IndexEnrichedMembersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.communityId !== "") {
+      writer.uint32(10).string(message.communityId);
+    }
+    for (const v of message.members) {
+      EnrichedMember.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IndexEnrichedMembersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIndexEnrichedMembersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.communityId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.members.push(EnrichedMember.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IndexEnrichedMembersRequest {
+    return {
+      communityId: isSet(object.communityId)
+        ? globalThis.String(object.communityId)
+        : isSet(object.community_id)
+        ? globalThis.String(object.community_id)
+        : "",
+      members: globalThis.Array.isArray(object?.members)
+        ? object.members.map((e: any) => EnrichedMember.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: IndexEnrichedMembersRequest): unknown {
+    const obj: any = {};
+    if (message.communityId !== "") {
+      obj.communityId = message.communityId;
+    }
+    if (message.members?.length) {
+      obj.members = message.members.map((e) => EnrichedMember.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<IndexEnrichedMembersRequest>): IndexEnrichedMembersRequest {
+    return IndexEnrichedMembersRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<IndexEnrichedMembersRequest>): IndexEnrichedMembersRequest {
+    const message = createBaseIndexEnrichedMembersRequest();
+    message.communityId = object.communityId ?? "";
+    message.members = object.members?.map((e) => EnrichedMember.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseIndexEnrichedMembersResponse(): IndexEnrichedMembersResponse {
+  return { indexed: 0 };
+}
+
+export const IndexEnrichedMembersResponse: MessageFns<IndexEnrichedMembersResponse> = {
+  encode(message: IndexEnrichedMembersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.indexed !== 0) {
+      writer.uint32(8).uint32(message.indexed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IndexEnrichedMembersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIndexEnrichedMembersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.indexed = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IndexEnrichedMembersResponse {
+    return { indexed: isSet(object.indexed) ? globalThis.Number(object.indexed) : 0 };
+  },
+
+  toJSON(message: IndexEnrichedMembersResponse): unknown {
+    const obj: any = {};
+    if (message.indexed !== 0) {
+      obj.indexed = Math.round(message.indexed);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<IndexEnrichedMembersResponse>): IndexEnrichedMembersResponse {
+    return IndexEnrichedMembersResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<IndexEnrichedMembersResponse>): IndexEnrichedMembersResponse {
+    const message = createBaseIndexEnrichedMembersResponse();
+    message.indexed = object.indexed ?? 0;
+    return message;
+  },
+};
+
+function createBaseApplyOwnEnrichmentRequest(): ApplyOwnEnrichmentRequest {
+  return { profileId: "", name: "", organization: "", location: "", orcid: "", linkedinUrl: "", enrichmentText: "" };
+}
+
+export const ApplyOwnEnrichmentRequest: MessageFns<ApplyOwnEnrichmentRequest> = {
+  encode(message: ApplyOwnEnrichmentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.profileId !== "") {
+      writer.uint32(10).string(message.profileId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.organization !== "") {
+      writer.uint32(26).string(message.organization);
+    }
+    if (message.location !== "") {
+      writer.uint32(34).string(message.location);
+    }
+    if (message.orcid !== "") {
+      writer.uint32(42).string(message.orcid);
+    }
+    if (message.linkedinUrl !== "") {
+      writer.uint32(50).string(message.linkedinUrl);
+    }
+    if (message.enrichmentText !== "") {
+      writer.uint32(58).string(message.enrichmentText);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyOwnEnrichmentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyOwnEnrichmentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.profileId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.organization = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.location = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.orcid = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.linkedinUrl = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.enrichmentText = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyOwnEnrichmentRequest {
+    return {
+      profileId: isSet(object.profileId)
+        ? globalThis.String(object.profileId)
+        : isSet(object.profile_id)
+        ? globalThis.String(object.profile_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      organization: isSet(object.organization) ? globalThis.String(object.organization) : "",
+      location: isSet(object.location) ? globalThis.String(object.location) : "",
+      orcid: isSet(object.orcid) ? globalThis.String(object.orcid) : "",
+      linkedinUrl: isSet(object.linkedinUrl)
+        ? globalThis.String(object.linkedinUrl)
+        : isSet(object.linkedin_url)
+        ? globalThis.String(object.linkedin_url)
+        : "",
+      enrichmentText: isSet(object.enrichmentText)
+        ? globalThis.String(object.enrichmentText)
+        : isSet(object.enrichment_text)
+        ? globalThis.String(object.enrichment_text)
+        : "",
+    };
+  },
+
+  toJSON(message: ApplyOwnEnrichmentRequest): unknown {
+    const obj: any = {};
+    if (message.profileId !== "") {
+      obj.profileId = message.profileId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.organization !== "") {
+      obj.organization = message.organization;
+    }
+    if (message.location !== "") {
+      obj.location = message.location;
+    }
+    if (message.orcid !== "") {
+      obj.orcid = message.orcid;
+    }
+    if (message.linkedinUrl !== "") {
+      obj.linkedinUrl = message.linkedinUrl;
+    }
+    if (message.enrichmentText !== "") {
+      obj.enrichmentText = message.enrichmentText;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ApplyOwnEnrichmentRequest>): ApplyOwnEnrichmentRequest {
+    return ApplyOwnEnrichmentRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ApplyOwnEnrichmentRequest>): ApplyOwnEnrichmentRequest {
+    const message = createBaseApplyOwnEnrichmentRequest();
+    message.profileId = object.profileId ?? "";
+    message.name = object.name ?? "";
+    message.organization = object.organization ?? "";
+    message.location = object.location ?? "";
+    message.orcid = object.orcid ?? "";
+    message.linkedinUrl = object.linkedinUrl ?? "";
+    message.enrichmentText = object.enrichmentText ?? "";
+    return message;
+  },
+};
+
+function createBaseApplyOwnEnrichmentResponse(): ApplyOwnEnrichmentResponse {
+  return { profile: undefined };
+}
+
+export const ApplyOwnEnrichmentResponse: MessageFns<ApplyOwnEnrichmentResponse> = {
+  encode(message: ApplyOwnEnrichmentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.profile !== undefined) {
+      Profile.encode(message.profile, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyOwnEnrichmentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyOwnEnrichmentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.profile = Profile.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyOwnEnrichmentResponse {
+    return { profile: isSet(object.profile) ? Profile.fromJSON(object.profile) : undefined };
+  },
+
+  toJSON(message: ApplyOwnEnrichmentResponse): unknown {
+    const obj: any = {};
+    if (message.profile !== undefined) {
+      obj.profile = Profile.toJSON(message.profile);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ApplyOwnEnrichmentResponse>): ApplyOwnEnrichmentResponse {
+    return ApplyOwnEnrichmentResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ApplyOwnEnrichmentResponse>): ApplyOwnEnrichmentResponse {
+    const message = createBaseApplyOwnEnrichmentResponse();
+    message.profile = (object.profile !== undefined && object.profile !== null)
+      ? Profile.fromPartial(object.profile)
+      : undefined;
+    return message;
+  },
+};
+
 /** Communities, profiles and memberships: reach, rosters, bulk add, erasure and write gating. */
 export type CommunitiesServiceDefinition = typeof CommunitiesServiceDefinition;
 export const CommunitiesServiceDefinition = {
@@ -5189,6 +6049,35 @@ export const CommunitiesServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Service reads and writes for enrichment runs: a community's members with their profiles
+     * (filtered, in profile id order), the search documents of members a run enriched, and a
+     * person's own profile after self-enrichment.
+     */
+    scanMembers: {
+      name: "ScanMembers",
+      requestType: ScanMembersRequest as typeof ScanMembersRequest,
+      requestStream: false,
+      responseType: ScanMembersResponse as typeof ScanMembersResponse,
+      responseStream: false,
+      options: {},
+    },
+    indexEnrichedMembers: {
+      name: "IndexEnrichedMembers",
+      requestType: IndexEnrichedMembersRequest as typeof IndexEnrichedMembersRequest,
+      requestStream: false,
+      responseType: IndexEnrichedMembersResponse as typeof IndexEnrichedMembersResponse,
+      responseStream: false,
+      options: {},
+    },
+    applyOwnEnrichment: {
+      name: "ApplyOwnEnrichment",
+      requestType: ApplyOwnEnrichmentRequest as typeof ApplyOwnEnrichmentRequest,
+      requestStream: false,
+      responseType: ApplyOwnEnrichmentResponse as typeof ApplyOwnEnrichmentResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -5281,6 +6170,23 @@ export interface CommunitiesServiceImplementation<CallContextExt = {}> {
     request: ReindexSearchRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ReindexSearchResponse>>;
+  /**
+   * Service reads and writes for enrichment runs: a community's members with their profiles
+   * (filtered, in profile id order), the search documents of members a run enriched, and a
+   * person's own profile after self-enrichment.
+   */
+  scanMembers(
+    request: ScanMembersRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ScanMembersResponse>>;
+  indexEnrichedMembers(
+    request: IndexEnrichedMembersRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<IndexEnrichedMembersResponse>>;
+  applyOwnEnrichment(
+    request: ApplyOwnEnrichmentRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ApplyOwnEnrichmentResponse>>;
 }
 
 export interface CommunitiesServiceClient<CallOptionsExt = {}> {
@@ -5372,6 +6278,23 @@ export interface CommunitiesServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<ReindexSearchRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ReindexSearchResponse>;
+  /**
+   * Service reads and writes for enrichment runs: a community's members with their profiles
+   * (filtered, in profile id order), the search documents of members a run enriched, and a
+   * person's own profile after self-enrichment.
+   */
+  scanMembers(
+    request: DeepPartial<ScanMembersRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ScanMembersResponse>;
+  indexEnrichedMembers(
+    request: DeepPartial<IndexEnrichedMembersRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<IndexEnrichedMembersResponse>;
+  applyOwnEnrichment(
+    request: DeepPartial<ApplyOwnEnrichmentRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ApplyOwnEnrichmentResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

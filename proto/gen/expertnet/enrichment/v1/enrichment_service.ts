@@ -148,11 +148,71 @@ export function runStatusToJSON(object: RunStatus): string {
   }
 }
 
+export enum RunItemStatus {
+  RUN_ITEM_STATUS_UNSPECIFIED = 0,
+  RUN_ITEM_STATUS_PENDING = 1,
+  RUN_ITEM_STATUS_SUCCEEDED = 2,
+  RUN_ITEM_STATUS_FAILED = 3,
+  RUN_ITEM_STATUS_SKIPPED = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function runItemStatusFromJSON(object: any): RunItemStatus {
+  switch (object) {
+    case 0:
+    case "RUN_ITEM_STATUS_UNSPECIFIED":
+      return RunItemStatus.RUN_ITEM_STATUS_UNSPECIFIED;
+    case 1:
+    case "RUN_ITEM_STATUS_PENDING":
+      return RunItemStatus.RUN_ITEM_STATUS_PENDING;
+    case 2:
+    case "RUN_ITEM_STATUS_SUCCEEDED":
+      return RunItemStatus.RUN_ITEM_STATUS_SUCCEEDED;
+    case 3:
+    case "RUN_ITEM_STATUS_FAILED":
+      return RunItemStatus.RUN_ITEM_STATUS_FAILED;
+    case 4:
+    case "RUN_ITEM_STATUS_SKIPPED":
+      return RunItemStatus.RUN_ITEM_STATUS_SKIPPED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return RunItemStatus.UNRECOGNIZED;
+  }
+}
+
+export function runItemStatusToJSON(object: RunItemStatus): string {
+  switch (object) {
+    case RunItemStatus.RUN_ITEM_STATUS_UNSPECIFIED:
+      return "RUN_ITEM_STATUS_UNSPECIFIED";
+    case RunItemStatus.RUN_ITEM_STATUS_PENDING:
+      return "RUN_ITEM_STATUS_PENDING";
+    case RunItemStatus.RUN_ITEM_STATUS_SUCCEEDED:
+      return "RUN_ITEM_STATUS_SUCCEEDED";
+    case RunItemStatus.RUN_ITEM_STATUS_FAILED:
+      return "RUN_ITEM_STATUS_FAILED";
+    case RunItemStatus.RUN_ITEM_STATUS_SKIPPED:
+      return "RUN_ITEM_STATUS_SKIPPED";
+    case RunItemStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface RunCounts {
   total: number;
   succeeded: number;
   failed: number;
   skipped: number;
+}
+
+/** One person of a run. */
+export interface RunItem {
+  profileId: string;
+  status: RunItemStatus;
+  /** Why the person failed or was skipped; empty otherwise. */
+  reason: string;
+  creditsCharged: number;
 }
 
 export interface Run {
@@ -204,10 +264,18 @@ export interface GetRunRequest {
   runId: string;
   /** Set for community runs: fences the poll to the community. */
   communityId: string;
+  /** Items are listed in profile id order after this profile id (empty: from the start). */
+  itemsAfter: string;
 }
 
 export interface GetRunResponse {
-  run: Run | undefined;
+  run:
+    | Run
+    | undefined;
+  /** A page of the run's items (at most 100). */
+  items: RunItem[];
+  /** The items_after of the next page; empty when there is none. */
+  nextItemsAfter: string;
 }
 
 export interface GetMemberEnrichmentRequest {
@@ -226,6 +294,14 @@ export interface MemberEnrichment {
 
 export interface GetMemberEnrichmentResponse {
   /** Unset when the person was never enriched in this community. */
+  enrichment: MemberEnrichment | undefined;
+}
+
+export interface GetOwnEnrichmentRequest {
+}
+
+export interface GetOwnEnrichmentResponse {
+  /** Unset when the caller never self-enriched. */
   enrichment: MemberEnrichment | undefined;
 }
 
@@ -366,6 +442,131 @@ export const RunCounts: MessageFns<RunCounts> = {
     message.succeeded = object.succeeded ?? 0;
     message.failed = object.failed ?? 0;
     message.skipped = object.skipped ?? 0;
+    return message;
+  },
+};
+
+function createBaseRunItem(): RunItem {
+  return { profileId: "", status: 0, reason: "", creditsCharged: 0 };
+}
+
+export const RunItem: MessageFns<RunItem> = {
+  encode(message: RunItem, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.profileId !== "") {
+      writer.uint32(10).string(message.profileId);
+    }
+    if (message.status !== 0) {
+      writer.uint32(16).int32(message.status);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    if (message.creditsCharged !== 0) {
+      writer.uint32(32).uint64(message.creditsCharged);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RunItem {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRunItem();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.profileId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.creditsCharged = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RunItem {
+    return {
+      profileId: isSet(object.profileId)
+        ? globalThis.String(object.profileId)
+        : isSet(object.profile_id)
+        ? globalThis.String(object.profile_id)
+        : "",
+      status: isSet(object.status) ? runItemStatusFromJSON(object.status) : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      creditsCharged: isSet(object.creditsCharged)
+        ? globalThis.Number(object.creditsCharged)
+        : isSet(object.credits_charged)
+        ? globalThis.Number(object.credits_charged)
+        : 0,
+    };
+  },
+
+  toJSON(message: RunItem): unknown {
+    const obj: any = {};
+    if (message.profileId !== "") {
+      obj.profileId = message.profileId;
+    }
+    if (message.status !== 0) {
+      obj.status = runItemStatusToJSON(message.status);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.creditsCharged !== 0) {
+      obj.creditsCharged = Math.round(message.creditsCharged);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RunItem>): RunItem {
+    return RunItem.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RunItem>): RunItem {
+    const message = createBaseRunItem();
+    message.profileId = object.profileId ?? "";
+    message.status = object.status ?? 0;
+    message.reason = object.reason ?? "";
+    message.creditsCharged = object.creditsCharged ?? 0;
     return message;
   },
 };
@@ -1182,7 +1383,7 @@ export const StartSelfRunResponse: MessageFns<StartSelfRunResponse> = {
 };
 
 function createBaseGetRunRequest(): GetRunRequest {
-  return { runId: "", communityId: "" };
+  return { runId: "", communityId: "", itemsAfter: "" };
 }
 
 export const GetRunRequest: MessageFns<GetRunRequest> = {
@@ -1192,6 +1393,9 @@ export const GetRunRequest: MessageFns<GetRunRequest> = {
     }
     if (message.communityId !== "") {
       writer.uint32(18).string(message.communityId);
+    }
+    if (message.itemsAfter !== "") {
+      writer.uint32(26).string(message.itemsAfter);
     }
     return writer;
   },
@@ -1225,6 +1429,14 @@ export const GetRunRequest: MessageFns<GetRunRequest> = {
             message.communityId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.itemsAfter = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1249,6 +1461,11 @@ export const GetRunRequest: MessageFns<GetRunRequest> = {
         : isSet(object.community_id)
         ? globalThis.String(object.community_id)
         : "",
+      itemsAfter: isSet(object.itemsAfter)
+        ? globalThis.String(object.itemsAfter)
+        : isSet(object.items_after)
+        ? globalThis.String(object.items_after)
+        : "",
     };
   },
 
@@ -1260,6 +1477,9 @@ export const GetRunRequest: MessageFns<GetRunRequest> = {
     if (message.communityId !== "") {
       obj.communityId = message.communityId;
     }
+    if (message.itemsAfter !== "") {
+      obj.itemsAfter = message.itemsAfter;
+    }
     return obj;
   },
 
@@ -1270,18 +1490,25 @@ export const GetRunRequest: MessageFns<GetRunRequest> = {
     const message = createBaseGetRunRequest();
     message.runId = object.runId ?? "";
     message.communityId = object.communityId ?? "";
+    message.itemsAfter = object.itemsAfter ?? "";
     return message;
   },
 };
 
 function createBaseGetRunResponse(): GetRunResponse {
-  return { run: undefined };
+  return { run: undefined, items: [], nextItemsAfter: "" };
 }
 
 export const GetRunResponse: MessageFns<GetRunResponse> = {
   encode(message: GetRunResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.run !== undefined) {
       Run.encode(message.run, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.items) {
+      RunItem.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.nextItemsAfter !== "") {
+      writer.uint32(26).string(message.nextItemsAfter);
     }
     return writer;
   },
@@ -1307,6 +1534,22 @@ export const GetRunResponse: MessageFns<GetRunResponse> = {
             message.run = Run.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.items.push(RunItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.nextItemsAfter = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1320,13 +1563,27 @@ export const GetRunResponse: MessageFns<GetRunResponse> = {
   },
 
   fromJSON(object: any): GetRunResponse {
-    return { run: isSet(object.run) ? Run.fromJSON(object.run) : undefined };
+    return {
+      run: isSet(object.run) ? Run.fromJSON(object.run) : undefined,
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => RunItem.fromJSON(e)) : [],
+      nextItemsAfter: isSet(object.nextItemsAfter)
+        ? globalThis.String(object.nextItemsAfter)
+        : isSet(object.next_items_after)
+        ? globalThis.String(object.next_items_after)
+        : "",
+    };
   },
 
   toJSON(message: GetRunResponse): unknown {
     const obj: any = {};
     if (message.run !== undefined) {
       obj.run = Run.toJSON(message.run);
+    }
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => RunItem.toJSON(e));
+    }
+    if (message.nextItemsAfter !== "") {
+      obj.nextItemsAfter = message.nextItemsAfter;
     }
     return obj;
   },
@@ -1337,6 +1594,8 @@ export const GetRunResponse: MessageFns<GetRunResponse> = {
   fromPartial(object: DeepPartial<GetRunResponse>): GetRunResponse {
     const message = createBaseGetRunResponse();
     message.run = (object.run !== undefined && object.run !== null) ? Run.fromPartial(object.run) : undefined;
+    message.items = object.items?.map((e) => RunItem.fromPartial(e)) || [];
+    message.nextItemsAfter = object.nextItemsAfter ?? "";
     return message;
   },
 };
@@ -1605,6 +1864,127 @@ export const GetMemberEnrichmentResponse: MessageFns<GetMemberEnrichmentResponse
   },
   fromPartial(object: DeepPartial<GetMemberEnrichmentResponse>): GetMemberEnrichmentResponse {
     const message = createBaseGetMemberEnrichmentResponse();
+    message.enrichment = (object.enrichment !== undefined && object.enrichment !== null)
+      ? MemberEnrichment.fromPartial(object.enrichment)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetOwnEnrichmentRequest(): GetOwnEnrichmentRequest {
+  return {};
+}
+
+export const GetOwnEnrichmentRequest: MessageFns<GetOwnEnrichmentRequest> = {
+  encode(_: GetOwnEnrichmentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOwnEnrichmentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOwnEnrichmentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetOwnEnrichmentRequest {
+    return {};
+  },
+
+  toJSON(_: GetOwnEnrichmentRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetOwnEnrichmentRequest>): GetOwnEnrichmentRequest {
+    return GetOwnEnrichmentRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<GetOwnEnrichmentRequest>): GetOwnEnrichmentRequest {
+    const message = createBaseGetOwnEnrichmentRequest();
+    return message;
+  },
+};
+
+function createBaseGetOwnEnrichmentResponse(): GetOwnEnrichmentResponse {
+  return { enrichment: undefined };
+}
+
+export const GetOwnEnrichmentResponse: MessageFns<GetOwnEnrichmentResponse> = {
+  encode(message: GetOwnEnrichmentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.enrichment !== undefined) {
+      MemberEnrichment.encode(message.enrichment, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOwnEnrichmentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOwnEnrichmentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.enrichment = MemberEnrichment.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOwnEnrichmentResponse {
+    return { enrichment: isSet(object.enrichment) ? MemberEnrichment.fromJSON(object.enrichment) : undefined };
+  },
+
+  toJSON(message: GetOwnEnrichmentResponse): unknown {
+    const obj: any = {};
+    if (message.enrichment !== undefined) {
+      obj.enrichment = MemberEnrichment.toJSON(message.enrichment);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetOwnEnrichmentResponse>): GetOwnEnrichmentResponse {
+    return GetOwnEnrichmentResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetOwnEnrichmentResponse>): GetOwnEnrichmentResponse {
+    const message = createBaseGetOwnEnrichmentResponse();
     message.enrichment = (object.enrichment !== undefined && object.enrichment !== null)
       ? MemberEnrichment.fromPartial(object.enrichment)
       : undefined;
@@ -2066,6 +2446,15 @@ export const EnrichmentServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** The caller's own (self-enrichment) data, shown on their profile record. */
+    getOwnEnrichment: {
+      name: "GetOwnEnrichment",
+      requestType: GetOwnEnrichmentRequest as typeof GetOwnEnrichmentRequest,
+      requestStream: false,
+      responseType: GetOwnEnrichmentResponse as typeof GetOwnEnrichmentResponse,
+      responseStream: false,
+      options: {},
+    },
     /** When each of a page of people was last enriched in one community (a roster page, one call). */
     listEnrichedAt: {
       name: "ListEnrichedAt",
@@ -2102,6 +2491,11 @@ export interface EnrichmentServiceImplementation<CallContextExt = {}> {
     request: GetMemberEnrichmentRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<GetMemberEnrichmentResponse>>;
+  /** The caller's own (self-enrichment) data, shown on their profile record. */
+  getOwnEnrichment(
+    request: GetOwnEnrichmentRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<GetOwnEnrichmentResponse>>;
   /** When each of a page of people was last enriched in one community (a roster page, one call). */
   listEnrichedAt(
     request: ListEnrichedAtRequest,
@@ -2129,6 +2523,11 @@ export interface EnrichmentServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<GetMemberEnrichmentRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<GetMemberEnrichmentResponse>;
+  /** The caller's own (self-enrichment) data, shown on their profile record. */
+  getOwnEnrichment(
+    request: DeepPartial<GetOwnEnrichmentRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<GetOwnEnrichmentResponse>;
   /** When each of a page of people was last enriched in one community (a roster page, one call). */
   listEnrichedAt(
     request: DeepPartial<ListEnrichedAtRequest>,

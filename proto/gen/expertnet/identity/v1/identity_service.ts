@@ -79,6 +79,13 @@ export interface AuthenticateRequest {
   apiKey: string;
   /** An OAuth access token: a JWT naming a live grant (docs/OAUTH.md). */
   accessToken: string;
+  /**
+   * The protected resource (RFC 8707) the edge serves this request for: the access token's `aud`
+   * must name it. Empty: the REST API (OAUTH_AUDIENCE). Identity accepts only the resources it is
+   * configured with (OAUTH_AUDIENCE, the MCP resource URL) and refuses the token for any other.
+   * Ignored for an API key, which has no audience.
+   */
+  resource: string;
 }
 
 export interface AuthenticateResponse {
@@ -293,6 +300,12 @@ export interface IssueAccessTokenRequest {
   ttlSeconds: number;
   /** Per-minute rate asked for; 0 means the default (60). */
   requestedRate: number;
+  /**
+   * The protected resource (RFC 8707) the token is for, signed as its `aud`. Empty: the REST API
+   * (OAUTH_AUDIENCE). Only the resources identity serves are issued (OAUTH_AUDIENCE, the MCP
+   * resource URL); any other is invalid_request.
+   */
+  resource: string;
 }
 
 export interface IssueAccessTokenResponse {
@@ -998,7 +1011,7 @@ export const ApiKey: MessageFns<ApiKey> = {
 };
 
 function createBaseAuthenticateRequest(): AuthenticateRequest {
-  return { apiKey: "", accessToken: "" };
+  return { apiKey: "", accessToken: "", resource: "" };
 }
 
 export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
@@ -1008,6 +1021,9 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
     }
     if (message.accessToken !== "") {
       writer.uint32(18).string(message.accessToken);
+    }
+    if (message.resource !== "") {
+      writer.uint32(26).string(message.resource);
     }
     return writer;
   },
@@ -1041,6 +1057,14 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
             message.accessToken = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.resource = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1065,6 +1089,7 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
         : isSet(object.access_token)
         ? globalThis.String(object.access_token)
         : "",
+      resource: isSet(object.resource) ? globalThis.String(object.resource) : "",
     };
   },
 
@@ -1076,6 +1101,9 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
     if (message.accessToken !== "") {
       obj.accessToken = message.accessToken;
     }
+    if (message.resource !== "") {
+      obj.resource = message.resource;
+    }
     return obj;
   },
 
@@ -1086,6 +1114,7 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
     const message = createBaseAuthenticateRequest();
     message.apiKey = object.apiKey ?? "";
     message.accessToken = object.accessToken ?? "";
+    message.resource = object.resource ?? "";
     return message;
   },
 };
@@ -4126,7 +4155,7 @@ export const CreateGrantResponse: MessageFns<CreateGrantResponse> = {
 };
 
 function createBaseIssueAccessTokenRequest(): IssueAccessTokenRequest {
-  return { userId: "", scopes: [], clientId: "", ttlSeconds: 0, requestedRate: 0 };
+  return { userId: "", scopes: [], clientId: "", ttlSeconds: 0, requestedRate: 0, resource: "" };
 }
 
 export const IssueAccessTokenRequest: MessageFns<IssueAccessTokenRequest> = {
@@ -4145,6 +4174,9 @@ export const IssueAccessTokenRequest: MessageFns<IssueAccessTokenRequest> = {
     }
     if (message.requestedRate !== 0) {
       writer.uint32(40).uint32(message.requestedRate);
+    }
+    if (message.resource !== "") {
+      writer.uint32(50).string(message.resource);
     }
     return writer;
   },
@@ -4202,6 +4234,14 @@ export const IssueAccessTokenRequest: MessageFns<IssueAccessTokenRequest> = {
             message.requestedRate = reader.uint32();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.resource = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4237,6 +4277,7 @@ export const IssueAccessTokenRequest: MessageFns<IssueAccessTokenRequest> = {
         : isSet(object.requested_rate)
         ? globalThis.Number(object.requested_rate)
         : 0,
+      resource: isSet(object.resource) ? globalThis.String(object.resource) : "",
     };
   },
 
@@ -4257,6 +4298,9 @@ export const IssueAccessTokenRequest: MessageFns<IssueAccessTokenRequest> = {
     if (message.requestedRate !== 0) {
       obj.requestedRate = Math.round(message.requestedRate);
     }
+    if (message.resource !== "") {
+      obj.resource = message.resource;
+    }
     return obj;
   },
 
@@ -4270,6 +4314,7 @@ export const IssueAccessTokenRequest: MessageFns<IssueAccessTokenRequest> = {
     message.clientId = object.clientId ?? "";
     message.ttlSeconds = object.ttlSeconds ?? 0;
     message.requestedRate = object.requestedRate ?? 0;
+    message.resource = object.resource ?? "";
     return message;
   },
 };

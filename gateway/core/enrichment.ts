@@ -1,0 +1,84 @@
+// Enrichment for the REST and MCP surfaces: start a self-enrichment run, start (or estimate) a
+// community run, and poll either — the enrichment service asked as the caller (it re-checks the
+// scope, write gating, reach, funds and the cooldown). Shapes: docs/API-DECISIONS.md.
+import { fromRemote } from './api-error.js';
+import type { EnrichmentRequest } from './contract/enrichment.js';
+import type { CallerContext, Edge } from './edge.js';
+import { DEPTH_VALUES, runItemView, runView, type RunItemView, type RunView } from './enrichment-view.js';
+
+export interface DryRunView {
+  eligible_count: number;
+  total_members: number;
+  estimated_max_credits_per_profile: number | null;
+  estimated_max_credits: number | null;
+}
+
+export type CommunityRunStartView = RunView & { eligible_count: number };
+
+export type RunPollView = RunView & { items: RunItemView[]; next_items_after: string | null };
+
+export type CommunityStartOutcome = { dryRun: true; estimate: DryRunView } | { dryRun: false; run: CommunityRunStartView };
+
+export async function startSelfEnrichment(edge: Edge, ctx: CallerContext): Promise<RunView> {
+  try {
+    const { run } = await edge.clients.enrichment.startSelfRun({}, await edge.as(ctx));
+    return runView(run);
+  } catch (error) {
+    throw fromRemote(error);
+  }
+}
+
+export async function startCommunityEnrichment(
+  edge: Edge,
+  ctx: CallerContext,
+  communityId: string,
+  input: EnrichmentRequest,
+): Promise<CommunityStartOutcome> {
+  try {
+    const answer = await edge.clients.enrichment.startCommunityRun(
+      {
+        communityId,
+        depth: input.depth ? DEPTH_VALUES[input.depth] : 0,
+        profileIds: input.profile_ids ?? [],
+        joinedSince: input.joined_since,
+        includeAlreadyEnriched: input.include_already_enriched ?? false,
+        workflowKey: input.workflow_key ?? '',
+        dryRun: input.dry_run ?? false,
+      },
+      await edge.as(ctx),
+    );
+    if (answer.estimate) {
+      const e = answer.estimate;
+      return {
+        dryRun: true,
+        estimate: {
+          eligible_count: e.eligibleCount,
+          total_members: e.totalMembers,
+          estimated_max_credits_per_profile: e.estimatedMaxCreditsPerProfile ?? null,
+          estimated_max_credits: e.estimatedMaxCredits ?? null,
+        },
+      };
+    }
+    return { dryRun: false, run: { ...runView(answer.run), eligible_count: answer.eligibleCount } };
+  } catch (error) {
+    throw fromRemote(error);
+  }
+}
+
+/** A run poll: a community's run when communityId is given, else one of the caller's self runs. */
+export async function getEnrichmentRun(
+  edge: Edge,
+  ctx: CallerContext,
+  runId: string,
+  options: { communityId?: string; itemsAfter?: string | undefined } = {},
+): Promise<RunPollView> {
+  try {
+    const answer = await edge.clients.enrichment.getRun(
+      { runId, communityId: options.communityId ?? '', itemsAfter: options.itemsAfter ?? '' },
+      await edge.as(ctx),
+    );
+    return { ...runView(answer.run), items: answer.items.map(runItemView), next_items_after: answer.nextItemsAfter || null };
+  } catch (error) {
+    throw fromRemote(error);
+  }
+}

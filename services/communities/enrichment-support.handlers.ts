@@ -1,0 +1,115 @@
+// What the enrichment service needs from communities for its runs (service principal only; see
+// docs/COMMUNITIES.md "Enrichment support"): the members a community run walks, the search
+// documents of the people a run enriched, and a person's own profile after self-enrichment.
+// The caller-facing checks of a run (scope, write reach, attestation) are the enrichment
+// service's, through AuthorizeWrite; these methods trust the service and check only facts: the
+// community or profile exists, the person is still a member, the identifiers are well formed.
+import { Member, type CommunitiesServiceDefinition } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import { roles } from '../kit/enums.js';
+import { domainError } from '../kit/grpc/errors.js';
+import type { ServiceRegistration } from '../kit/grpc/server.js';
+import { pageOf } from '../kit/paging.js';
+import { NAME_MAX, TEXT_MAX } from './add-members.js';
+import { toProfile } from './community-messages.js';
+import { createEnrichmentSupportRepository, type OwnEnrichmentFields, type ScannedMemberRow } from './enrichment-support.repository.js';
+import type { HandlerContext } from './handler-context.js';
+import { normalizeLinkedinUrl, normalizeOrcid, type Normalized } from './normalize.js';
+import { indexEnrichedMembers, indexProfile } from './search-index.js';
+
+type Handlers = ServiceRegistration<typeof CommunitiesServiceDefinition>['implementation'];
+
+export type EnrichmentSupportMethods = 'scanMembers' | 'indexEnrichedMembers' | 'applyOwnEnrichment';
+
+export const SCAN_PAGE_DEFAULT = 500;
+export const SCAN_PAGE_MAX = 2000;
+
+/** A member for a service: the whole profile and membership (services get the whole record). */
+function toScannedMember(row: ScannedMemberRow, communityId: string): Member {
+  return Member.fromPartial({
+    profile: toProfile(row, 'operator'),
+    membership: {
+      communityId,
+      profileId: row.id,
+      role: roles.toEnum(row.role),
+      joinedAt: row.joined_at.toISOString(),
+      sourceIdentifier: row.source_identifier,
+    },
+  });
+}
+
+/** A trimmed text field: null when empty (leave the stored value), refused when too long. */
+function textField(field: string, value: string, max: number): string | null {
+  const trimmed = value.trim();
+  if (trimmed.length > max) throw domainError('invalid_request', `${field} is longer than ${max} characters`);
+  return trimmed === '' ? null : trimmed;
+}
+
+/** An identifier through its normaliser: null when empty, refused (invalid_request) when malformed. */
+function identifierField(value: string, normalize: (input: string) => Normalized): string | null {
+  if (value.trim() === '') return null;
+  const n = normalize(value);
+  if (!n.ok) throw domainError('invalid_request', n.reason);
+  return n.value;
+}
+
+export function createEnrichmentSupportHandlers(context: HandlerContext): Pick<Handlers, EnrichmentSupportMethods> {
+  const data = createEnrichmentSupportRepository(context.deps.db);
+
+  return {
+    async scanMembers(request) {
+      if (request.pageSize > SCAN_PAGE_MAX) throw domainError('invalid_request', `page_size is at most ${SCAN_PAGE_MAX}`);
+      const limit = request.pageSize || SCAN_PAGE_DEFAULT;
+      if (request.joinedSince !== undefined && Number.isNaN(Date.parse(request.joinedSince))) {
+        throw domainError('invalid_request', 'joined_since is not a valid time');
+      }
+      // Archived communities are scanned too: whether a run may act on one is decided by the
+      // enrichment service's AuthorizeWrite at the start of the run, not page by page.
+      const scan = await data.scanMembers(
+        request.communityId,
+        {
+          profileIds: request.profileIds.length > 0 ? request.profileIds : undefined,
+          joinedSince: request.joinedSince,
+          afterProfileId: request.afterProfileId,
+        },
+        limit + 1,
+      );
+      if (!scan) throw domainError('not_found', `community ${request.communityId} not found`);
+      const page = pageOf(scan.members, limit, (last) => last.id);
+      return {
+        members: page.items.map((row) => toScannedMember(row, request.communityId)),
+        nextAfterProfileId: page.nextPageToken,
+        totalMembers: scan.total,
+      };
+    },
+
+    async indexEnrichedMembers(request, ctx) {
+      if (!(await context.repo.findCommunity(request.communityId))) {
+        throw domainError('not_found', `community ${request.communityId} not found`);
+      }
+      // The last text given for a person wins; people erased since the run read them are left out,
+      // so a late run never puts a document back for someone who is no longer a member.
+      const texts = new Map(request.members.map((m) => [m.profileId, m.enrichmentText]));
+      const profiles = await data.findMemberProfiles(request.communityId, [...texts.keys()]);
+      const enriched = profiles.map((profile) => ({ profile, enrichmentText: texts.get(profile.id)! }));
+      await indexEnrichedMembers(context, request.communityId, enriched, ctx.requestId);
+      return { indexed: enriched.length };
+    },
+
+    async applyOwnEnrichment(request, ctx) {
+      // Everything is validated before anything is written: a bad identifier changes nothing.
+      const fields: OwnEnrichmentFields = {
+        name: textField('name', request.name, NAME_MAX),
+        organization: textField('organization', request.organization, TEXT_MAX),
+        location: textField('location', request.location, TEXT_MAX),
+        orcid: identifierField(request.orcid, normalizeOrcid),
+        linkedin_url: identifierField(request.linkedinUrl, normalizeLinkedinUrl),
+      };
+      const row = await data.applyOwnEnrichment(request.profileId, fields);
+      if (!row) throw domainError('not_found', `profile ${request.profileId} not found`);
+      // The profile is updated whatever happens here; a failure is relayed, and a retry of the
+      // call (idempotent) indexes it again.
+      await indexProfile(context, row.id, ctx.requestId, request.enrichmentText);
+      return { profile: toProfile(row, 'operator') };
+    },
+  };
+}

@@ -1,0 +1,143 @@
+// Starting a community enrichment run (docs/ENRICHMENT.md): the request rules, write gating (asked
+// of communities as the caller), who the run is about, the estimate, and funds before work.
+//
+// Who a run is about: the members matching the filters (`profile_ids`, `joined_since`). Of them,
+// the eligible ones are those this community has not already enriched at the run's depth or a
+// deeper one (any depth for a dry run without depth), unless `include_already_enriched`. Every
+// person named or selected becomes an item: eligible ones pending, the others skipped with the
+// reason (already enriched; not a member), so the poll accounts for each of them.
+import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
+import type { DryRunEstimate, StartCommunityRunRequest } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
+import { callAs } from '../kit/grpc/client.js';
+import { domainError } from '../kit/grpc/errors.js';
+import { newId, requireId } from '../kit/ids.js';
+import { ownerTypes } from '../kit/enums.js';
+import type { ServiceDeps } from '../kit/service-deps.js';
+import type { Depth } from './pipeline/index.js';
+import { chargeOperation } from './run-effects.js';
+import { depthName } from './run-messages.js';
+import { createRunsRepository, DEPTH_ORDER, depthsFrom, type NewItem, type RunRow } from './runs.repository.js';
+
+export const WORKFLOW_KEY = 'smart_enrich';
+export const PROFILE_IDS_MAX = 10_000;
+const SCAN_PAGE = 2000;
+
+type Deps = Pick<ServiceDeps, 'db' | 'clients' | 'signer' | 'deadlineMs'>;
+
+interface RunInput {
+  communityId: string;
+  depth: Depth | undefined;
+  profileIds: string[];
+  joinedSince: string | undefined;
+  includeAlreadyEnriched: boolean;
+  dryRun: boolean;
+}
+
+/** The request rules (the edge's schema refuses the same, first). */
+function runInput(request: StartCommunityRunRequest): RunInput {
+  const communityId = requireId(request.communityId, 'community_id');
+  if (request.workflowKey !== '' && request.workflowKey !== WORKFLOW_KEY) {
+    throw domainError('invalid_request', `workflow_key must be ${WORKFLOW_KEY} (the only workflow offered)`);
+  }
+  const depth = request.depth === 0 ? undefined : depthName(request.depth);
+  if (request.depth !== 0 && !depth) throw domainError('invalid_request', `depth must be one of ${DEPTH_ORDER.join(', ')}`);
+  // Starting needs a priced tier; an estimate without depth only counts people.
+  if (!depth && !request.dryRun) {
+    throw domainError('invalid_request', `depth is required to start a run (${DEPTH_ORDER.join(', ')}); only a dry run may omit it`);
+  }
+  if (request.profileIds.length > PROFILE_IDS_MAX) throw domainError('invalid_request', `profile_ids holds at most ${PROFILE_IDS_MAX} ids`);
+  const profileIds = [...new Set(request.profileIds.map((id) => requireId(id, 'profile_ids[]')))];
+  return { communityId, depth, profileIds, joinedSince: request.joinedSince, includeAlreadyEnriched: request.includeAlreadyEnriched, dryRun: request.dryRun };
+}
+
+interface Selection {
+  totalMembers: number;
+  eligible: string[];
+  items: NewItem[];
+}
+
+async function select(deps: Deps, input: RunInput): Promise<Selection> {
+  const options = await callAs(deps.signer, { kind: 'service', service: 'enrichment' }, undefined, deps.deadlineMs);
+  const members: string[] = [];
+  let totalMembers = 0;
+  let after = '';
+  do {
+    const page = await deps.clients.communities.scanMembers(
+      { communityId: input.communityId, profileIds: input.profileIds, joinedSince: input.joinedSince, afterProfileId: after, pageSize: SCAN_PAGE },
+      options,
+    );
+    for (const m of page.members) if (m.profile) members.push(m.profile.id);
+    totalMembers = page.totalMembers;
+    after = page.nextAfterProfileId;
+  } while (after);
+
+  const repo = createRunsRepository(deps.db);
+  const enriched = input.includeAlreadyEnriched
+    ? new Set<string>()
+    : await repo.enrichedAmong(input.communityId, members, input.depth ? depthsFrom(input.depth) : [...DEPTH_ORDER]);
+  const items: NewItem[] = members.map((id) =>
+    enriched.has(id) ? { profileId: id, skippedBecause: `already enriched by this community at ${input.depth ?? 'some'} depth or deeper` } : { profileId: id },
+  );
+  const found = new Set(members);
+  for (const id of input.profileIds) if (!found.has(id)) items.push({ profileId: id, skippedBecause: 'not a member of this community' });
+  return { totalMembers, eligible: members.filter((id) => !enriched.has(id)), items };
+}
+
+async function rateOf(deps: Deps, depth: Depth | undefined, caller: Caller, requestId: string): Promise<number | undefined> {
+  if (!depth) return undefined;
+  const options = await callAs(deps.signer, { kind: 'caller', caller }, requestId, deps.deadlineMs);
+  const { rates } = await deps.clients.billing.listRates({}, options);
+  return rates.find((r) => r.operation === chargeOperation(depth))?.creditsPerUnit;
+}
+
+export type StartOutcome = { estimate: DryRunEstimate } | { run: RunRow; eligibleCount: number };
+
+export async function startCommunityRun(deps: Deps, caller: Caller, request: StartCommunityRunRequest, requestId: string): Promise<StartOutcome> {
+  const input = runInput(request);
+  const asCaller = await callAs(deps.signer, { kind: 'caller', caller }, requestId, deps.deadlineMs);
+  // Write gating, live: scope and write reach always; an estimate changes nothing, so it needs
+  // neither the API-write attestation nor queues a consent request.
+  await deps.clients.communities.authorizeWrite({ communityId: input.communityId, operation: 'enrichment.start', reachOnly: input.dryRun }, asCaller);
+
+  const selection = await select(deps, input);
+  if (input.dryRun) {
+    const rate = await rateOf(deps, input.depth, caller, requestId);
+    return {
+      estimate: {
+        eligibleCount: selection.eligible.length,
+        totalMembers: selection.totalMembers,
+        estimatedMaxCreditsPerProfile: rate,
+        estimatedMaxCredits: rate === undefined ? undefined : rate * selection.eligible.length,
+      },
+    };
+  }
+
+  const depth = input.depth!;
+  let payer: { type: string; id: string } | null = null;
+  if (selection.eligible.length > 0) {
+    // Funds before work for the whole run (402 naming the payer when enforcement is on); the payer
+    // billing resolves (the community's billing owner) is kept for the per-person charges.
+    const asService = await callAs(deps.signer, { kind: 'service', service: 'enrichment' }, requestId, deps.deadlineMs);
+    const funds = await deps.clients.billing.checkFunds(
+      { operation: chargeOperation(depth), communityId: input.communityId, units: selection.eligible.length, caller },
+      asService,
+    );
+    const resolved = funds.payer?.payer;
+    if (resolved?.id) payer = { type: ownerTypes.toName(resolved.type, 'payer.type'), id: resolved.id };
+  }
+  const run = await deps.db.transaction((tx) =>
+    createRunsRepository(tx).insert(
+      {
+        id: newId('run'),
+        kind: 'community',
+        communityId: input.communityId,
+        credentialId: caller.credentialId,
+        caller: Caller.toJSON(caller),
+        depth,
+        payer,
+      },
+      selection.items,
+    ),
+  );
+  return { run, eligibleCount: selection.eligible.length };
+}

@@ -1,0 +1,240 @@
+// The enrichment run worker (docs/ENRICHMENT.md "Runs"): claims a run with a lease, keeps the lease
+// alive while it works, and enriches the run's pending people a batch at a time. Each person's data
+// and its item's `succeeded` are written in one transaction fenced by the claim; the charge (by a
+// reference unique to the run and person) and the search indexing follow and are recorded on the
+// item, so a crash at any point resumes without re-doing a finished person or charging twice. A
+// background tick takes over runs whose worker died, fails those out of attempts, and settles
+// charges or indexing that did not go through.
+import pLimit from 'p-limit';
+import { readRemoteError } from '../kit/grpc/errors.js';
+import type { Database } from '../kit/db/database.js';
+import type { Logger } from '../kit/logger.js';
+import { metrics } from '../kit/metrics.js';
+import type { CommunityPeer, EnrichmentPipeline, PersonInput } from './pipeline/index.js';
+import type { RunEffects } from './run-effects.js';
+import { createRunsRepository, type RunRow } from './runs.repository.js';
+
+export interface RunWorkerOptions {
+  db: Database;
+  pipeline: EnrichmentPipeline;
+  effects: RunEffects;
+  logger: Logger;
+  /** People of one run enriched at once. */
+  concurrency: number;
+  leaseMs?: number;
+  maxAttempts?: number;
+  tickMs?: number;
+  /** Runs worked at once by this process's background tick. */
+  runsAtOnce?: number;
+}
+
+export const DEFAULT_LEASE_MS = 30_000;
+export const DEFAULT_MAX_ATTEMPTS = 5;
+/** Self-enrichment runs at this tier (the person's own data and their public records). */
+export const SELF_DEPTH = 'standard';
+const BATCH = 100;
+
+/** The claim was taken over by another worker: stop touching the run. */
+class ClaimLost extends Error {}
+/** The item is no longer pending (an erasure skipped it): leave it as it is. */
+class ItemSettled extends Error {}
+
+export function createRunWorker(options: RunWorkerOptions) {
+  const repo = createRunsRepository(options.db);
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const log = options.logger.child({ component: 'enrichment-worker' });
+  const inFlight = new Set<Promise<void>>();
+  let timer: NodeJS.Timeout | undefined;
+  let ticking = false;
+  let stopping = false;
+
+  /** Charges and indexes the succeeded people of a run not yet settled (idempotent; any process). */
+  async function settle(run: RunRow): Promise<void> {
+    for (;;) {
+      const items = await repo.unsettled(run.id, BATCH);
+      if (items.length === 0) return;
+      for (const item of items.filter((i) => !i.charged)) {
+        const credits = run.kind === 'community' ? await options.effects.charge(run, item.profile_id) : 0;
+        await repo.markCharged(run.id, item.profile_id, credits);
+        if (credits > 0) metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'charged' });
+      }
+      const toIndex = items.filter((i) => !i.indexed);
+      if (run.kind === 'community' && toIndex.length > 0) {
+        await options.effects.indexCommunity(run.community_id!, toIndex.map((i) => ({ profileId: i.profile_id, searchText: i.search_text ?? '' })));
+      }
+      // Self runs are indexed when their profile is written (applyOwn), before the item succeeds.
+      await repo.markIndexed(run.id, toIndex.map((i) => i.profile_id));
+    }
+  }
+
+  /** An item write found its item no longer pending: fine when the claim holds (erased), else stop. */
+  async function itemGone(run: RunRow, attempt: number): Promise<void> {
+    if (!(await repo.holds(run.id, attempt))) throw new ClaimLost();
+  }
+
+  async function enrichCommunityPerson(run: RunRow, attempt: number, person: PersonInput | undefined, profileId: string, peers: CommunityPeer[]) {
+    if (!person) {
+      if (await repo.settleItem(run.id, attempt, profileId, 'skipped', 'no longer a member of this community')) {
+        metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'skipped' });
+      } else await itemGone(run, attempt);
+      return;
+    }
+    let result;
+    try {
+      result = await options.pipeline.enrich(person, run.depth, { peers });
+    } catch (err) {
+      log.error({ err, runId: run.id, profileId }, 'enrichment of a person failed');
+      if (await repo.settleItem(run.id, attempt, profileId, 'failed', 'enrichment failed unexpectedly; start a new run to retry')) {
+        metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'failed' });
+      } else await itemGone(run, attempt);
+      return;
+    }
+    // The item first, then the data: an erasure (which skips pending items, then deletes the data)
+    // takes the same locks in the same order, so erased data is never written back.
+    try {
+      await options.db.transaction(async (tx) => {
+        const txRepo = createRunsRepository(tx);
+        if (!(await txRepo.succeedItem(run.id, attempt, profileId, result.searchText))) throw new ItemSettled();
+        await txRepo.upsertMemberEnrichment(run.community_id!, profileId, run.depth, result.data);
+      });
+    } catch (err) {
+      if (err instanceof ItemSettled) return itemGone(run, attempt);
+      throw err;
+    }
+    metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'succeeded' });
+  }
+
+  async function workCommunityRun(run: RunRow, attempt: number, lost: () => boolean): Promise<void> {
+    const communityId = run.community_id!;
+    const peers = run.depth === 'deep' ? await options.effects.peers(communityId) : [];
+    const limit = pLimit(options.concurrency);
+    for (;;) {
+      if (lost() || stopping) throw new ClaimLost();
+      const pending = await repo.pendingItems(run.id, BATCH);
+      if (pending.length === 0) break;
+      const people = await options.effects.members(communityId, pending);
+      // A lost claim or a stopping process pauses the run at the next person.
+      await Promise.all(
+        pending.map((id) => limit(() => (lost() || stopping ? Promise.reject(new ClaimLost()) : enrichCommunityPerson(run, attempt, people.get(id), id, peers)))),
+      );
+      await settle(run);
+    }
+  }
+
+  async function workSelfRun(run: RunRow, attempt: number): Promise<void> {
+    if (!run.metered) {
+      // Metered at start; this catches a start that crashed between storing the run and metering it.
+      try {
+        await repo.markMetered(run.id, await options.effects.meterSelf(run));
+      } catch (err) {
+        const remote = readRemoteError(err);
+        if (!remote?.code) throw err;
+        if (!(await repo.settleItem(run.id, attempt, run.profile_id!, 'failed', remote.message))) throw new ClaimLost();
+        return;
+      }
+    }
+    const [profileId] = await repo.pendingItems(run.id, 1);
+    if (!profileId) return;
+    const person = await options.effects.profile(profileId);
+    if (!person) {
+      if (!(await repo.settleItem(run.id, attempt, profileId, 'failed', 'the profile no longer exists'))) throw new ClaimLost();
+      return;
+    }
+    const result = await options.pipeline.enrich(person, SELF_DEPTH);
+    // The profile and its public document first (idempotent); then data and item together.
+    await options.effects.applyOwn(profileId, result.normalized, result.searchText);
+    await options.db.transaction(async (tx) => {
+      const txRepo = createRunsRepository(tx);
+      if (!(await txRepo.succeedItem(run.id, attempt, profileId, result.searchText))) throw new ClaimLost();
+      await txRepo.upsertSelfEnrichment(run.user_id!, profileId, SELF_DEPTH, result.data);
+      await txRepo.markIndexed(run.id, [profileId]);
+    });
+    metrics.enrichmentProfiles.inc({ depth: SELF_DEPTH, outcome: 'succeeded' });
+  }
+
+  /** Works a claimed run to its end, or until its claim is lost or the process stops. */
+  async function work(run: RunRow): Promise<void> {
+    const attempt = run.attempts;
+    let lost = false;
+    const beat = setInterval(() => {
+      repo.heartbeat(run.id, attempt, leaseMs).then(
+        (held) => {
+          if (!held) lost = true;
+        },
+        (err: unknown) => log.warn({ err, runId: run.id }, 'enrichment lease heartbeat failed'),
+      );
+    }, Math.max(50, Math.floor(leaseMs / 3)));
+    beat.unref();
+    try {
+      if (run.kind === 'community') await workCommunityRun(run, attempt, () => lost);
+      else await workSelfRun(run, attempt);
+      await settle(run);
+      const counts = await repo.counts(run.id);
+      const allFailed = counts.succeeded === 0 && counts.failed > 0;
+      const finished = await repo.finish(run.id, attempt, allFailed ? 'failed' : 'succeeded', allFailed ? 'no person could be enriched' : null);
+      if (finished) {
+        metrics.enrichmentRunsFinished.inc({ kind: run.kind, outcome: finished.status });
+        log.info({ runId: run.id, kind: run.kind, status: finished.status, ...counts }, 'enrichment run finished');
+      }
+    } catch (err) {
+      // Left running: the lease runs out and another claim (here or elsewhere) resumes the run. A
+      // process that is stopping hands its lease back, so another replica resumes it at once.
+      if (err instanceof ClaimLost) log.warn({ runId: run.id, attempt, stopping }, 'enrichment run paused: claim lost or stopping');
+      else log.error({ err, runId: run.id, attempt }, 'enrichment run interrupted; it resumes after its lease');
+      if (stopping) await repo.release(run.id, attempt).catch((e: unknown) => log.warn({ err: e, runId: run.id }, 'lease not handed back'));
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  function track(p: Promise<void>): Promise<void> {
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
+    return p;
+  }
+
+  /** Claims this run (or the oldest claimable one) and works it; false when nothing was claimed. */
+  async function claimAndWork(id?: string): Promise<boolean> {
+    if (stopping) return false;
+    const run = await repo.claim(leaseMs, maxAttempts, id);
+    if (!run) return false;
+    void track(work(run));
+    return true;
+  }
+
+  async function tick(): Promise<void> {
+    if (ticking || stopping) return;
+    ticking = true;
+    try {
+      const failed = await repo.giveUpAbandoned(maxAttempts);
+      if (failed.length > 0) log.warn({ runIds: failed }, 'enrichment runs failed after their last attempt');
+      for (const run of await repo.finishedUnsettled(5)) await settle(run);
+      while (inFlight.size < (options.runsAtOnce ?? 2) && (await claimAndWork())) {
+        // Claimed one; try for another.
+      }
+    } catch (err) {
+      log.error({ err }, 'enrichment worker tick failed');
+    } finally {
+      ticking = false;
+    }
+  }
+
+  return {
+    claimAndWork,
+    tick,
+    start() {
+      timer ??= setInterval(() => void tick(), options.tickMs ?? 1000);
+      timer.unref();
+    },
+    /** Stops claiming and pauses running runs at the next person; they resume after their lease. */
+    async stop(waitMs = 5000): Promise<void> {
+      stopping = true;
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await Promise.race([Promise.allSettled([...inFlight]), new Promise((r) => setTimeout(r, waitMs).unref())]);
+    },
+  };
+}
+
+export type RunWorker = ReturnType<typeof createRunWorker>;

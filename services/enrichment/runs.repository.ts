@@ -1,0 +1,317 @@
+// SQL for enrichment runs, their items and the enrichment data they write. Nothing else: the
+// rules live in the handlers and the worker.
+//
+// Claiming works as for search jobs: a run is claimable while queued, or while running with an
+// expired lease (its worker died). A claim bumps `attempts`, the fencing token of that claim:
+// heartbeats, item results and the final status are written only `WHERE attempts = <token>`.
+import type { Queryable } from '../kit/db/database.js';
+import type { Depth } from './pipeline/index.js';
+
+export type RunKind = 'self' | 'community';
+export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+export type ItemStatus = 'pending' | 'succeeded' | 'failed' | 'skipped';
+
+export interface RunRow {
+  id: string;
+  kind: RunKind;
+  community_id: string | null;
+  user_id: string | null;
+  profile_id: string | null;
+  credential_id: string;
+  caller: unknown;
+  depth: Depth;
+  payer_type: string | null;
+  payer_id: string | null;
+  status: RunStatus;
+  error: string | null;
+  metered: boolean;
+  metered_credits: number;
+  attempts: number;
+  lease_until: Date | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface ItemRow {
+  run_id: string;
+  profile_id: string;
+  status: ItemStatus;
+  reason: string | null;
+  credits_charged: number;
+  charged: boolean;
+  indexed: boolean;
+  search_text: string | null;
+}
+
+export interface RunCounts {
+  total: number;
+  succeeded: number;
+  failed: number;
+  skipped: number;
+  credits: number;
+}
+
+export interface NewRun {
+  id: string;
+  kind: RunKind;
+  communityId?: string;
+  userId?: string;
+  profileId?: string;
+  credentialId: string;
+  caller: unknown;
+  depth: Depth;
+  payer: { type: string; id: string } | null;
+}
+
+/** A person of a new run: pending, or skipped from the start with its reason. */
+export interface NewItem {
+  profileId: string;
+  skippedBecause?: string;
+}
+
+export const DEPTH_ORDER: readonly Depth[] = ['quick', 'standard', 'deep'];
+
+/** Depths at least as deep as this one (a person enriched at one of them is "already enriched"). */
+export function depthsFrom(depth: Depth): Depth[] {
+  return DEPTH_ORDER.slice(DEPTH_ORDER.indexOf(depth));
+}
+
+export function createRunsRepository(db: Queryable) {
+  return {
+    /** Inserts a run and its items (call inside a transaction). */
+    async insert(run: NewRun, items: NewItem[]): Promise<RunRow> {
+      const rows = await db.query<RunRow>(
+        `INSERT INTO enrichment.runs (id, kind, community_id, user_id, profile_id, credential_id, caller, depth, payer_type, payer_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10) RETURNING *`,
+        [run.id, run.kind, run.communityId ?? null, run.userId ?? null, run.profileId ?? null, run.credentialId,
+          JSON.stringify(run.caller), run.depth, run.payer?.type ?? null, run.payer?.id ?? null],
+      );
+      // One statement per 1000 people: a 10k-member run is inserted in ten round trips.
+      for (let i = 0; i < items.length; i += 1000) {
+        const chunk = items.slice(i, i + 1000);
+        await db.query(
+          `INSERT INTO enrichment.run_items (run_id, profile_id, status, reason, finished_at)
+           SELECT $1, p, CASE WHEN r IS NULL THEN 'pending' ELSE 'skipped' END, r, CASE WHEN r IS NULL THEN NULL ELSE now() END
+             FROM unnest($2::text[], $3::text[]) AS t(p, r)`,
+          [run.id, chunk.map((it) => it.profileId), chunk.map((it) => it.skippedBecause ?? null)],
+        );
+      }
+      return rows[0]!;
+    },
+
+    async remove(id: string): Promise<void> {
+      await db.query('DELETE FROM enrichment.runs WHERE id = $1', [id]);
+    },
+
+    async find(id: string): Promise<RunRow | undefined> {
+      return (await db.query<RunRow>('SELECT * FROM enrichment.runs WHERE id = $1', [id]))[0];
+    },
+
+    async counts(id: string): Promise<RunCounts> {
+      const rows = await db.query<{ status: ItemStatus; n: number; credits: number }>(
+        `SELECT status, count(*)::int8 AS n, coalesce(sum(credits_charged), 0)::int8 AS credits
+           FROM enrichment.run_items WHERE run_id = $1 GROUP BY status`,
+        [id],
+      );
+      const counts: RunCounts = { total: 0, succeeded: 0, failed: 0, skipped: 0, credits: 0 };
+      for (const r of rows) {
+        counts.total += Number(r.n);
+        counts.credits += Number(r.credits);
+        if (r.status !== 'pending') counts[r.status] += Number(r.n);
+      }
+      return counts;
+    },
+
+    /** A page of a run's items in profile id order, after `after` (empty: from the start). */
+    async items(id: string, after: string, limit: number): Promise<ItemRow[]> {
+      return db.query<ItemRow>(
+        'SELECT * FROM enrichment.run_items WHERE run_id = $1 AND profile_id > $2 ORDER BY profile_id LIMIT $3',
+        [id, after, limit],
+      );
+    },
+
+    /** Runs waiting for a worker or being worked on (the queue depth). */
+    async countOpen(): Promise<number> {
+      const rows = await db.query<{ n: number }>(`SELECT count(*)::int8 AS n FROM enrichment.runs WHERE status IN ('queued', 'running')`);
+      return Number(rows[0]?.n ?? 0);
+    },
+
+    /** Claims this run, or the oldest claimable one, for leaseMs; undefined when none (or held elsewhere). */
+    async claim(leaseMs: number, maxAttempts: number, id?: string): Promise<RunRow | undefined> {
+      const rows = await db.query<RunRow>(
+        `UPDATE enrichment.runs r
+            SET status = 'running', attempts = r.attempts + 1, lease_until = now() + ($1::int * interval '1 millisecond'),
+                started_at = coalesce(r.started_at, now())
+          WHERE r.id = (
+                SELECT id FROM enrichment.runs
+                 WHERE (status = 'queued' OR (status = 'running' AND lease_until < now()))
+                   AND attempts < $2 AND ($3::text IS NULL OR id = $3::text)
+                 ORDER BY created_at
+                 LIMIT 1
+                   FOR UPDATE SKIP LOCKED)
+        RETURNING r.*`,
+        [leaseMs, maxAttempts, id ?? null],
+      );
+      return rows[0];
+    },
+
+    /** Extends the lease of this claim; false when the claim was lost. */
+    async heartbeat(id: string, attempt: number, leaseMs: number): Promise<boolean> {
+      const rows = await db.query(
+        `UPDATE enrichment.runs SET lease_until = now() + ($3::int * interval '1 millisecond')
+          WHERE id = $1 AND status = 'running' AND attempts = $2 RETURNING id`,
+        [id, attempt, leaseMs],
+      );
+      return rows.length === 1;
+    },
+
+    /** Hands the lease of this claim back (a stopping process): the run is claimable at once. */
+    async release(id: string, attempt: number): Promise<void> {
+      await db.query(`UPDATE enrichment.runs SET lease_until = now() WHERE id = $1 AND attempts = $2 AND status = 'running'`, [id, attempt]);
+    },
+
+    /** Whether this claim still holds the run. */
+    async holds(id: string, attempt: number): Promise<boolean> {
+      const rows = await db.query(`SELECT 1 FROM enrichment.runs WHERE id = $1 AND attempts = $2 AND status = 'running'`, [id, attempt]);
+      return rows.length === 1;
+    },
+
+    /** Running runs whose worker died on their last allowed attempt: failed, their open items too. */
+    async giveUpAbandoned(maxAttempts: number): Promise<string[]> {
+      const rows = await db.query<{ id: string }>(
+        `UPDATE enrichment.runs
+            SET status = 'failed', error = 'the enrichment worker stopped too many times', lease_until = NULL, finished_at = now()
+          WHERE status = 'running' AND lease_until < now() AND attempts >= $1
+        RETURNING id`,
+        [maxAttempts],
+      );
+      const ids = rows.map((r) => r.id);
+      if (ids.length > 0) {
+        await db.query(
+          `UPDATE enrichment.run_items SET status = 'failed', reason = 'the run stopped before reaching this person', finished_at = now()
+            WHERE run_id = ANY($1::text[]) AND status = 'pending'`,
+          [ids],
+        );
+      }
+      return ids;
+    },
+
+    async pendingItems(id: string, limit: number): Promise<string[]> {
+      const rows = await db.query<{ profile_id: string }>(
+        `SELECT profile_id FROM enrichment.run_items WHERE run_id = $1 AND status = 'pending' ORDER BY profile_id LIMIT $2`,
+        [id, limit],
+      );
+      return rows.map((r) => r.profile_id);
+    },
+
+    /** Ends a pending item of this claim (failed or skipped); false when the claim was lost. */
+    async settleItem(runId: string, attempt: number, profileId: string, status: 'failed' | 'skipped', reason: string): Promise<boolean> {
+      const rows = await db.query(
+        `UPDATE enrichment.run_items i SET status = $4, reason = $5, finished_at = now()
+          WHERE i.run_id = $1 AND i.profile_id = $3 AND i.status = 'pending'
+            AND EXISTS (SELECT 1 FROM enrichment.runs r WHERE r.id = $1 AND r.attempts = $2 AND r.status = 'running')
+        RETURNING i.profile_id`,
+        [runId, attempt, profileId, status, reason],
+      );
+      return rows.length === 1;
+    },
+
+    /** Marks a pending item succeeded for this claim (inside the transaction writing its data). */
+    async succeedItem(runId: string, attempt: number, profileId: string, searchText: string): Promise<boolean> {
+      const rows = await db.query(
+        `UPDATE enrichment.run_items i SET status = 'succeeded', search_text = $4, finished_at = now()
+          WHERE i.run_id = $1 AND i.profile_id = $3 AND i.status = 'pending'
+            AND EXISTS (SELECT 1 FROM enrichment.runs r WHERE r.id = $1 AND r.attempts = $2 AND r.status = 'running')
+        RETURNING i.profile_id`,
+        [runId, attempt, profileId, searchText],
+      );
+      return rows.length === 1;
+    },
+
+    /** Succeeded items whose charge or search indexing is not recorded yet. */
+    async unsettled(runId: string, limit: number): Promise<ItemRow[]> {
+      return db.query<ItemRow>(
+        `SELECT * FROM enrichment.run_items WHERE run_id = $1 AND status = 'succeeded' AND (NOT charged OR NOT indexed)
+          ORDER BY profile_id LIMIT $2`,
+        [runId, limit],
+      );
+    },
+
+    /** Runs already finished that still have people to charge or index (a billing or search outage). */
+    async finishedUnsettled(limit: number): Promise<RunRow[]> {
+      return db.query<RunRow>(
+        `SELECT r.* FROM enrichment.runs r
+          WHERE r.status IN ('succeeded', 'failed')
+            AND EXISTS (SELECT 1 FROM enrichment.run_items i
+                         WHERE i.run_id = r.id AND i.status = 'succeeded' AND (NOT i.charged OR NOT i.indexed))
+          ORDER BY r.finished_at LIMIT $1`,
+        [limit],
+      );
+    },
+
+    async markCharged(runId: string, profileId: string, credits: number): Promise<void> {
+      await db.query('UPDATE enrichment.run_items SET charged = true, credits_charged = $3 WHERE run_id = $1 AND profile_id = $2', [
+        runId,
+        profileId,
+        credits,
+      ]);
+    },
+
+    async markIndexed(runId: string, profileIds: string[]): Promise<void> {
+      await db.query('UPDATE enrichment.run_items SET indexed = true WHERE run_id = $1 AND profile_id = ANY($2::text[])', [runId, profileIds]);
+    },
+
+    async markMetered(runId: string, credits: number): Promise<void> {
+      await db.query('UPDATE enrichment.runs SET metered = true, metered_credits = $2 WHERE id = $1', [runId, credits]);
+    },
+
+    /** The final status of this claim; undefined when the claim was lost. */
+    async finish(id: string, attempt: number, status: 'succeeded' | 'failed', error: string | null): Promise<RunRow | undefined> {
+      const rows = await db.query<RunRow>(
+        `UPDATE enrichment.runs SET status = $3, error = $4, lease_until = NULL, finished_at = now()
+          WHERE id = $1 AND attempts = $2 AND status = 'running' RETURNING *`,
+        [id, attempt, status, error],
+      );
+      return rows[0];
+    },
+
+    /** Of these members, those this community already enriched at one of these depths. */
+    async enrichedAmong(communityId: string, profileIds: string[], depths: Depth[]): Promise<Set<string>> {
+      if (profileIds.length === 0) return new Set();
+      const rows = await db.query<{ profile_id: string }>(
+        `SELECT profile_id FROM enrichment.member_enrichment
+          WHERE community_id = $1 AND profile_id = ANY($2::text[]) AND depth = ANY($3::text[])`,
+        [communityId, profileIds, depths],
+      );
+      return new Set(rows.map((r) => r.profile_id));
+    },
+
+    async upsertMemberEnrichment(communityId: string, profileId: string, depth: Depth, data: unknown): Promise<void> {
+      await db.query(
+        `INSERT INTO enrichment.member_enrichment (community_id, profile_id, depth, data, enriched_at)
+         VALUES ($1, $2, $3, $4::jsonb, now())
+         ON CONFLICT (community_id, profile_id) DO UPDATE SET depth = EXCLUDED.depth, data = EXCLUDED.data, enriched_at = now()`,
+        [communityId, profileId, depth, JSON.stringify(data)],
+      );
+    },
+
+    async upsertSelfEnrichment(userId: string, profileId: string, depth: Depth, data: unknown): Promise<void> {
+      await db.query(
+        `INSERT INTO enrichment.self_enrichment (user_id, profile_id, depth, data, enriched_at)
+         VALUES ($1, $2, $3, $4::jsonb, now())
+         ON CONFLICT (user_id) DO UPDATE SET profile_id = EXCLUDED.profile_id, depth = EXCLUDED.depth, data = EXCLUDED.data, enriched_at = now()`,
+        [userId, profileId, depth, JSON.stringify(data)],
+      );
+    },
+
+    async selfEnrichment(userId: string): Promise<{ depth: Depth; data: unknown; enriched_at: Date } | undefined> {
+      return (await db.query<{ depth: Depth; data: unknown; enriched_at: Date }>(
+        'SELECT depth, data, enriched_at FROM enrichment.self_enrichment WHERE user_id = $1',
+        [userId],
+      ))[0];
+    },
+  };
+}
+
+export type RunsRepository = ReturnType<typeof createRunsRepository>;
