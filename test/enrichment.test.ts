@@ -15,7 +15,7 @@ import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const k = {
   owner: liveKey(), read: liveKey(), poller: liveKey(), outsider: liveKey(), closed: liveKey(), jit: liveKey(),
-  selfPaid: liveKey(), selfFree: liveKey(), selfRead: liveKey(), legacy: liveKey(), selfOther: liveKey(), search: liveKey(), noProfile: liveKey(),
+  selfPaid: liveKey(), selfFree: liveKey(), selfRead: liveKey(), legacy: liveKey(), selfOther: liveKey(), search: liveKey(), noProfile: liveKey(), cadmin: liveKey(), plain: liveKey(),
 };
 const rate = { requested_rate: 6000 };
 const ENRICH = ['enrich:write', 'enrich:read', 'profile:read'];
@@ -35,6 +35,8 @@ const seed: SeedInput = {
     { id: 'u_jit', email: 'jit@example.org', name: 'JIT Owner', jit_consent: true },
     { id: 'u_paid', email: 'paid@example.org', name: 'Paid Person', plan: 'paid' },
     { id: 'u_free', email: 'free@example.org', name: 'Free Person' },
+    { id: 'u_cadmin', email: 'cadmin@example.org', name: 'Community Admin' },
+    { id: 'u_plain', email: 'plain@example.org', name: 'Plain Member' },
   ],
   organizations: [{ id: 'o_lab', name: 'Lab', members: [{ user: 'u_owner', role: 'owner' }] }],
   communities: [
@@ -55,12 +57,16 @@ const seed: SeedInput = {
     { id: 'p_paid', user: 'u_paid', name: 'paid person', headline: 'Data scientist', bio: 'Builds forecasting models.', public: true },
     { id: 'p_free', user: 'u_free', name: 'Free Person', headline: 'Chemist' },
     { id: 'p_closed', name: 'Closed Member' },
+    { id: 'p_cadmin', user: 'u_cadmin', name: 'Community Admin' },
+    { id: 'p_plain', user: 'u_plain', name: 'Plain Member' },
     { id: 'p_jit', name: 'JIT Member' },
   ],
   memberships: [
     ...people.map((p, i) => ({ community: 'c_lab', profile: p.id, role: 'member' as const, joined_at: `2026-0${1 + (i % 6)}-15T00:00:00Z` })),
     { community: 'c_lab', profile: 'p_researcher', role: 'member', joined_at: '2026-06-20T00:00:00Z' },
     { community: 'c_other', profile: 'p_m00', role: 'member' },
+    { community: 'c_other', profile: 'p_cadmin', role: 'admin' },
+    { community: 'c_other', profile: 'p_plain', role: 'member' },
     { community: 'c_closed', profile: 'p_closed', role: 'member' },
     { community: 'c_jit', profile: 'p_jit', role: 'member' },
   ],
@@ -79,6 +85,8 @@ const seed: SeedInput = {
     { id: 'k_self_paid', secret: k.selfPaid, owner: { user: 'u_paid' }, scopes: ['self:enrich', 'profile:read'], ...rate },
     { id: 'k_self_free', secret: k.selfFree, owner: { user: 'u_free' }, scopes: ['self:enrich', 'profile:read'], ...rate },
     { id: 'k_self_read', secret: k.selfRead, owner: { user: 'u_paid' }, scopes: ['profile:read'], ...rate },
+    { id: 'k_cadmin', secret: k.cadmin, owner: { user: 'u_cadmin' }, scopes: ENRICH, ...rate },
+    { id: 'k_plain', secret: k.plain, owner: { user: 'u_plain' }, scopes: ENRICH, ...rate },
     { id: 'k_no_profile', secret: k.noProfile, owner: { user: 'u_outsider' }, scopes: ['self:enrich'], ...rate },
     { id: 'k_self_other', secret: k.selfOther, owner: { user: 'u_owner' }, scopes: ['self:enrich'], ...rate },
     { id: 'k_legacy', secret: k.legacy, owner: { organization: 'o_lab' }, scopes: ['self:enrich', ...ENRICH], ...rate },
@@ -183,6 +191,17 @@ describe.each(storeNames())('enrichment on %s', (store) => {
       expect(await consentRequests('c_jit')).toHaveLength(1);
     });
 
+    it('a community admin (personal key) may start a run, charged to the community’s billing owner; a plain member may not', async () => {
+      expect((await enrich(k.plain, 'c_other', { depth: 'quick', dry_run: true })).status).toBe(403);
+      expect((await enrich(k.plain, 'c_other', { depth: 'quick' })).status).toBe(403);
+      const run = await enrich(k.cadmin, 'c_other', { depth: 'quick', profile_ids: ['p_plain'] });
+      expect(run.status, JSON.stringify(run.body)).toBe(202);
+      const done = await until(() => communityPoll(k.cadmin, 'c_other', run.body.run_id));
+      expect(done.body).toMatchObject({ status: 'succeeded', counts: { succeeded: 1 }, credits_charged: 1 });
+      expect((await labCharges(run.body.run_id)).map((c) => c.reference)).toEqual([`enrichment_quick:${run.body.run_id}:p_plain`]);
+      expect(await ledger({ type: OwnerType.OWNER_TYPE_USER, id: 'u_cadmin' }, 'enrichment_')).toEqual([]);
+    });
+
     it('a dry run needs no attestation and queues no consent request', async () => {
       const res = await enrich(k.jit, 'c_jit', { depth: 'deep', dry_run: true });
       expect(res.status).toBe(200);
@@ -193,9 +212,9 @@ describe.each(storeNames())('enrichment on %s', (store) => {
 
   describe('dry runs (200, nothing started, nothing charged)', () => {
     it('without depth: counts, and null estimates', async () => {
-      const res = await enrich(k.owner, 'c_other', { dry_run: true });
+      const res = await enrich(k.owner, 'c_other', { dry_run: true, profile_ids: ['p_m00'] });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ eligible_count: 1, total_members: 1, estimated_max_credits_per_profile: null, estimated_max_credits: null });
+      expect(res.body).toEqual({ eligible_count: 1, total_members: 3, estimated_max_credits_per_profile: null, estimated_max_credits: null });
     });
 
     it.each([
@@ -224,8 +243,17 @@ describe.each(storeNames())('enrichment on %s', (store) => {
       firstRun = await enrich(k.owner, 'c_lab', { depth: 'quick', profile_ids: people.slice(0, 6).map((p) => p.id).concat('p_closed') });
       expect(firstRun.status, JSON.stringify(firstRun.body)).toBe(202);
       const runId = firstRun.body.run_id;
-      expect(firstRun.body).toMatchObject({ kind: 'community', community_id: 'c_lab', depth: 'quick', eligible_count: 6 });
-      expect(['queued', 'running', 'succeeded']).toContain(firstRun.body.status);
+      expect(firstRun.body).toMatchObject({
+        kind: 'community',
+        community_id: 'c_lab',
+        status: 'queued',
+        depth: 'quick',
+        eligible_count: 6,
+        credits_charged: 0,
+        started_at: null,
+        finished_at: null,
+      });
+      expect(Math.abs(Date.parse(firstRun.body.created_at) - Date.now())).toBeLessThan(60_000);
       expect(firstRun.headers.get('location')).toBe(`/v1/communities/c_lab/enrich/runs/${runId}`);
       expect(firstRun.headers.get('retry-after')).toBe('2');
 
@@ -374,7 +402,7 @@ describe.each(storeNames())('enrichment on %s', (store) => {
     it('a paid owner: 202, charged 1 credit under enrichment_self, own profile enriched and normalised', async () => {
       const started = await selfEnrich(k.selfPaid);
       expect(started.status, JSON.stringify(started.body)).toBe(202);
-      expect(started.body).toMatchObject({ kind: 'self', community_id: null, depth: 'standard', credits_charged: 1 });
+      expect(started.body).toMatchObject({ kind: 'self', community_id: null, status: 'queued', depth: 'standard', credits_charged: 1 });
       expect(started.headers.get('location')).toBe(`/v1/me/enrich/runs/${started.body.run_id}`);
       const done = await until(() => selfPoll(k.selfPaid, started.body.run_id));
       expect(done.body).toMatchObject({ status: 'succeeded', counts: { total: 1, succeeded: 1 }, credits_charged: 1 });

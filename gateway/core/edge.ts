@@ -3,6 +3,7 @@
 // key and grant state decides) and calls the services as that caller. Surfaces add only what is
 // theirs (HTTP status codes, headers, tools).
 import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
+import type { DescribeCredentialResponse } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
 import { callAs, type CallOptions, type ServiceClients } from '../../services/kit/grpc/client.js';
 import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
 import type { Principal } from '../../services/kit/grpc/principal.js';
@@ -19,31 +20,47 @@ export interface EdgeDeps {
 export interface CallerContext {
   caller: Caller;
   requestId: string;
+  /** The credential's description, when authentication already fetched it (GET /v1/me). */
+  description?: DescribeCredentialResponse;
 }
 
 export function createEdge(deps: EdgeDeps) {
   const options = (principal: Principal, requestId: string): Promise<CallOptions> =>
     callAs(deps.signer, principal, requestId, deps.deadlineMs);
 
+  async function authenticated(credential: PresentedCredential, requestId: string, describe: boolean) {
+    if (credential.kind === 'none') {
+      throw new ApiError(401, 'unauthorized', 'missing credentials: send an API key or an access token');
+    }
+    // Identity receives exactly one of the two fields; a token also the resource it is presented to.
+    const request =
+      credential.kind === 'access_token'
+        ? { accessToken: credential.value, resource: credential.resource ?? '', describe }
+        : { apiKey: credential.value, describe };
+    try {
+      const { caller, description } = await deps.clients.identity.authenticate(request, await options({ kind: 'edge' }, requestId));
+      if (!caller) throw new ApiError(401, 'unauthorized', 'invalid or revoked credentials');
+      return { caller, description };
+    } catch (error) {
+      throw fromRemote(error);
+    }
+  }
+
   return {
     clients: deps.clients,
 
     async authenticate(credential: PresentedCredential, requestId: string): Promise<Caller> {
-      if (credential.kind === 'none') {
-        throw new ApiError(401, 'unauthorized', 'missing credentials: send an API key or an access token');
-      }
-      // Identity receives exactly one of the two fields; a token also the resource it is presented to.
-      const request =
-        credential.kind === 'access_token'
-          ? { accessToken: credential.value, resource: credential.resource ?? '' }
-          : { apiKey: credential.value };
-      try {
-        const { caller } = await deps.clients.identity.authenticate(request, await options({ kind: 'edge' }, requestId));
-        if (!caller) throw new ApiError(401, 'unauthorized', 'invalid or revoked credentials');
-        return caller;
-      } catch (error) {
-        throw fromRemote(error);
-      }
+      return (await authenticated(credential, requestId, false)).caller;
+    },
+
+    /**
+     * Authenticates and describes the credential in the same identity call (for a route that shows
+     * the description, GET /v1/me): one round trip less than authenticate + DescribeCredential.
+     */
+    async authenticateAndDescribe(credential: PresentedCredential, requestId: string): Promise<{ caller: Caller; description: DescribeCredentialResponse }> {
+      const { caller, description } = await authenticated(credential, requestId, true);
+      if (!description) throw new ApiError(500, 'internal', 'internal error');
+      return { caller, description };
     },
 
     /** Call options that make a service see this caller. */

@@ -25,7 +25,7 @@ export async function getMe(edge: Edge, ctx: CallerContext): Promise<MeView> {
   try {
     const options = await edge.as(ctx);
     const [described, billing] = await Promise.all([
-      edge.clients.identity.describeCredential({}, options),
+      ctx.description ?? edge.clients.identity.describeCredential({}, options),
       edge.clients.billing.getCallerUsage({}, options),
     ]);
     const key = described.key!;

@@ -111,9 +111,12 @@ export function createEnrichmentService(deps: EnrichmentDeps, options: Enrichmen
           [{ profileId: profile.id }],
         ),
       );
+      let accepted = row;
       try {
         // Metered now, so a refusal (cooldown, funds) is the answer and leaves no run behind.
-        await repo.markMetered(row.id, await effects.meterSelf(row));
+        const credits = await effects.meterSelf(row);
+        await repo.markMetered(row.id, credits);
+        accepted = { ...row, metered: true, metered_credits: credits };
       } catch (err) {
         if (readRemoteError(err)?.code) {
           await repo.remove(row.id);
@@ -123,8 +126,8 @@ export function createEnrichmentService(deps: EnrichmentDeps, options: Enrichmen
         deps.logger.warn({ err, runId: row.id }, 'self-enrich metering deferred to the worker');
       }
       deps.logger.info({ requestId: ctx.requestId, runId: row.id }, 'self-enrich run started');
-      const stored = (await repo.find(row.id)) ?? row;
-      const { run } = await answer(stored);
+      // The run as accepted (queued), whatever a worker has done with it since.
+      const { run } = await answer(accepted);
       kick(row.id);
       return { run };
     },
@@ -185,21 +188,7 @@ export function createEnrichmentService(deps: EnrichmentDeps, options: Enrichmen
     },
 
     async eraseMemberEnrichment(request) {
-      // The person's open items first, then the data, in one transaction: the worker writes an
-      // item then its data (same order), so data erased here is never written back by a run.
-      const erased = await deps.db.transaction(async (tx) => {
-        await tx.query(
-          `UPDATE enrichment.run_items i SET status = 'skipped', reason = 'erased from the community', finished_at = now()
-             FROM enrichment.runs r
-            WHERE i.run_id = r.id AND r.community_id = $1 AND i.profile_id = $2 AND i.status = 'pending'`,
-          [request.communityId, request.profileId],
-        );
-        return tx.query('DELETE FROM enrichment.member_enrichment WHERE community_id = $1 AND profile_id = $2 RETURNING profile_id', [
-          request.communityId,
-          request.profileId,
-        ]);
-      });
-      return { erased: erased.length };
+      return { erased: await deps.db.transaction((tx) => createRunsRepository(tx).eraseMember(request.communityId, request.profileId)) };
     },
   };
 

@@ -296,6 +296,26 @@ export function createRunsRepository(db: Queryable) {
       );
     },
 
+    /**
+     * A member's erasure (call inside a transaction): their open items in every run of the
+     * community first, then this community's data of them. A worker writes an item then its data,
+     * in the same order, so data erased here is never written back by a run in flight.
+     * Returns how many data rows were erased.
+     */
+    async eraseMember(communityId: string, profileId: string): Promise<number> {
+      await db.query(
+        `UPDATE enrichment.run_items i SET status = 'skipped', reason = 'erased from the community', finished_at = now()
+           FROM enrichment.runs r
+          WHERE i.run_id = r.id AND r.community_id = $1 AND i.profile_id = $2 AND i.status = 'pending'`,
+        [communityId, profileId],
+      );
+      const rows = await db.query('DELETE FROM enrichment.member_enrichment WHERE community_id = $1 AND profile_id = $2 RETURNING profile_id', [
+        communityId,
+        profileId,
+      ]);
+      return rows.length;
+    },
+
     async upsertSelfEnrichment(userId: string, profileId: string, depth: Depth, data: unknown): Promise<void> {
       await db.query(
         `INSERT INTO enrichment.self_enrichment (user_id, profile_id, depth, data, enriched_at)

@@ -20,7 +20,7 @@ import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
 import { checkSecret, displayPrefixOf, generateSecret, hashSecret } from './api-key-secret.js';
 import { createGrantRepository, type GrantRow } from './grant.repository.js';
-import { createKeyRepository, type KeyRow } from './key.repository.js';
+import { createKeyRepository, type DescribedKeyRow, type KeyRow } from './key.repository.js';
 import { rateTierFor, scopesWithPreset, validAllowlist, validRequestedRate, validScopes } from './key-minting.js';
 import { createUsageRecorder, utcDay } from './usage-recorder.js';
 import { createUsageStore, GRANT_USAGE, KEY_USAGE } from './usage-store.js';
@@ -208,6 +208,16 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
     return { grant, scopes: claims.scopes };
   }
 
+  /** A live key's description; requests counted in this process and not yet stored are added. */
+  function describedKey(row: DescribedKeyRow, today: string) {
+    const unflushed = usage.unflushed(row.id, today);
+    return {
+      key: toApiKey(row),
+      owner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id, name: row.owner_name ?? '' },
+      usage: { requestsToday: row.today + unflushed, requestsThisMonth: row.month + unflushed },
+    };
+  }
+
   async function describeGrant(caller: Caller) {
     const row = await grants.findById(caller.credentialId);
     if (!row || row.revoked_at || row.user_id !== caller.userId) {
@@ -262,11 +272,21 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       if (request.accessToken) {
         const { grant, scopes } = await grantOfAccessToken(request.accessToken, request.resource);
         grantUsage.record(grant.id);
-        return { caller: callerOfGrant(grant, scopes) };
+        const caller = callerOfGrant(grant, scopes);
+        return { caller, description: request.describe ? await describeGrant(caller) : undefined };
       }
       const refused = domainError('unauthorized', 'invalid or revoked API key');
       if (!checkSecret(request.apiKey)) throw refused;
-      const row = await keys.findActiveByHash(hashSecret(request.apiKey, deps.pepper));
+      const secretHash = hashSecret(request.apiKey, deps.pepper);
+      if (request.describe) {
+        // One statement finds the live key and describes it.
+        const today = utcDay(new Date());
+        const row = await keys.describe({ secretHash }, today);
+        if (!row) throw refused;
+        usage.record(row.id);
+        return { caller: callerOf(row), description: describedKey(row, today) };
+      }
+      const row = await keys.findActiveByHash(secretHash);
       if (!row) throw refused;
       usage.record(row.id);
       return { caller: callerOf(row) };
@@ -276,14 +296,9 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       if (ctx.principal.kind !== 'caller') throw domainError('forbidden', 'needs a caller');
       if (ctx.principal.caller.credential === CredentialKind.CREDENTIAL_KIND_OAUTH) return describeGrant(ctx.principal.caller);
       const today = utcDay(new Date());
-      const row = await keys.describe(ctx.principal.caller.credentialId, today);
-      if (!row || row.revoked_at) throw domainError('unauthorized', 'invalid or revoked API key');
-      const unflushed = usage.unflushed(row.id, today);
-      return {
-        key: toApiKey(row),
-        owner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id, name: row.owner_name ?? '' },
-        usage: { requestsToday: row.today + unflushed, requestsThisMonth: row.month + unflushed },
-      };
+      const row = await keys.describe({ id: ctx.principal.caller.credentialId }, today);
+      if (!row) throw domainError('unauthorized', 'invalid or revoked API key');
+      return describedKey(row, today);
     },
 
     async mintKey(request, ctx) {

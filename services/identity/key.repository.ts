@@ -73,8 +73,10 @@ export function createKeyRepository(db: Queryable) {
     },
 
     /** A key with its owner's name and its stored request counts for a UTC day and its month, in one round trip. */
-    async describe(id: string, day: string): Promise<(KeyRow & { owner_name: string | null; today: number; month: number }) | undefined> {
-      const rows = await db.query<KeyRow & { owner_name: string | null; today: number; month: number }>(
+    /** A live (unrevoked) key, by id or by secret hash, with its owner's name and its usage on `day` and in its month. */
+    async describe(key: { id: string } | { secretHash: string }, day: string): Promise<DescribedKeyRow | undefined> {
+      const [column, value] = 'id' in key ? ['id', key.id] : ['secret_hash', key.secretHash];
+      const rows = await db.query<DescribedKeyRow>(
         `SELECT k.*,
                 CASE WHEN k.owner_type = 'user' THEN (SELECT name FROM identity.users WHERE id = k.owner_id)
                      ELSE (SELECT name FROM identity.organizations WHERE id = k.owner_id) END AS owner_name,
@@ -82,8 +84,8 @@ export function createKeyRepository(db: Queryable) {
                            WHERE u.key_id = k.id AND u.day >= date_trunc('month', $2::date) AND u.day <= $2::date), 0)::int8 AS today,
                 coalesce((SELECT sum(requests) FROM identity.key_usage_daily u
                            WHERE u.key_id = k.id AND u.day >= date_trunc('month', $2::date) AND u.day <= $2::date), 0)::int8 AS month
-           FROM identity.api_keys k WHERE k.id = $1`,
-        [id, day],
+           FROM identity.api_keys k WHERE k.${column} = $1 AND k.revoked_at IS NULL`,
+        [value, day],
       );
       return rows[0];
     },
@@ -92,3 +94,5 @@ export function createKeyRepository(db: Queryable) {
 }
 
 export type KeyRepository = ReturnType<typeof createKeyRepository>;
+
+export type DescribedKeyRow = KeyRow & { owner_name: string | null; today: number; month: number };

@@ -4,6 +4,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import type { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
+import type { DescribeCredentialResponse } from '../../../proto/gen/expertnet/identity/v1/identity_service.js';
 import type { CallerContext, Edge } from '../../core/edge.js';
 import { presentedCredential } from '../../core/credentials.js';
 import { ApiError } from '../../core/api-error.js';
@@ -11,6 +12,12 @@ import { ApiError } from '../../core/api-error.js';
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller | null;
+    /** The credential's description, fetched with authentication on routes flagged `describeCaller`. */
+    callerDescription: DescribeCredentialResponse | null;
+  }
+  interface FastifyContextConfig {
+    /** The route shows the credential's description: authentication fetches it in the same call. */
+    describeCaller?: boolean;
   }
 }
 
@@ -21,15 +28,23 @@ function isPreflight(request: FastifyRequest): boolean {
 /** The authenticated caller of this request, for route handlers. */
 export function callerContext(request: FastifyRequest): CallerContext {
   if (!request.caller) throw new ApiError(401, 'unauthorized', 'missing credentials: send an API key');
-  return { caller: request.caller, requestId: request.id };
+  return { caller: request.caller, requestId: request.id, ...(request.callerDescription && { description: request.callerDescription }) };
 }
 
 export default fp<{ edge: Edge }>(
   async (app, { edge }) => {
     app.decorateRequest('caller', null);
+    app.decorateRequest('callerDescription', null);
     app.addHook('onRequest', async (request, reply) => {
       if (isPreflight(request)) return reply.code(204).send();
-      request.caller = await edge.authenticate(presentedCredential(request.headers), request.id);
+      const credential = presentedCredential(request.headers);
+      if (request.routeOptions.config?.describeCaller) {
+        const { caller, description } = await edge.authenticateAndDescribe(credential, request.id);
+        request.caller = caller;
+        request.callerDescription = description;
+      } else {
+        request.caller = await edge.authenticate(credential, request.id);
+      }
     });
   },
   { name: 'authentication', dependencies: ['error-envelope'] },

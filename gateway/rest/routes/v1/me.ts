@@ -8,5 +8,6 @@ export default async function meRoutes(app: FastifyInstance, { edge }: { edge: E
   // Any valid scope may read its own identity. The answer is typed by the contract's MeResponse
   // (the schema docs/openapi.json publishes), so the two cannot drift apart; serialization is
   // Fastify's default, unchanged.
-  app.get('/me', async (request): Promise<MeResponse> => getMe(edge, callerContext(request)));
+  // `describeCaller`: authentication fetches the credential's description in the same identity call.
+  app.get('/me', { config: { describeCaller: true } }, async (request): Promise<MeResponse> => getMe(edge, callerContext(request)));
 }

@@ -86,10 +86,19 @@ export interface AuthenticateRequest {
    * Ignored for an API key, which has no audience.
    */
   resource: string;
+  /**
+   * Also describe the credential (as DescribeCredential would, for the caller it authenticates):
+   * the edge asks for it on routes that show it (GET /v1/me), saving a round trip.
+   */
+  describe: boolean;
 }
 
 export interface AuthenticateResponse {
-  caller: Caller | undefined;
+  caller:
+    | Caller
+    | undefined;
+  /** Set when describe was asked. */
+  description: DescribeCredentialResponse | undefined;
 }
 
 export interface DescribeCredentialRequest {
@@ -1011,7 +1020,7 @@ export const ApiKey: MessageFns<ApiKey> = {
 };
 
 function createBaseAuthenticateRequest(): AuthenticateRequest {
-  return { apiKey: "", accessToken: "", resource: "" };
+  return { apiKey: "", accessToken: "", resource: "", describe: false };
 }
 
 export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
@@ -1024,6 +1033,9 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
     }
     if (message.resource !== "") {
       writer.uint32(26).string(message.resource);
+    }
+    if (message.describe !== false) {
+      writer.uint32(32).bool(message.describe);
     }
     return writer;
   },
@@ -1065,6 +1077,14 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
             message.resource = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.describe = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1090,6 +1110,7 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
         ? globalThis.String(object.access_token)
         : "",
       resource: isSet(object.resource) ? globalThis.String(object.resource) : "",
+      describe: isSet(object.describe) ? globalThis.Boolean(object.describe) : false,
     };
   },
 
@@ -1104,6 +1125,9 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
     if (message.resource !== "") {
       obj.resource = message.resource;
     }
+    if (message.describe !== false) {
+      obj.describe = message.describe;
+    }
     return obj;
   },
 
@@ -1115,18 +1139,22 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
     message.apiKey = object.apiKey ?? "";
     message.accessToken = object.accessToken ?? "";
     message.resource = object.resource ?? "";
+    message.describe = object.describe ?? false;
     return message;
   },
 };
 
 function createBaseAuthenticateResponse(): AuthenticateResponse {
-  return { caller: undefined };
+  return { caller: undefined, description: undefined };
 }
 
 export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
   encode(message: AuthenticateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
       Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.description !== undefined) {
+      DescribeCredentialResponse.encode(message.description, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -1152,6 +1180,14 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
             message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = DescribeCredentialResponse.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1165,13 +1201,19 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
   },
 
   fromJSON(object: any): AuthenticateResponse {
-    return { caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined };
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      description: isSet(object.description) ? DescribeCredentialResponse.fromJSON(object.description) : undefined,
+    };
   },
 
   toJSON(message: AuthenticateResponse): unknown {
     const obj: any = {};
     if (message.caller !== undefined) {
       obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.description !== undefined) {
+      obj.description = DescribeCredentialResponse.toJSON(message.description);
     }
     return obj;
   },
@@ -1183,6 +1225,9 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     const message = createBaseAuthenticateResponse();
     message.caller = (object.caller !== undefined && object.caller !== null)
       ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.description = (object.description !== undefined && object.description !== null)
+      ? DescribeCredentialResponse.fromPartial(object.description)
       : undefined;
     return message;
   },
