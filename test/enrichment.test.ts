@@ -150,6 +150,7 @@ describe.each(storeNames())('enrichment on %s', (store) => {
       ['an unknown field', { depth: 'quick', everyone: true }],
       ['a malformed joined_since', { depth: 'quick', joined_since: 'yesterday' }],
       ['profile_ids that are not ids', { depth: 'quick', profile_ids: [''] }],
+      ['more than 10,000 profile_ids', { depth: 'quick', profile_ids: Array.from({ length: 10_001 }, (_, i) => `p_${i}`) }],
     ])('%s', async (_what, body) => {
       const before = await ledger(LAB, 'enrichment_');
       const res = await enrich(k.owner, 'c_lab', body);
@@ -327,6 +328,16 @@ describe.each(storeNames())('enrichment on %s', (store) => {
       expect((await labCharges(run.body.run_id)).map((c) => c.amount)).toEqual([-3, -3]);
     });
 
+    it('joined_since selects the members a started run is about', async () => {
+      const run = await enrich(k.owner, 'c_lab', { depth: 'deep', joined_since: '2026-06-01T00:00:00Z' });
+      expect(run.status).toBe(202);
+      // Joined in June: the two members of month 6 and the researcher.
+      expect(run.body.eligible_count).toBe(3);
+      const done = await until(() => communityPoll(k.owner, 'c_lab', run.body.run_id));
+      expect(done.body.items.map((i: { profile_id: string }) => i.profile_id).sort()).toEqual(['p_m05', 'p_m11', 'p_researcher']);
+      expect(done.body).toMatchObject({ status: 'succeeded', depth: 'deep', credits_charged: 24 });
+    });
+
     it('the enrichment text reaches the community search corpus', async () => {
       const res = await request(sys.restUrl, 'POST', '/v1/search', {
         headers: bearer(k.search),
@@ -334,6 +345,10 @@ describe.each(storeNames())('enrichment on %s', (store) => {
       });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.matches.map((m: { profile_id: string }) => m.profile_id)).toEqual(expect.arrayContaining(['p_m00']));
+      // Credit enforcement is off: the search is served and debited although the payer had no
+      // credits, leaving the balance below zero.
+      const me = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(k.search) });
+      expect(me.body.credit_balance).toBe(-1);
     });
 
     it('a poll is fenced: another community, an unknown id → 404; outside the read reach → 403; without enrich:read → 403', async () => {

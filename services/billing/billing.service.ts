@@ -1,6 +1,6 @@
-// The billing service. This release keeps wallets and the exact ledger (credit, adjust, read,
-// balance and spend for /v1/me); charging, payer resolution and enforcement arrive with the
-// billing issue on top of the same ledger.
+// The billing service: wallets and the exact ledger (credit, adjust, read, balance and spend for
+// /v1/me), and on top of it charging by reference, payer resolution, the funds check
+// (enforcement) and self-enrich metering (docs/BILLING.md).
 import { BillingServiceDefinition } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
 import type { BillingContext, BillingDeps } from './billing-context.js';
 import { createMeteringHandlers } from './metering.handlers.js';

@@ -67,7 +67,7 @@ describe('ORCID iD', () => {
   });
 
   it('refuses a wrong checksum or a non-iD, without repeating the value', () => {
-    expect(normalizeOrcid('0000-0002-1825-0098')).toEqual({ problem: 'orcid fails the ISO 7064 11,2 checksum' });
+    expect(normalizeOrcid('0000-0002-1825-0098')).toEqual({ problem: 'orcid fails the ORCID checksum (ISO 7064 MOD 11-2)' });
     expect(normalizeOrcid('https://example.org/0000-0002-1825-0097')).toEqual({ problem: 'orcid is not an ORCID iD (0000-0000-0000-000X)' });
     expect(normalizeOrcid('1234')).toMatchObject({ problem: expect.not.stringContaining('1234') });
   });
@@ -113,9 +113,9 @@ describe('the person', () => {
       location: 'Stockholm, Sweden',
       orcid: null,
       linkedinUrl: null,
-      orcidProblem: 'orcid fails the ISO 7064 11,2 checksum; dropped',
+      orcidProblem: 'orcid fails the ORCID checksum (ISO 7064 MOD 11-2); dropped',
     });
-    expect(problems).toEqual(['orcid fails the ISO 7064 11,2 checksum; dropped', 'linkedin_url is not a LinkedIn profile URL; dropped']);
+    expect(problems).toEqual(['orcid fails the ORCID checksum (ISO 7064 MOD 11-2); dropped', 'linkedin_url is not a LinkedIn profile URL; dropped']);
   });
 
   it('keeps valid identifiers in their canonical form and reports nothing', () => {

@@ -1,8 +1,8 @@
 // The normalize step: the person's own fields made consistent before anything is looked up with
-// them or stored. It mirrors the identifier rules of the communities service's normaliser (ORCID
-// iD and LinkedIn URL forms) — a service may not import another's files, and the enrichment must
-// not depend on how a roster happened to be written. Also the name and organisation keys the
-// providers match people and institutions by.
+// them or stored. The identifier rules (ORCID iD and LinkedIn URL forms) are the shared ones of
+// services/kit/identifiers.ts, so enrichment and the communities service agree on them. Also the
+// name and organisation keys the providers match people and institutions by.
+import * as identifiers from '../../kit/identifiers.js';
 import type { NormalizedPerson, PersonInput } from './types.js';
 
 /** Trimmed with inner whitespace collapsed to single spaces; empty → null. */
@@ -67,16 +67,7 @@ export function recase(text: string, kind: CasingKind): string {
 
 // ---- ORCID iD ------------------------------------------------------------------------------------
 
-const ORCID_URL_PREFIX = /^(?:https?:\/\/)?(?:www\.)?orcid\.org\//i;
-const ORCID_BODY = /^(\d{4})-?(\d{4})-?(\d{4})-?(\d{3}[\dX])$/;
-
-/** The ISO 7064 MOD 11-2 check character of the first 15 digits of an ORCID iD. */
-export function orcidCheckCharacter(base15: string): string {
-  let total = 0;
-  for (const digit of base15) total = (total + Number(digit)) * 2;
-  const result = (12 - (total % 11)) % 11;
-  return result === 10 ? 'X' : String(result);
-}
+export { orcidCheckCharacter } from '../../kit/identifiers.js';
 
 /**
  * An ORCID iD in its bare form (`0000-0002-1825-0097`, hyphens optional, `x` or `X`) or as an
@@ -84,12 +75,8 @@ export function orcidCheckCharacter(base15: string): string {
  * (they are stored and traced).
  */
 export function normalizeOrcid(input: string): { orcid: string } | { problem: string } {
-  const body = input.trim().replace(ORCID_URL_PREFIX, '').replace(/\/+$/, '').toUpperCase();
-  const parts = ORCID_BODY.exec(body);
-  if (!parts) return { problem: 'orcid is not an ORCID iD (0000-0000-0000-000X)' };
-  const digits = parts.slice(1, 5).join('');
-  if (orcidCheckCharacter(digits.slice(0, 15)) !== digits[15]) return { problem: 'orcid fails the ISO 7064 11,2 checksum' };
-  return { orcid: parts.slice(1, 5).join('-') };
+  const result = identifiers.normalizeOrcid(input);
+  return result.ok ? { orcid: result.value } : { problem: `orcid ${result.problem}` };
 }
 
 /** The bare iD of a valid ORCID iD or URL (as OpenAlex writes them), else null. */
@@ -101,16 +88,13 @@ export function orcidOrNull(input: string | null | undefined): string | null {
 
 // ---- LinkedIn URL --------------------------------------------------------------------------------
 
-const LINKEDIN = /^(?:https?:\/\/)?(?:[a-z0-9-]+\.)*linkedin\.com\/in\/([^/?#\s]+)/;
-
 /**
  * A LinkedIn profile URL in any scheme-less, http or https form on linkedin.com or a subdomain
- * (www., uk., m.) as `https://www.linkedin.com/in/<handle>`: handle lower-cased, no trailing slash,
- * query or fragment. Anything but a /in/ profile URL is null.
+ * (www., uk., m.) as `https://www.linkedin.com/in/<handle>`; anything but a /in/ profile URL is null.
  */
 export function normalizeLinkedinUrl(input: string): string | null {
-  const handle = LINKEDIN.exec(input.trim().toLowerCase())?.[1];
-  return handle ? `https://www.linkedin.com/in/${handle}` : null;
+  const result = identifiers.normalizeLinkedinUrl(input);
+  return result.ok ? result.value : null;
 }
 
 // ---- the step ------------------------------------------------------------------------------------

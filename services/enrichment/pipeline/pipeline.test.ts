@@ -98,7 +98,7 @@ describe('quick tier', () => {
       'quick',
     );
     expect(result.steps).toEqual([
-      { step: 'normalize', status: 'succeeded', reason: 'orcid fails the ISO 7064 11,2 checksum; dropped; linkedin_url is not a LinkedIn profile URL; dropped' },
+      { step: 'normalize', status: 'succeeded', reason: 'orcid fails the ORCID checksum (ISO 7064 MOD 11-2); dropped; linkedin_url is not a LinkedIn profile URL; dropped' },
       { step: 'topics', status: 'skipped', reason: 'no headline or bio' },
     ]);
     expect(result.normalized).toMatchObject({ orcid: null, linkedinUrl: null });
