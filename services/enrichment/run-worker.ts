@@ -49,16 +49,20 @@ export function createRunWorker(options: RunWorkerOptions) {
   let ticking = false;
   let stopping = false;
 
+  /** Charges one succeeded person (by the run's reference for them: billing posts it once) and records it. */
+  async function chargeOne(run: RunRow, profileId: string): Promise<void> {
+    const credits = run.kind === 'community' ? await options.effects.charge(run, profileId) : 0;
+    await repo.markCharged(run.id, profileId, credits);
+    if (credits > 0) metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'charged' });
+  }
+
   /** Charges and indexes the succeeded people of a run not yet settled (idempotent; any process). */
   async function settle(run: RunRow): Promise<void> {
+    const limit = pLimit(options.concurrency);
     for (;;) {
       const items = await repo.unsettled(run.id, BATCH);
       if (items.length === 0) return;
-      for (const item of items.filter((i) => !i.charged)) {
-        const credits = run.kind === 'community' ? await options.effects.charge(run, item.profile_id) : 0;
-        await repo.markCharged(run.id, item.profile_id, credits);
-        if (credits > 0) metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'charged' });
-      }
+      await Promise.all(items.filter((i) => !i.charged).map((i) => limit(() => chargeOne(run, i.profile_id))));
       const toIndex = items.filter((i) => !i.indexed);
       if (run.kind === 'community' && toIndex.length > 0) {
         await options.effects.indexCommunity(run.community_id!, toIndex.map((i) => ({ profileId: i.profile_id, searchText: i.search_text ?? '' })));
@@ -103,6 +107,8 @@ export function createRunWorker(options: RunWorkerOptions) {
       throw err;
     }
     metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'succeeded' });
+    // Charged at once; a charge that does not go through is left to settle() (the run pauses).
+    await chargeOne(run, profileId);
   }
 
   async function workCommunityRun(run: RunRow, attempt: number, lost: () => boolean): Promise<void> {
