@@ -1,12 +1,17 @@
 // The operator's full search re-index (communities ReindexSearch, `npm run admin -- search reindex`):
 // documents taken out of the search corpus behind the communities service's back come back, the
 // counts are those of the seed (one document per membership, one per public claimed profile), and
-// only operators may start it. Runs on every store (the documents are erased over the search
-// service's operator RPCs, not through the database).
+// only operators may start it. It is a mark and sweep: documents of people who are not members (or
+// whose profile is not public and claimed) are removed at the end, while enrichment text the
+// re-index does not send survives. Runs on every store (stray documents are written and erased over
+// the search service's operator RPCs, not through the database); on PostgreSQL, a membership erased
+// and a profile made private directly in the communities tables are swept too.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Document } from '../proto/gen/expertnet/search/v1/search_service.js';
 import type { SeedInput } from '../services/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';
@@ -61,6 +66,33 @@ describe.each(storeNames())('search reindex on %s', (store) => {
   const search = (body: unknown) => request(sys.restUrl, 'POST', '/v1/search', { headers: bearer(key), body });
   const ids = (res: JsonResponse) => (res.body.matches as Array<{ profile_id: string }>).map((m) => m.profile_id);
 
+  /** A document as the communities service would write it (enrichment text empty: keep the held one). */
+  const doc = (communityId: string, profileId: string, name: string, headline: string, enrichmentText = ''): Document => ({
+    communityId,
+    profileId,
+    userId: '',
+    name,
+    headline,
+    bio: '',
+    organization: '',
+    location: '',
+    avatarUrl: '',
+    enrichmentText,
+  });
+
+  /** Documents communities never asked for: Carl in Biology (he is a chemist only), Priya in the public corpus. */
+  async function writeStray(): Promise<void> {
+    await sys.clients.search.indexDocuments(
+      {
+        documents: [
+          doc('c_bio', 'p_chemist', 'Carl Chemist', 'Organic chemistry and catalysis'),
+          doc('', 'p_private', 'Priya Private', 'Pond ecologist, private profile'),
+        ],
+      },
+      await operator(),
+    );
+  }
+
   async function eraseAll(): Promise<void> {
     const call = await operator();
     for (const m of seed.memberships!) await sys.clients.search.eraseDocuments({ communityId: m.community, profileId: m.profile }, call);
@@ -83,6 +115,7 @@ describe.each(storeNames())('search reindex on %s', (store) => {
       membershipDocuments: expected.membership_documents,
       publicDocuments: expected.public_documents,
       batches: 3, // 6 profiles, 2 a batch, each batch with at least one document
+      removed: 0,
     });
 
     const back = await search({ query: 'pond ecologist', scope: 'all', limit: 50 });
@@ -96,6 +129,58 @@ describe.each(storeNames())('search reindex on %s', (store) => {
     expect(ids(pub)).toEqual(['p_public']);
   });
 
+  it('removes documents of people who are not members or not public, and keeps enrichment text', async () => {
+    // What an enrichment run of Chemistry gave Elin: the re-index sends no text, so it must survive.
+    await sys.clients.search.indexDocuments(
+      { documents: [doc('c_chem', 'p_eco', 'Elin Ecologist', 'Freshwater pond ecologist', 'Publications on zebrafish genetics.')] },
+      await operator(),
+    );
+    await writeStray();
+    const strayBio = await search({ query: 'organic chemistry', scope: 'community', community_id: 'c_bio' });
+    expect(ids(strayBio)).toEqual(['p_chemist']);
+    expect(ids(await search({ query: 'pond ecologist', scope: 'public', limit: 50 })).sort()).toEqual(['p_private', 'p_public']);
+
+    const counts = await sys.clients.communities.reindexSearch({ batchSize: 500 }, await operator());
+    expect(counts).toEqual({
+      profiles: expected.profiles,
+      membershipDocuments: expected.membership_documents,
+      publicDocuments: expected.public_documents,
+      batches: 1,
+      removed: 2,
+    });
+
+    expect(ids(await search({ query: 'organic chemistry', scope: 'community', community_id: 'c_bio' }))).toEqual([]);
+    expect(ids(await search({ query: 'organic chemistry', scope: 'community', community_id: 'c_chem' }))).toContain('p_chemist');
+    expect(ids(await search({ query: 'pond ecologist', scope: 'public', limit: 50 }))).toEqual(['p_public']);
+    const enriched = await search({ query: 'zebrafish', scope: 'community', community_id: 'c_chem' });
+    expect(ids(enriched)).toEqual(['p_eco']);
+
+    // Nothing left to sweep: a second run removes nothing.
+    expect((await sys.clients.communities.reindexSearch({ batchSize: 500 }, await operator())).removed).toBe(0);
+  });
+
+  it('refuses a batch of a run that is unknown or already pruned', async () => {
+    const call = await operator();
+    const { run } = await sys.clients.search.beginReindex({}, call);
+    // A full re-index (a newer run) writes every document after this run began: nothing is below it.
+    await sys.clients.communities.reindexSearch({ batchSize: 500 }, call);
+    expect(await sys.clients.search.pruneDocuments({ run }, call)).toEqual({ removed: 0 });
+    // Pruning again answers the same and sweeps nothing more.
+    expect(await sys.clients.search.pruneDocuments({ run }, call)).toEqual({ removed: 0 });
+    const late = await sys.clients.search
+      .indexDocuments({ documents: [doc('c_bio', 'p_eco', 'Elin Ecologist', 'Freshwater pond ecologist')], reindexRun: run }, call)
+      .catch((e: unknown) => e);
+    expect(readRemoteError(late)?.code).toBe('conflict');
+    const unknown = await sys.clients.search
+      .indexDocuments({ documents: [doc('c_bio', 'p_eco', 'Elin Ecologist', 'Freshwater pond ecologist')], reindexRun: run + 1000 }, call)
+      .catch((e: unknown) => e);
+    expect(readRemoteError(unknown)?.code).toBe('not_found');
+    expect(readRemoteError(await sys.clients.search.pruneDocuments({ run: run + 1000 }, call).catch((e: unknown) => e))?.code).toBe('not_found');
+    // Callers may not touch the corpus.
+    const asCaller = await callAs(sys.signer, { kind: 'edge' }, undefined, 10_000);
+    expect(readRemoteError(await sys.clients.search.beginReindex({}, asCaller).catch((e: unknown) => e))).toBeTruthy();
+  });
+
   it('is for operators only, and refuses a batch over 5000', async () => {
     const asService = await callAs(sys.signer, { kind: 'service', service: 'search' }, undefined, 10_000);
     const refused = await sys.clients.communities.reindexSearch({ batchSize: 0 }, asService).catch((e: unknown) => e);
@@ -106,6 +191,7 @@ describe.each(storeNames())('search reindex on %s', (store) => {
 
   it('npm run admin -- search reindex prints the counts', async () => {
     await eraseAll();
+    await writeStray();
     const out = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
@@ -116,8 +202,30 @@ describe.each(storeNames())('search reindex on %s', (store) => {
     });
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
-    expect(JSON.parse(out.stdout)).toEqual({ ...expected, batches: 1 });
+    expect(JSON.parse(out.stdout)).toEqual({ ...expected, batches: 1, removed: 2 });
     const back = await search({ query: 'pond ecologist', scope: 'all', limit: 50 });
     expect(ids(back).sort()).toEqual(['p_eco', 'p_public']);
+    expect(ids(await search({ query: 'organic chemistry', scope: 'community', community_id: 'c_bio' }))).toEqual([]);
   });
+
+  if (store === 'postgres') {
+    it('sweeps a membership erased and a profile made private directly in the communities tables', async () => {
+      // Behind the communities service's back: no EraseDocuments, no RemovePublicDocument.
+      const client = new pg.Client({ connectionString: sys.env.DATABASE_URL });
+      await client.connect();
+      try {
+        await client.query(`DELETE FROM communities.memberships WHERE community_id = 'c_chem' AND profile_id = 'p_chemist'`);
+        await client.query(`UPDATE communities.profiles SET public = false WHERE id = 'p_public'`);
+        expect(ids(await search({ query: 'organic chemistry', scope: 'community', community_id: 'c_chem' }))).toContain('p_chemist');
+        expect(ids(await search({ query: 'pond ecologist', scope: 'public', limit: 50 }))).toEqual(['p_public']);
+
+        const counts = await sys.clients.communities.reindexSearch({ batchSize: 500 }, await operator());
+        expect(counts).toEqual({ profiles: 6, membershipDocuments: 4, publicDocuments: 0, batches: 1, removed: 2 });
+        expect(ids(await search({ query: 'organic chemistry', scope: 'community', community_id: 'c_chem' }))).not.toContain('p_chemist');
+        expect(ids(await search({ query: 'pond ecologist', scope: 'public', limit: 50 }))).toEqual([]);
+      } finally {
+        await client.end();
+      }
+    });
+  }
 });

@@ -68,7 +68,8 @@ const USAGE = `usage: npm run admin -- <command>
   billing reconcile                                 (wallets whose balance differs from the sum of their ledger;
                                                     exits 1 when there is any)
   search reindex [--batch N]                        (re-indexes every membership and public claimed profile
-                                                    into the search corpus; prints the counts)
+                                                    into the search corpus, removes the documents of anyone
+                                                    else; prints the counts)
   health`;
 
 class UsageError extends Error {}
@@ -282,7 +283,7 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
       // A large corpus takes a while: this call gets its own, longer deadline.
       const long = await callAs(signer, { kind: 'operator', actor }, undefined, 30 * 60_000);
       const r = await clients.communities.reindexSearch({ batchSize }, long);
-      return { profiles: r.profiles, membership_documents: r.membershipDocuments, public_documents: r.publicDocuments, batches: r.batches };
+      return { profiles: r.profiles, membership_documents: r.membershipDocuments, public_documents: r.publicDocuments, batches: r.batches, removed: r.removed };
     }
     case 'health': {
       const entries = await Promise.all(SERVICE_ROLES.map(async (s) => [s, { address: addresses[s], serving: await checkGrpcHealth(addresses[s]) }] as const));

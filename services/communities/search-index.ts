@@ -99,18 +99,26 @@ export interface ReindexCounts {
   membershipDocuments: number;
   publicDocuments: number;
   batches: number;
+  removed: number;
 }
 
 /**
- * The operator's full re-index (ReindexSearch): walks every profile in id order, a batch at a
- * time, and indexes its document in every community it belongs to and, while it is public and
- * claimed, in the public corpus — the same documents indexMemberships and indexProfile write.
- * Upserts only: documents of people no longer searchable are taken out by the write paths
- * (indexProfile, erasure), not here. Failures are relayed; a re-run starts over and is harmless.
+ * The operator's full re-index (ReindexSearch), a mark and sweep: opens a run in the search
+ * service, walks every profile in id order, a batch at a time, and indexes its document in every
+ * community it belongs to and, while it is public and claimed, in the public corpus — the same
+ * documents indexMemberships and indexProfile write —, then has search delete every document
+ * written neither by the run nor by any other write since it began (PruneDocuments): people no
+ * longer members, profiles no longer public and claimed. A write made while the run goes on (a
+ * member added) is stamped with the run too, so it is never swept. Failures are relayed and
+ * nothing is pruned then; a re-run starts over and is harmless.
  */
 export async function reindexAll(context: HandlerContext, batchSize: number, requestId: string): Promise<ReindexCounts> {
-  const counts: ReindexCounts = { profiles: 0, membershipDocuments: 0, publicDocuments: 0, batches: 0 };
-  const options = await asCommunitiesService(context, requestId);
+  const counts: ReindexCounts = { profiles: 0, membershipDocuments: 0, publicDocuments: 0, batches: 0, removed: 0 };
+  const search = context.deps.clients.search;
+  // Fresh call options per call: a big corpus takes longer than one signed token lives.
+  const options = () => asCommunitiesService(context, requestId);
+  // The run opens before the first read, so anything written after a read is stamped with it.
+  const { run } = await search.beginReindex({}, await options()).catch(relayOrUnavailable);
   let after = '';
   for (;;) {
     const profiles = await context.deps.db.query<ProfileRow>(
@@ -131,10 +139,11 @@ export async function reindexAll(context: HandlerContext, batchSize: number, req
     counts.membershipDocuments += membershipDocuments;
     counts.publicDocuments += documents.length - membershipDocuments;
     if (documents.length > 0) {
-      await context.deps.clients.search.indexDocuments({ documents }, options).catch(relayOrUnavailable);
+      await search.indexDocuments({ documents, reindexRun: run }, await options()).catch(relayOrUnavailable);
       counts.batches++;
     }
     if (profiles.length < batchSize) break;
   }
+  counts.removed = (await search.pruneDocuments({ run }, await options()).catch(relayOrUnavailable)).removed;
   return counts;
 }

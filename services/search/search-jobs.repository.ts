@@ -1,6 +1,10 @@
 // SQL for search jobs and the corpus. Nothing else: the rules live in search-jobs.ts and
 // search.service.ts.
 //
+// Re-index runs (mark and sweep, migration 004): every document write stamps `touched_run` with the
+// newest run there is, and pruning a run deletes the documents stamped below it. Both halves of
+// that rule live here, beside each other, because they must agree.
+//
 // Claiming: a job is claimable while pending, or while running with an expired lease (its worker
 // died). A claim bumps `attempts`, which is the job's fencing token: heartbeats, results and
 // failures are stored only `WHERE attempts = <the token of that claim>`, so a worker that lost its
@@ -212,20 +216,60 @@ export function createSearchJobsRepository(db: Queryable) {
       return result;
     },
 
+    /**
+     * Writes documents; a null enrichment_text keeps the text the document holds. Each write is
+     * stamped with the newest re-index run (0 before any): a document written after a run began —
+     * by the run or by any other path — is never swept by that run.
+     */
     async upsertDocuments(docs: IndexedDocument[]): Promise<number> {
       for (const d of docs) {
         await db.query(
           `INSERT INTO search.documents (community_id, profile_id, user_id, name, headline, bio, organization, location,
-                                         avatar_url, enrichment_text, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())
+                                         avatar_url, enrichment_text, updated_at, touched_run)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(),
+                   (SELECT coalesce(max(id), 0) FROM search.reindex_runs))
            ON CONFLICT (community_id, profile_id) DO UPDATE SET
              user_id = EXCLUDED.user_id, name = EXCLUDED.name, headline = EXCLUDED.headline, bio = EXCLUDED.bio,
              organization = EXCLUDED.organization, location = EXCLUDED.location, avatar_url = EXCLUDED.avatar_url,
-             enrichment_text = COALESCE(EXCLUDED.enrichment_text, search.documents.enrichment_text), updated_at = now()`,
+             enrichment_text = COALESCE(EXCLUDED.enrichment_text, search.documents.enrichment_text), updated_at = now(),
+             touched_run = EXCLUDED.touched_run`,
           [d.community_id, d.profile_id, d.user_id, d.name, d.headline, d.bio, d.organization, d.location, d.avatar_url, d.enrichment_text],
         );
       }
       return docs.length;
+    },
+
+    /** Opens a re-index run; its id is the mark documents written from now on carry (or a newer one). */
+    async beginReindexRun(): Promise<number> {
+      return (await db.query<{ id: number }>('INSERT INTO search.reindex_runs DEFAULT VALUES RETURNING id'))[0]!.id;
+    },
+
+    /**
+     * The run, locked for the rest of the transaction: FOR SHARE by the run's batches (they may
+     * write concurrently), FOR UPDATE by its prune — so no batch of a run writes after its sweep.
+     */
+    async lockReindexRun(run: number, mode: 'share' | 'update'): Promise<{ id: number; pruned_at: Date | null; removed: number | null } | undefined> {
+      const rows = await db.query<{ id: number; pruned_at: Date | null; removed: number | null }>(
+        `SELECT id, pruned_at, removed FROM search.reindex_runs WHERE id = $1 FOR ${mode === 'share' ? 'SHARE' : 'UPDATE'}`,
+        [run],
+      );
+      return rows[0];
+    },
+
+    /**
+     * The sweep: deletes every document not written since the run began (stamped below it), and
+     * records the run as pruned. A document being rewritten concurrently is re-checked by PostgreSQL
+     * once its writer commits, and kept. Call inside a transaction, after lockReindexRun(run, 'update').
+     */
+    async pruneReindexRun(run: number): Promise<number> {
+      const rows = await db.query<{ n: number }>(
+        `WITH gone AS (DELETE FROM search.documents WHERE touched_run < $1 RETURNING 1)
+         SELECT count(*)::int AS n FROM gone`,
+        [run],
+      );
+      const removed = rows[0]?.n ?? 0;
+      await db.query('UPDATE search.reindex_runs SET pruned_at = now(), removed = $2 WHERE id = $1', [run, removed]);
+      return removed;
     },
 
     async removePublicDocument(profileId: string): Promise<number> {

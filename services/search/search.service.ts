@@ -233,7 +233,37 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
 
     async indexDocuments(request) {
       const docs = request.documents.map(indexedDocument);
-      return { indexed: await deps.db.transaction((tx) => createSearchJobsRepository(tx).upsertDocuments(docs)) };
+      const run = request.reindexRun;
+      const indexed = await deps.db.transaction(async (tx) => {
+        const txRepo = createSearchJobsRepository(tx);
+        // A re-index batch names its run: refused once the run is swept (or was never opened), so
+        // no batch of a run can write after its prune. Other writes name none, as before.
+        if (run !== 0) {
+          const found = await txRepo.lockReindexRun(run, 'share');
+          if (!found) throw domainError('not_found', `re-index run ${run} not found`);
+          if (found.pruned_at) throw domainError('conflict', `re-index run ${run} is already pruned`);
+        }
+        return txRepo.upsertDocuments(docs);
+      });
+      return { indexed };
+    },
+
+    async beginReindex() {
+      return { run: await repo.beginReindexRun() };
+    },
+
+    async pruneDocuments(request) {
+      if (!request.run) throw domainError('invalid_request', 'run is required');
+      const removed = await deps.db.transaction(async (tx) => {
+        const txRepo = createSearchJobsRepository(tx);
+        const found = await txRepo.lockReindexRun(request.run, 'update');
+        if (!found) throw domainError('not_found', `re-index run ${request.run} not found`);
+        // Pruning twice sweeps nothing more: the first answer is kept (a retried call gets it).
+        if (found.pruned_at) return found.removed ?? 0;
+        return txRepo.pruneReindexRun(request.run);
+      });
+      deps.logger.info({ run: request.run, removed }, 'search re-index run pruned');
+      return { removed };
     },
 
     async removePublicDocument(request) {
@@ -261,6 +291,8 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
       indexDocuments: ['service', 'operator'],
       eraseDocuments: ['service', 'operator'],
       removePublicDocument: ['service', 'operator'],
+      beginReindex: ['service', 'operator'],
+      pruneDocuments: ['service', 'operator'],
     },
   };
   return { registration, stop: () => runner.stop(), runner };

@@ -207,7 +207,7 @@ export class OpenAiEmbedder implements Embedder {
         vectors[at] = embedding as number[];
       });
       if (vectors.some((v) => v === undefined)) throw new ServiceError('answered with missing embeddings', 'bad_response');
-      out.push(...vectors);
+      for (const v of vectors) out.push(v); // no push(...spread): any number of inputs
     }
     return out;
   }

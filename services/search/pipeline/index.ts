@@ -13,7 +13,7 @@ import { WordNet } from './wordnet.js';
 export type { RankedMatch, RankRequest, SearchPipeline } from './pipeline.js';
 export { cosine, HttpReranker, OfflineHashEmbedder, OpenAiEmbedder, ServiceError } from './embedders.js';
 export type { Embedder, Reranker, WeightedText } from './embedders.js';
-export { Ranker } from './ranker.js';
+export { Ranker, RANKER_DEFAULTS } from './ranker.js';
 export { WordNet } from './wordnet.js';
 
 export interface SearchPipelineOptions extends Omit<RankerOptions, 'embedder' | 'reranker' | 'wordnet'> {

@@ -1,12 +1,14 @@
 // The ranking pipeline: embed the query → retrieve candidates (full-text legs and a name /
-// organization leg) → fuse (reciprocal rank fusion, per person) → rerank (field-aware features,
-// vector similarity, optionally a cross-encoder) → explain. It reads only documents of the
-// requested scope and never widens it.
+// organization leg, retrieve.ts) → fuse (reciprocal rank fusion, per person) → rerank (field-aware
+// features, vector similarity, optionally a cross-encoder) → explain. It reads only documents of
+// the requested scope and never widens it.
 import { inStep } from '../../kit/telemetry.js';
 import type { Queryable } from '../../kit/db/database.js';
 import { cosine, type Embedder, OfflineHashEmbedder, type Reranker, type WeightedText } from './embedders.js';
 import type { DocumentRow, RankedMatch, RankRequest, SearchPipeline } from './pipeline.js';
+import { type LegName, type LegRow, retrieveLegs } from './retrieve.js';
 import { contentTokens, stem, tokenize, wordSimilarity } from './text.js';
+import { maxOf, minMaxNormalise, TopK } from './top-k.js';
 import type { Expansion, WordNet } from './wordnet.js';
 
 export interface RankerOptions {
@@ -20,15 +22,22 @@ export interface RankerOptions {
   wordnet?: WordNet | null;
   /** Rows each retrieval leg returns at most (default 200). */
   candidatesPerLeg?: number;
+  /**
+   * Matching rows one tier of the full-text leg reads and ranks at most (default 100,000); the
+   * synonyms leg reads half as many, the name leg a fifth (retrieve.ts).
+   */
+  rankWindow?: number;
   /** People the reranking stage scores at most (default 200). */
   maxCandidates?: number;
   /** People sent to the cross-encoder at most (default 50). */
   rerankTop?: number;
 }
 
+/** The limits of the product's fast path (the benchmark names them). */
+export const RANKER_DEFAULTS = { candidatesPerLeg: 200, rankWindow: 100_000, maxCandidates: 200, rerankTop: 50 } as const;
+
 type Doc = DocumentRow;
 
-type LegName = 'full-text' | 'synonyms' | 'name/organization';
 const LEG_WEIGHT: Record<LegName, number> = { 'full-text': 1, synonyms: 0.6, 'name/organization': 1 };
 const RRF_K = 60;
 
@@ -50,6 +59,9 @@ const VECTOR_WEIGHT: Record<Field, number> = { name: 0.7, headline: 1.5, organiz
 /** Features → score. Sums to 1 without the cross-encoder. */
 const W = { fusion: 0.2, coverage: 0.4, semantic: 0.25, nameOrg: 0.15 };
 
+/** People hydrated, embedded and scored at once: memory stays bounded however many candidates. */
+const SCORE_CHUNK = 1000;
+
 interface Person {
   profileId: string;
   docs: Doc[];
@@ -59,19 +71,45 @@ interface Person {
   fieldStems: Map<Field, Set<string>>;
 }
 
-/** A [a-z0-9] word safe to put in a tsquery. */
-function safe(word: string): string {
-  return word.replace(/[^a-z0-9]/g, '');
+/** A fused candidate: its reciprocal-rank score, the legs that found it, and per document. */
+interface Fused {
+  score: number;
+  legs: Set<LegName>;
+  docScore: Map<string, number>;
 }
 
-export function buildTsQuery(terms: readonly string[]): string | null {
-  const parts = new Set<string>();
-  for (const term of terms) {
-    const words = tokenize(term).map(safe).filter((w) => w.length > 0);
-    if (words.length === 1) parts.add(words[0]!);
-    else if (words.length > 1) parts.add(`(${words.join(' <-> ')})`);
+interface Scored {
+  person: Person;
+  /** The person's weighted text (for the cross-encoder). */
+  parts: WeightedText[];
+  coverage: Coverage;
+  nameSim: number;
+  orgSim: number;
+  semantic: number;
+  score: number;
+  rerank: number | null;
+}
+
+const byScore = (a: Scored, b: Scored) => b.score - a.score || (a.person.profileId < b.person.profileId ? -1 : 1);
+
+interface ScoreContext {
+  query: string;
+  queryParts: WeightedText[];
+  /** [community ids, include public]: the scope hydration reads. */
+  scope: [string[], boolean];
+  maxRrf: number;
+  queryStems: string[];
+  wordOf: Map<string, string>;
+  expansions: readonly Expansion[];
+  /** People kept after scoring (the limit, or the cross-encoder's top when larger). */
+  keep: number;
+}
+
+/** An embedder call failed: the ranker starts over with the fallback embedder. */
+class EmbedderFailure extends Error {
+  constructor(readonly failure: unknown) {
+    super(failure instanceof Error ? failure.message : String(failure));
   }
-  return parts.size > 0 ? [...parts].join(' | ') : null;
 }
 
 export class Ranker implements SearchPipeline {
@@ -81,6 +119,7 @@ export class Ranker implements SearchPipeline {
   private readonly reranker: Reranker | null;
   private readonly wordnet: WordNet | null;
   private readonly perLeg: number;
+  private readonly window: number;
   private readonly maxCandidates: number;
   private readonly rerankTop: number;
   private readonly trigramByDb = new WeakMap<Queryable, Promise<boolean>>();
@@ -90,9 +129,10 @@ export class Ranker implements SearchPipeline {
     this.embedder = options.embedder ?? this.fallback;
     this.reranker = options.reranker ?? null;
     this.wordnet = options.wordnet ?? null;
-    this.perLeg = options.candidatesPerLeg ?? 200;
-    this.maxCandidates = options.maxCandidates ?? 200;
-    this.rerankTop = options.rerankTop ?? 50;
+    this.perLeg = options.candidatesPerLeg ?? RANKER_DEFAULTS.candidatesPerLeg;
+    this.window = options.rankWindow ?? RANKER_DEFAULTS.rankWindow;
+    this.maxCandidates = options.maxCandidates ?? RANKER_DEFAULTS.maxCandidates;
+    this.rerankTop = options.rerankTop ?? RANKER_DEFAULTS.rerankTop;
     this.provider = this.embedder.name;
   }
 
@@ -120,28 +160,22 @@ export class Ranker implements SearchPipeline {
     if (originalWords.length === 0) return [];
     const expansions = this.wordnet ? this.wordnet.expand(query) : [];
 
-    // ---- retrieve ----
-    const scope = `(community_id = ANY($1::text[]) OR ($2::boolean AND community_id = ''))`;
-    const base = [communityIds, request.includePublic];
-    const legs = new Map<LegName, { community_id: string; profile_id: string }[]>();
-    const ftsQuery = buildTsQuery(originalWords);
-    const synonymQuery = buildTsQuery(expansions.map((e) => e.term));
-    const fts = (tsquery: string) =>
-      db.query<{ community_id: string; profile_id: string }>(
-        `SELECT community_id, profile_id FROM search.documents, to_tsquery('english', $3) q
-          WHERE ${scope} AND search_tsv @@ q
-          ORDER BY ts_rank_cd(search_tsv, q, 1) DESC, profile_id, community_id LIMIT $4`,
-        [...base, tsquery, this.perLeg],
+    // ---- retrieve (retrieve.ts: tiered and bounded legs, run concurrently) ----
+    const legs = await inStep('search.retrieve', { 'search.expansions': expansions.length }, async (span) => {
+      const found = await retrieveLegs(
+        db,
+        { scope: { communityIds, includePublic: request.includePublic }, query, words: originalWords, expansions, trigram: await this.hasTrigram(db) },
+        { perLeg: this.perLeg, window: this.window },
       );
-    await inStep('search.retrieve', { 'search.expansions': expansions.length }, async (span) => {
-      if (ftsQuery) legs.set('full-text', await fts(ftsQuery));
-      if (synonymQuery) legs.set('synonyms', await fts(synonymQuery));
-      legs.set('name/organization', await this.nameLeg(db, scope, base, query, originalWords));
-      span.setAttribute('search.candidates', [...legs.values()].reduce((n, rows) => n + rows.length, 0));
+      found.set('name/organization', byNameSimilarity(query, found.get('name/organization') ?? [], this.perLeg));
+      let candidates = 0;
+      for (const rows of found.values()) candidates += rows.length;
+      span.setAttribute('search.candidates', candidates);
+      return found;
     });
 
     // ---- fuse: reciprocal rank fusion per person ----
-    const rrf = new Map<string, { score: number; legs: Set<LegName>; docScore: Map<string, number> }>();
+    const rrf = new Map<string, Fused>();
     for (const [leg, rows] of legs) {
       const seen = new Set<string>();
       let rank = 0;
@@ -161,67 +195,33 @@ export class Ranker implements SearchPipeline {
     const fused = [...rrf.entries()].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1)).slice(0, this.maxCandidates);
     if (fused.length === 0) return [];
 
-    // ---- hydrate: every in-scope document of each candidate (for merging and community lists) ----
-    const docs = await db.query<Doc>(
-      `SELECT community_id, profile_id, user_id, name, headline, bio, organization, location, avatar_url, enrichment_text
-         FROM search.documents WHERE profile_id = ANY($3::text[]) AND ${scope}
-        ORDER BY profile_id, community_id`,
-      [...base, fused.map(([id]) => id)],
-    );
-    const byProfile = new Map<string, Doc[]>();
-    for (const doc of docs) {
-      const list = byProfile.get(doc.profile_id) ?? [];
-      list.push(doc);
-      byProfile.set(doc.profile_id, list);
-    }
-    const people: Person[] = [];
-    for (const [profileId, entry] of fused) {
-      const list = byProfile.get(profileId);
-      if (!list || list.length === 0) continue; // erased between the two reads
-      const display = [...list].sort((a, b) => (entry.docScore.get(b.community_id) ?? 0) - (entry.docScore.get(a.community_id) ?? 0))[0]!;
-      const fieldStems = new Map<Field, Set<string>>();
-      for (const field of FIELDS) {
-        const set = new Set<string>();
-        for (const doc of list) for (const w of contentTokens(doc[field] ?? '')) set.add(stem(w));
-        fieldStems.set(field, set);
-      }
-      people.push({ profileId, docs: list, display, rrf: entry.score, legs: entry.legs, fieldStems });
-    }
-
-    // ---- embed: the query (with its expansions, weighted lower) and each candidate ----
-    const queryParts: WeightedText[] = [{ text: query, weight: 1 }, ...expansions.map((e) => ({ text: e.term, weight: e.weight * 0.6 }))];
-    const personParts = people.map((p) => personText(p));
+    // ---- hydrate, embed and rerank a chunk of candidates at a time, keeping the best ----
+    const context: ScoreContext = {
+      query,
+      // The query with its expansions, weighted lower.
+      queryParts: [{ text: query, weight: 1 }, ...expansions.map((e) => ({ text: e.term, weight: e.weight * 0.6 }))],
+      scope: [communityIds, request.includePublic],
+      // A loop, never Math.max(...spread): see top-k.ts.
+      maxRrf: maxOf(fused.map(([, entry]) => entry.score), 1),
+      queryStems: originalWords.map(stem),
+      wordOf: new Map(originalWords.map((w) => [stem(w), w])),
+      expansions,
+      keep: Math.max(limit, this.reranker ? this.rerankTop : 0),
+    };
     let embedderName = this.embedder.name;
     let degraded: string | null = null;
-    let vectors: number[][];
+    let scored: Scored[];
     try {
-      vectors = await inStep('search.embed', { 'search.embedder': this.embedder.name, 'search.texts': personParts.length + 1 }, () =>
-        this.embedder.embed([queryParts, ...personParts]),
-      );
+      scored = await this.scoreAll(db, fused, this.embedder, context);
     } catch (error) {
-      if (this.embedder === this.fallback) throw error;
-      degraded = `the embeddings service failed (${(error as Error).message}), so the offline embedder was used`;
+      if (!(error instanceof EmbedderFailure)) throw error;
+      if (this.embedder === this.fallback) throw error.failure;
+      degraded = `the embeddings service failed (${error.message}), so the offline embedder was used`;
       embedderName = this.fallback.name;
-      vectors = await inStep('search.embed', { 'search.embedder': this.fallback.name, 'search.degraded': true }, () =>
-        this.fallback.embed([queryParts, ...personParts]),
-      );
+      scored = await this.scoreAll(db, fused, this.fallback, context, true).catch((failed: unknown) => {
+        throw failed instanceof EmbedderFailure ? failed.failure : failed;
+      });
     }
-    const queryVector = vectors[0]!;
-
-    // ---- rerank ----
-    const maxRrf = Math.max(...people.map((p) => p.rrf));
-    const queryStems = originalWords.map(stem);
-    const wordOf = new Map(originalWords.map((w) => [stem(w), w]));
-    const scored = people.map((person, i) => {
-      const coverage = termCoverage(person, queryStems, expansions, wordOf);
-      const nameSim = wordSimilarity(query, person.display.name);
-      const orgSim = person.display.organization ? wordSimilarity(query, person.display.organization) : 0;
-      const nameOrg = Math.max(nameSim, orgSim);
-      const semantic = Math.max(0, cosine(queryVector, vectors[i + 1]!));
-      const score = W.fusion * (person.rrf / maxRrf) + W.coverage * coverage.score + W.semantic * semantic + W.nameOrg * (nameOrg >= 0.5 ? nameOrg : 0);
-      return { person, coverage, nameSim, orgSim, semantic, score, rerank: null as number | null };
-    });
-    scored.sort((a, b) => b.score - a.score || (a.person.profileId < b.person.profileId ? -1 : 1));
 
     let rerankNote: string | null = null;
     if (this.reranker && scored.length > 0) {
@@ -231,18 +231,17 @@ export class Ranker implements SearchPipeline {
         const raw = await inStep('search.rerank', { 'search.reranked': top.length }, () =>
           reranker.rerank(
             query,
-            top.map((s) => personParts[people.indexOf(s.person)]!.filter((p) => p.weight > 0).map((p) => p.text).join('. ')),
+            top.map((s) => s.parts.filter((p) => p.weight > 0).map((p) => p.text).join('. ')),
           ),
         );
-        const lo = Math.min(...raw);
-        const hi = Math.max(...raw);
+        const relative = minMaxNormalise(raw);
         top.forEach((s, i) => {
-          s.rerank = hi > lo ? (raw[i]! - lo) / (hi - lo) : 0.5;
+          s.rerank = relative[i]!;
           s.score = 0.5 * s.score + 0.5 * s.rerank;
         });
         // Those below the cross-encoded top keep their order beneath it.
         for (const s of scored.slice(this.rerankTop)) s.score *= 0.5;
-        scored.sort((a, b) => b.score - a.score || (a.person.profileId < b.person.profileId ? -1 : 1));
+        scored.sort(byScore);
       } catch (error) {
         rerankNote = `the reranking service failed (${(error as Error).message}), so it was skipped`;
       }
@@ -281,28 +280,91 @@ export class Ranker implements SearchPipeline {
   }
 
   /**
-   * People whose name or organization starts with the query's words (prefix match, unstemmed);
-   * with pg_trgm installed, also those whose name or organization is close to the query when
-   * misspelled. Ordered in the service by trigram word similarity.
+   * Hydrates, embeds and scores the fused candidates SCORE_CHUNK at a time and keeps the best
+   * `context.keep`, so any number of candidates fits in memory. The query is embedded with the
+   * first chunk: the fast path's ≤ 200 candidates are one embeddings call, as they always were.
+   * An embedder failure comes out as an EmbedderFailure.
    */
-  private async nameLeg(db: Queryable, scope: string, base: unknown[], query: string, words: string[]) {
-    const prefix = [...new Set(words.map(safe).filter((w) => w.length >= 2))].map((w) => `${w}:*`).join(' | ');
-    if (!prefix) return [];
-    const trigram = await this.hasTrigram(db);
-    const rows = await db.query<{ community_id: string; profile_id: string; name: string; organization: string | null }>(
-      `SELECT community_id, profile_id, name, organization FROM search.documents
-        WHERE ${scope} AND (name_tsv @@ to_tsquery('simple', $3)${
-          trigram ? ` OR word_similarity($5, name) >= 0.5 OR word_similarity($5, coalesce(organization, '')) >= 0.5` : ''
-        })
-        ORDER BY profile_id, community_id LIMIT $4`,
-      trigram ? [...base, prefix, this.perLeg * 5, query] : [...base, prefix, this.perLeg * 5],
-    );
-    return rows
-      .map((row) => ({ ...row, sim: Math.max(wordSimilarity(query, row.name), row.organization ? wordSimilarity(query, row.organization) : 0) }))
-      .filter((row) => row.sim >= 0.3)
-      .sort((a, b) => b.sim - a.sim || (a.profile_id < b.profile_id ? -1 : a.profile_id > b.profile_id ? 1 : 0))
-      .slice(0, this.perLeg);
+  private async scoreAll(db: Queryable, fused: [string, Fused][], embedder: Embedder, context: ScoreContext, degraded = false): Promise<Scored[]> {
+    const top = new TopK<Scored>(context.keep, byScore);
+    let queryVector: number[] | null = null;
+    for (let start = 0; start < fused.length; start += SCORE_CHUNK) {
+      const people = await hydrate(db, fused.slice(start, start + SCORE_CHUNK), context.scope);
+      if (people.length === 0) continue;
+      const parts = people.map((p) => personText(p));
+      const texts = queryVector ? parts : [context.queryParts, ...parts];
+      let vectors: number[][];
+      try {
+        vectors = await inStep(
+          'search.embed',
+          { 'search.embedder': embedder.name, 'search.texts': texts.length, ...(degraded ? { 'search.degraded': true } : {}) },
+          () => embedder.embed(texts),
+        );
+      } catch (error) {
+        throw new EmbedderFailure(error);
+      }
+      const offset = queryVector ? 0 : 1;
+      const qv = (queryVector ??= vectors[0]!);
+      people.forEach((person, i) => {
+        const coverage = termCoverage(person, context.queryStems, context.expansions, context.wordOf);
+        const nameSim = wordSimilarity(context.query, person.display.name);
+        const orgSim = person.display.organization ? wordSimilarity(context.query, person.display.organization) : 0;
+        const nameOrg = Math.max(nameSim, orgSim);
+        const semantic = Math.max(0, cosine(qv, vectors[i + offset]!));
+        const score =
+          W.fusion * (person.rrf / context.maxRrf) + W.coverage * coverage.score + W.semantic * semantic + W.nameOrg * (nameOrg >= 0.5 ? nameOrg : 0);
+        top.offer({ person, parts: parts[i]!, coverage, nameSim, orgSim, semantic, score, rerank: null });
+      });
+    }
+    return top.sorted();
   }
+}
+
+/**
+ * Every in-scope document of these candidates (for merging and community lists), as people in the
+ * order given; displayed fields come from the person's best-matching document. Nothing of an
+ * unrequested community is read.
+ */
+async function hydrate(db: Queryable, chunk: [string, Fused][], scope: [string[], boolean]): Promise<Person[]> {
+  const docs = await db.query<Doc>(
+    `SELECT community_id, profile_id, user_id, name, headline, bio, organization, location, avatar_url, enrichment_text
+       FROM search.documents
+      WHERE profile_id = ANY($3::text[]) AND (community_id = ANY($1::text[]) OR ($2::boolean AND community_id = ''))
+      ORDER BY profile_id, community_id`,
+    [...scope, chunk.map(([id]) => id)],
+  );
+  const byProfile = new Map<string, Doc[]>();
+  for (const doc of docs) {
+    const list = byProfile.get(doc.profile_id) ?? [];
+    list.push(doc);
+    byProfile.set(doc.profile_id, list);
+  }
+  const people: Person[] = [];
+  for (const [profileId, entry] of chunk) {
+    const list = byProfile.get(profileId);
+    if (!list || list.length === 0) continue; // erased between the two reads
+    const display = [...list].sort((a, b) => (entry.docScore.get(b.community_id) ?? 0) - (entry.docScore.get(a.community_id) ?? 0))[0]!;
+    const fieldStems = new Map<Field, Set<string>>();
+    for (const field of FIELDS) {
+      const set = new Set<string>();
+      for (const doc of list) for (const w of contentTokens(doc[field] ?? '')) set.add(stem(w));
+      fieldStems.set(field, set);
+    }
+    people.push({ profileId, docs: list, display, rrf: entry.score, legs: entry.legs, fieldStems });
+  }
+  return people;
+}
+
+/**
+ * The name leg's rows ordered by trigram word similarity of the query to the name or the
+ * organization (below 0.3 dropped), then by profile id; the best `perLeg`.
+ */
+function byNameSimilarity(query: string, rows: readonly LegRow[], perLeg: number): LegRow[] {
+  return rows
+    .map((row) => ({ ...row, sim: Math.max(wordSimilarity(query, row.name ?? ''), row.organization ? wordSimilarity(query, row.organization) : 0) }))
+    .filter((row) => row.sim >= 0.3)
+    .sort((a, b) => b.sim - a.sim || (a.profile_id < b.profile_id ? -1 : a.profile_id > b.profile_id ? 1 : 0))
+    .slice(0, perLeg);
 }
 
 function round(x: number): number {
@@ -337,7 +399,7 @@ interface Coverage {
 function termCoverage(person: Person, queryStems: readonly string[], expansions: readonly Expansion[], wordOf: ReadonlyMap<string, string>): Coverage {
   const fieldsWith = (stems: readonly string[]): Field[] =>
     stems.length === 0 ? [] : FIELDS.filter((f) => stems.every((s) => person.fieldStems.get(f)!.has(s)));
-  const best = (fields: readonly Field[]) => Math.max(0, ...fields.map((f) => FIELD_WEIGHT[f]));
+  const best = (fields: readonly Field[]) => maxOf(fields.map((f) => FIELD_WEIGHT[f]), 0);
   const matches: TermMatch[] = [];
   const credit = new Map<string, number>(queryStems.map((s) => [s, 0]));
   for (const s of new Set(queryStems)) {

@@ -442,6 +442,11 @@ export interface ReindexSearchResponse {
   publicDocuments: number;
   /** Batches sent to the search service. */
   batches: number;
+  /**
+   * Stale search documents removed at the end (no longer a membership, or no longer public and
+   * claimed), written neither by this run nor by any other write since it began.
+   */
+  removed: number;
 }
 
 export interface ScanMembersRequest {
@@ -4986,7 +4991,7 @@ export const ReindexSearchRequest: MessageFns<ReindexSearchRequest> = {
 };
 
 function createBaseReindexSearchResponse(): ReindexSearchResponse {
-  return { profiles: 0, membershipDocuments: 0, publicDocuments: 0, batches: 0 };
+  return { profiles: 0, membershipDocuments: 0, publicDocuments: 0, batches: 0, removed: 0 };
 }
 
 export const ReindexSearchResponse: MessageFns<ReindexSearchResponse> = {
@@ -5002,6 +5007,9 @@ export const ReindexSearchResponse: MessageFns<ReindexSearchResponse> = {
     }
     if (message.batches !== 0) {
       writer.uint32(32).uint32(message.batches);
+    }
+    if (message.removed !== 0) {
+      writer.uint32(40).uint32(message.removed);
     }
     return writer;
   },
@@ -5051,6 +5059,14 @@ export const ReindexSearchResponse: MessageFns<ReindexSearchResponse> = {
             message.batches = reader.uint32();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.removed = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5077,6 +5093,7 @@ export const ReindexSearchResponse: MessageFns<ReindexSearchResponse> = {
         ? globalThis.Number(object.public_documents)
         : 0,
       batches: isSet(object.batches) ? globalThis.Number(object.batches) : 0,
+      removed: isSet(object.removed) ? globalThis.Number(object.removed) : 0,
     };
   },
 
@@ -5094,6 +5111,9 @@ export const ReindexSearchResponse: MessageFns<ReindexSearchResponse> = {
     if (message.batches !== 0) {
       obj.batches = Math.round(message.batches);
     }
+    if (message.removed !== 0) {
+      obj.removed = Math.round(message.removed);
+    }
     return obj;
   },
 
@@ -5106,6 +5126,7 @@ export const ReindexSearchResponse: MessageFns<ReindexSearchResponse> = {
     message.membershipDocuments = object.membershipDocuments ?? 0;
     message.publicDocuments = object.publicDocuments ?? 0;
     message.batches = object.batches ?? 0;
+    message.removed = object.removed ?? 0;
     return message;
   },
 };
@@ -6039,7 +6060,8 @@ export const CommunitiesServiceDefinition = {
     },
     /**
      * Operator: re-indexes the whole search corpus from the communities store — every membership's
-     * document, and the public-corpus document of every public claimed profile — in batches.
+     * document, and the public-corpus document of every public claimed profile — in batches, then
+     * removes every search document the run did not write (search PruneDocuments).
      */
     reindexSearch: {
       name: "ReindexSearch",
@@ -6164,7 +6186,8 @@ export interface CommunitiesServiceImplementation<CallContextExt = {}> {
   ): Promise<DeepPartial<CountMembersResponse>>;
   /**
    * Operator: re-indexes the whole search corpus from the communities store — every membership's
-   * document, and the public-corpus document of every public claimed profile — in batches.
+   * document, and the public-corpus document of every public claimed profile — in batches, then
+   * removes every search document the run did not write (search PruneDocuments).
    */
   reindexSearch(
     request: ReindexSearchRequest,
@@ -6272,7 +6295,8 @@ export interface CommunitiesServiceClient<CallOptionsExt = {}> {
   ): Promise<CountMembersResponse>;
   /**
    * Operator: re-indexes the whole search corpus from the communities store — every membership's
-   * document, and the public-corpus document of every public claimed profile — in batches.
+   * document, and the public-corpus document of every public claimed profile — in batches, then
+   * removes every search document the run did not write (search PruneDocuments).
    */
   reindexSearch(
     request: DeepPartial<ReindexSearchRequest>,

@@ -170,6 +170,11 @@ export interface Document {
 
 export interface IndexDocumentsRequest {
   documents: Document[];
+  /**
+   * Set by the batches of a full re-index: the run they belong to (BeginReindex). Such a batch is
+   * refused when the run is unknown or already pruned. 0 (every other path): no run.
+   */
+  reindexRun: number;
 }
 
 export interface IndexDocumentsResponse {
@@ -190,6 +195,23 @@ export interface RemovePublicDocumentRequest {
 }
 
 export interface RemovePublicDocumentResponse {
+  removed: number;
+}
+
+export interface BeginReindexRequest {
+}
+
+export interface BeginReindexResponse {
+  /** The run: pass it with the run's IndexDocuments batches and to PruneDocuments. */
+  run: number;
+}
+
+export interface PruneDocumentsRequest {
+  run: number;
+}
+
+export interface PruneDocumentsResponse {
+  /** Documents deleted: not written since the run began. */
   removed: number;
 }
 
@@ -1208,13 +1230,16 @@ export const Document: MessageFns<Document> = {
 };
 
 function createBaseIndexDocumentsRequest(): IndexDocumentsRequest {
-  return { documents: [] };
+  return { documents: [], reindexRun: 0 };
 }
 
 export const IndexDocumentsRequest: MessageFns<IndexDocumentsRequest> = {
   encode(message: IndexDocumentsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.documents) {
       Document.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.reindexRun !== 0) {
+      writer.uint32(16).uint64(message.reindexRun);
     }
     return writer;
   },
@@ -1240,6 +1265,14 @@ export const IndexDocumentsRequest: MessageFns<IndexDocumentsRequest> = {
             message.documents.push(Document.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.reindexRun = longToNumber(reader.uint64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1257,6 +1290,11 @@ export const IndexDocumentsRequest: MessageFns<IndexDocumentsRequest> = {
       documents: globalThis.Array.isArray(object?.documents)
         ? object.documents.map((e: any) => Document.fromJSON(e))
         : [],
+      reindexRun: isSet(object.reindexRun)
+        ? globalThis.Number(object.reindexRun)
+        : isSet(object.reindex_run)
+        ? globalThis.Number(object.reindex_run)
+        : 0,
     };
   },
 
@@ -1264,6 +1302,9 @@ export const IndexDocumentsRequest: MessageFns<IndexDocumentsRequest> = {
     const obj: any = {};
     if (message.documents?.length) {
       obj.documents = message.documents.map((e) => Document.toJSON(e));
+    }
+    if (message.reindexRun !== 0) {
+      obj.reindexRun = Math.round(message.reindexRun);
     }
     return obj;
   },
@@ -1274,6 +1315,7 @@ export const IndexDocumentsRequest: MessageFns<IndexDocumentsRequest> = {
   fromPartial(object: DeepPartial<IndexDocumentsRequest>): IndexDocumentsRequest {
     const message = createBaseIndexDocumentsRequest();
     message.documents = object.documents?.map((e) => Document.fromPartial(e)) || [];
+    message.reindexRun = object.reindexRun ?? 0;
     return message;
   },
 };
@@ -1645,6 +1687,259 @@ export const RemovePublicDocumentResponse: MessageFns<RemovePublicDocumentRespon
   },
 };
 
+function createBaseBeginReindexRequest(): BeginReindexRequest {
+  return {};
+}
+
+export const BeginReindexRequest: MessageFns<BeginReindexRequest> = {
+  encode(_: BeginReindexRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BeginReindexRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBeginReindexRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): BeginReindexRequest {
+    return {};
+  },
+
+  toJSON(_: BeginReindexRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<BeginReindexRequest>): BeginReindexRequest {
+    return BeginReindexRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<BeginReindexRequest>): BeginReindexRequest {
+    const message = createBaseBeginReindexRequest();
+    return message;
+  },
+};
+
+function createBaseBeginReindexResponse(): BeginReindexResponse {
+  return { run: 0 };
+}
+
+export const BeginReindexResponse: MessageFns<BeginReindexResponse> = {
+  encode(message: BeginReindexResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.run !== 0) {
+      writer.uint32(8).uint64(message.run);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BeginReindexResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBeginReindexResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.run = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BeginReindexResponse {
+    return { run: isSet(object.run) ? globalThis.Number(object.run) : 0 };
+  },
+
+  toJSON(message: BeginReindexResponse): unknown {
+    const obj: any = {};
+    if (message.run !== 0) {
+      obj.run = Math.round(message.run);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<BeginReindexResponse>): BeginReindexResponse {
+    return BeginReindexResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BeginReindexResponse>): BeginReindexResponse {
+    const message = createBaseBeginReindexResponse();
+    message.run = object.run ?? 0;
+    return message;
+  },
+};
+
+function createBasePruneDocumentsRequest(): PruneDocumentsRequest {
+  return { run: 0 };
+}
+
+export const PruneDocumentsRequest: MessageFns<PruneDocumentsRequest> = {
+  encode(message: PruneDocumentsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.run !== 0) {
+      writer.uint32(8).uint64(message.run);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PruneDocumentsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePruneDocumentsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.run = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PruneDocumentsRequest {
+    return { run: isSet(object.run) ? globalThis.Number(object.run) : 0 };
+  },
+
+  toJSON(message: PruneDocumentsRequest): unknown {
+    const obj: any = {};
+    if (message.run !== 0) {
+      obj.run = Math.round(message.run);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PruneDocumentsRequest>): PruneDocumentsRequest {
+    return PruneDocumentsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PruneDocumentsRequest>): PruneDocumentsRequest {
+    const message = createBasePruneDocumentsRequest();
+    message.run = object.run ?? 0;
+    return message;
+  },
+};
+
+function createBasePruneDocumentsResponse(): PruneDocumentsResponse {
+  return { removed: 0 };
+}
+
+export const PruneDocumentsResponse: MessageFns<PruneDocumentsResponse> = {
+  encode(message: PruneDocumentsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.removed !== 0) {
+      writer.uint32(8).uint32(message.removed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PruneDocumentsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePruneDocumentsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.removed = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PruneDocumentsResponse {
+    return { removed: isSet(object.removed) ? globalThis.Number(object.removed) : 0 };
+  },
+
+  toJSON(message: PruneDocumentsResponse): unknown {
+    const obj: any = {};
+    if (message.removed !== 0) {
+      obj.removed = Math.round(message.removed);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PruneDocumentsResponse>): PruneDocumentsResponse {
+    return PruneDocumentsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PruneDocumentsResponse>): PruneDocumentsResponse {
+    const message = createBasePruneDocumentsResponse();
+    message.removed = object.removed ?? 0;
+    return message;
+  },
+};
+
 /** Asynchronous expert search over the search service's own corpus. */
 export type SearchServiceDefinition = typeof SearchServiceDefinition;
 export const SearchServiceDefinition = {
@@ -1694,6 +1989,28 @@ export const SearchServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * A full re-index is a mark and sweep (communities ReindexSearch): BeginReindex opens a run;
+     * from then on every document IndexDocuments writes — the run's batches and any other write —
+     * carries the run's mark; PruneDocuments(run) then deletes every document not written since the
+     * run began (people no longer members, profiles no longer public and claimed).
+     */
+    beginReindex: {
+      name: "BeginReindex",
+      requestType: BeginReindexRequest as typeof BeginReindexRequest,
+      requestStream: false,
+      responseType: BeginReindexResponse as typeof BeginReindexResponse,
+      responseStream: false,
+      options: {},
+    },
+    pruneDocuments: {
+      name: "PruneDocuments",
+      requestType: PruneDocumentsRequest as typeof PruneDocumentsRequest,
+      requestStream: false,
+      responseType: PruneDocumentsResponse as typeof PruneDocumentsResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -1718,6 +2035,20 @@ export interface SearchServiceImplementation<CallContextExt = {}> {
     request: RemovePublicDocumentRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<RemovePublicDocumentResponse>>;
+  /**
+   * A full re-index is a mark and sweep (communities ReindexSearch): BeginReindex opens a run;
+   * from then on every document IndexDocuments writes — the run's batches and any other write —
+   * carries the run's mark; PruneDocuments(run) then deletes every document not written since the
+   * run began (people no longer members, profiles no longer public and claimed).
+   */
+  beginReindex(
+    request: BeginReindexRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<BeginReindexResponse>>;
+  pruneDocuments(
+    request: PruneDocumentsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<PruneDocumentsResponse>>;
 }
 
 export interface SearchServiceClient<CallOptionsExt = {}> {
@@ -1741,6 +2072,20 @@ export interface SearchServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<RemovePublicDocumentRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<RemovePublicDocumentResponse>;
+  /**
+   * A full re-index is a mark and sweep (communities ReindexSearch): BeginReindex opens a run;
+   * from then on every document IndexDocuments writes — the run's batches and any other write —
+   * carries the run's mark; PruneDocuments(run) then deletes every document not written since the
+   * run began (people no longer members, profiles no longer public and claimed).
+   */
+  beginReindex(
+    request: DeepPartial<BeginReindexRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<BeginReindexResponse>;
+  pruneDocuments(
+    request: DeepPartial<PruneDocumentsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<PruneDocumentsResponse>;
 }
 
 function floatToJson(value: number | null | undefined): number | string | null | undefined {
@@ -1766,6 +2111,17 @@ function fromTimestamp(t: Timestamp): string {
   let millis = (t.seconds || 0) * 1_000;
   millis += (t.nanos || 0) / 1_000_000;
   return new globalThis.Date(millis).toISOString();
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
 }
 
 function isSet(value: any): boolean {
