@@ -148,16 +148,16 @@ Not reached yet — see "Where the time goes".
 
 Profiled with \`node --cpu-prof\` under the same load (2026-11-21):
 
-- One request of \`GET /v1/me\` is three internal gRPC round trips (identity \`Authenticate\`, then
-  identity \`DescribeCredential\` and billing \`GetCallerUsage\` in parallel) and three SQL
-  statements. Against a bare route that does neither, the ratio is bound to be small.
+- One request of \`GET /v1/me\` is two internal gRPC round trips (identity \`Authenticate\`, which
+  also describes the key on this route, then billing \`GetCallerUsage\`) and three SQL statements.
+  Against a bare route that does neither, the ratio is bound to be small.
 - Embedded store: PGlite runs PostgreSQL as WebAssembly in the gateway's own thread; it takes about
   40% of that core (80–290 µs per statement measured directly), gRPC about 8%.
 - PostgreSQL: the process is about 45% idle under load; the machine's two cores are shared by the
   server process, PostgreSQL, Redis and the load generator.
 - Done so far: caller tokens are verified once per token (not per call), \`/v1/me\` went from six
-  statements to three, usage counting is batched into two statements a second. Next candidates: one
-  RPC for authentication plus description on this route, and running PGlite in a worker thread.
+  statements to three, usage counting is batched into two statements a second, and authentication
+  describes the key in the same call on this route. Next candidate: running PGlite in a worker thread.
 
 ## ${new Date().toISOString().slice(0, 10)} — ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}
 
