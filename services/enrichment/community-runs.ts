@@ -56,8 +56,8 @@ interface Selection {
   items: NewItem[];
 }
 
-async function select(deps: Deps, input: RunInput): Promise<Selection> {
-  const options = await callAs(deps.signer, { kind: 'service', service: 'enrichment' }, undefined, deps.deadlineMs);
+async function select(deps: Deps, input: RunInput, requestId: string): Promise<Selection> {
+  const options = await callAs(deps.signer, { kind: 'service', service: 'enrichment' }, requestId, deps.deadlineMs);
   const members: string[] = [];
   let totalMembers = 0;
   let after = '';
@@ -99,7 +99,7 @@ export async function startCommunityRun(deps: Deps, caller: Caller, request: Sta
   // neither the API-write attestation nor queues a consent request.
   await deps.clients.communities.authorizeWrite({ communityId: input.communityId, operation: 'enrichment.start', reachOnly: input.dryRun }, asCaller);
 
-  const selection = await select(deps, input);
+  const selection = await select(deps, input, requestId);
   if (input.dryRun) {
     const rate = await rateOf(deps, input.depth, caller, requestId);
     return {
