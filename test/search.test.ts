@@ -250,6 +250,17 @@ describe.each(storeNames())('expert search on %s', (store) => {
     });
   });
 
+  it('ignores Idempotency-Key: the same key twice starts two searches, neither replayed', async () => {
+    const headers = { ...bearer(k.ana), 'idempotency-key': `search-${store}-twice` };
+    const body = { query: 'freshwater pond ecologist', scope: 'all' };
+    const first = await request(sys.restUrl, 'POST', '/v1/search', { headers, body });
+    const second = await request(sys.restUrl, 'POST', '/v1/search', { headers, body });
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(200);
+    expect(second.body.search_id).not.toBe(first.body.search_id);
+    expect(second.headers.get('idempotent-replayed')).toBeNull();
+  });
+
   it('200 complete: the documented match shape; billed once (search:<id>) right after the result is stored', async () => {
     const res = await search(k.ana, { query: 'freshwater pond ecologist', scope: 'all' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);

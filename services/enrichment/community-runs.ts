@@ -14,13 +14,12 @@ import { newId, requireId } from '../kit/ids.js';
 import { ownerTypes } from '../kit/enums.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
 import type { Depth } from './pipeline/index.js';
-import { chargeOperation } from './run-effects.js';
+import { chargeOperation, scanMembers } from './run-effects.js';
 import { depthName } from './run-messages.js';
 import { createRunsRepository, DEPTH_ORDER, depthsFrom, type NewItem, type RunRow } from './runs.repository.js';
 
 export const WORKFLOW_KEY = 'smart_enrich';
 export const PROFILE_IDS_MAX = 10_000;
-const SCAN_PAGE = 2000;
 
 type Deps = Pick<ServiceDeps, 'db' | 'clients' | 'signer' | 'deadlineMs'>;
 
@@ -57,19 +56,15 @@ interface Selection {
 }
 
 async function select(deps: Deps, input: RunInput, requestId: string): Promise<Selection> {
-  const options = await callAs(deps.signer, { kind: 'service', service: 'enrichment' }, requestId, deps.deadlineMs);
   const members: string[] = [];
-  let totalMembers = 0;
-  let after = '';
-  do {
-    const page = await deps.clients.communities.scanMembers(
-      { communityId: input.communityId, profileIds: input.profileIds, joinedSince: input.joinedSince, afterProfileId: after, pageSize: SCAN_PAGE },
-      options,
-    );
-    for (const m of page.members) if (m.profile) members.push(m.profile.id);
-    totalMembers = page.totalMembers;
-    after = page.nextAfterProfileId;
-  } while (after);
+  const totalMembers = await scanMembers(
+    deps,
+    { communityId: input.communityId, profileIds: input.profileIds, joinedSince: input.joinedSince },
+    (page) => {
+      for (const m of page) if (m.profile) members.push(m.profile.id);
+    },
+    requestId,
+  );
 
   const repo = createRunsRepository(deps.db);
   const enriched = input.includeAlreadyEnriched

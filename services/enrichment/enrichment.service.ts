@@ -16,7 +16,7 @@ import type { ServiceDeps } from '../kit/service-deps.js';
 import { startCommunityRun } from './community-runs.js';
 import { createEnrichmentPipeline, providerConfigFrom, type EnrichmentPipeline } from './pipeline/index.js';
 import { createRunEffects, type RunEffects } from './run-effects.js';
-import { DEPTHS, toItem, toRun } from './run-messages.js';
+import { toItem, toMemberEnrichment, toRun } from './run-messages.js';
 import { createRunWorker, SELF_DEPTH, type RunWorkerOptions } from './run-worker.js';
 import { createRunsRepository, type RunRow } from './runs.repository.js';
 
@@ -159,22 +159,14 @@ export function createEnrichmentService(deps: EnrichmentDeps, options: Enrichmen
           throw domainError('forbidden', `community ${request.communityId} is outside this credential's read reach`);
         }
       }
-      const rows = await deps.db.query<{ depth: keyof typeof DEPTHS; data: unknown; enriched_at: Date }>(
-        'SELECT depth, data, enriched_at FROM enrichment.member_enrichment WHERE community_id = $1 AND profile_id = $2',
-        [request.communityId, request.profileId],
-      );
-      const row = rows[0];
-      return {
-        enrichment: row && { depth: DEPTHS[row.depth], enrichedAt: row.enriched_at.toISOString(), dataJson: JSON.stringify(row.data) },
-      };
+      const row = await repo.memberEnrichment(request.communityId, request.profileId);
+      return { enrichment: row && toMemberEnrichment(row) };
     },
 
     async getOwnEnrichment(_request, ctx) {
       const caller = requireCaller(ctx, 'profile:read');
       const row = caller.userId ? await repo.selfEnrichment(caller.userId) : undefined;
-      return {
-        enrichment: row && { depth: DEPTHS[row.depth], enrichedAt: row.enriched_at.toISOString(), dataJson: JSON.stringify(row.data) },
-      };
+      return { enrichment: row && toMemberEnrichment(row) };
     },
 
     async listEnrichedAt(request) {

@@ -44,22 +44,39 @@ export function personOf(p: Profile): PersonInput {
   };
 }
 
-const SCAN_PAGE = 1000;
+const SCAN_PAGE = 2000;
 
-export function createRunEffects(deps: Pick<ServiceDeps, 'clients' | 'signer' | 'deadlineMs'>): RunEffects {
+type ScanDeps = Pick<ServiceDeps, 'clients' | 'signer' | 'deadlineMs'>;
+
+/**
+ * Walks a community's members (only `profileIds` when given, only those joined since `joinedSince`
+ * when set) page by page, as the enrichment service; returns the community's member count.
+ */
+export async function scanMembers(
+  deps: ScanDeps,
+  filter: { communityId: string; profileIds?: string[]; joinedSince?: string },
+  onPage: (members: Member[]) => void,
+  requestId?: string,
+): Promise<number> {
+  let after = '';
+  let total = 0;
+  do {
+    const options = await callAs(deps.signer, { kind: 'service', service: 'enrichment' }, requestId, deps.deadlineMs);
+    const page = await deps.clients.communities.scanMembers(
+      { communityId: filter.communityId, profileIds: filter.profileIds ?? [], joinedSince: filter.joinedSince, afterProfileId: after, pageSize: SCAN_PAGE },
+      options,
+    );
+    onPage(page.members);
+    total = page.totalMembers;
+    after = page.nextAfterProfileId;
+  } while (after);
+  return total;
+}
+
+export function createRunEffects(deps: ScanDeps): RunEffects {
   const asService = (): Promise<CallOptions> => callAs(deps.signer, { kind: 'service', service: 'enrichment' }, undefined, deps.deadlineMs);
-
-  async function scan(communityId: string, profileIds: string[], onPage: (members: Member[]) => void): Promise<void> {
-    let after = '';
-    do {
-      const page = await deps.clients.communities.scanMembers(
-        { communityId, profileIds, afterProfileId: after, pageSize: SCAN_PAGE },
-        await asService(),
-      );
-      onPage(page.members);
-      after = page.nextAfterProfileId;
-    } while (after);
-  }
+  const scan = (communityId: string, profileIds: string[], onPage: (members: Member[]) => void) =>
+    scanMembers(deps, { communityId, profileIds }, onPage);
 
   return {
     async members(communityId, profileIds) {

@@ -1,5 +1,5 @@
 // Stored runs and items → their proto messages, one mapping for every handler.
-import { Depth, RunItemStatus, RunKind, RunStatus, type Run, type RunItem } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
+import { Depth, RunItemStatus, RunKind, RunStatus, type MemberEnrichment, type Run, type RunItem } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
 import type { Depth as DepthName } from './pipeline/index.js';
 import type { ItemRow, RunCounts, RunRow } from './runs.repository.js';
 
@@ -40,4 +40,9 @@ export function toRun(row: RunRow, counts: RunCounts): Run {
 
 export function toItem(row: ItemRow): RunItem {
   return { profileId: row.profile_id, status: ITEM_STATUS[row.status], reason: row.reason ?? '', creditsCharged: row.credits_charged };
+}
+
+/** Stored enrichment data (a community's of a member, or a person's own) as its message. */
+export function toMemberEnrichment(row: { depth: DepthName; data: unknown; enriched_at: Date }): MemberEnrichment {
+  return { depth: DEPTHS[row.depth], enrichedAt: row.enriched_at.toISOString(), dataJson: JSON.stringify(row.data) };
 }

@@ -325,6 +325,13 @@ export function createRunsRepository(db: Queryable) {
       );
     },
 
+    async memberEnrichment(communityId: string, profileId: string): Promise<{ depth: Depth; data: unknown; enriched_at: Date } | undefined> {
+      return (await db.query<{ depth: Depth; data: unknown; enriched_at: Date }>(
+        'SELECT depth, data, enriched_at FROM enrichment.member_enrichment WHERE community_id = $1 AND profile_id = $2',
+        [communityId, profileId],
+      ))[0];
+    },
+
     async selfEnrichment(userId: string): Promise<{ depth: Depth; data: unknown; enriched_at: Date } | undefined> {
       return (await db.query<{ depth: Depth; data: unknown; enriched_at: Date }>(
         'SELECT depth, data, enriched_at FROM enrichment.self_enrichment WHERE user_id = $1',
