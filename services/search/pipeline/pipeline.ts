@@ -1,7 +1,7 @@
 // The seam between search jobs (search.service.ts: scopes, jobs, billing) and ranking (this folder:
 // embed → retrieve → fuse → rerank → explain). Jobs decide WHICH documents may be searched; the
 // pipeline decides their ORDER and explains it, and never widens the set it is given.
-import type { Queryable } from '../../kit/db/database.js';
+import type { Database, Queryable } from '../../kit/db/database.js';
 
 /** A row of search.documents: one person in one corpus (community_id '' is the public corpus). */
 export interface DocumentRow {
@@ -49,4 +49,9 @@ export interface SearchPipeline {
   /** Which embedder is active (named in explanations). */
   readonly provider: string;
   rank(db: Queryable, request: RankRequest): Promise<RankedMatch[]>;
+  /**
+   * Stores the active embedder's vectors of these documents (of every document when `keys` is
+   * omitted) where missing or made by another embedder; how many were stored.
+   */
+  storeVectors(db: Database, keys?: readonly { community_id: string; profile_id: string }[]): Promise<number>;
 }

@@ -17,7 +17,8 @@ import type { Database, Queryable } from '../../kit/db/database.js';
 import { tokenize } from './text.js';
 import type { Expansion } from './wordnet.js';
 
-export type LegName = 'full-text' | 'synonyms' | 'name/organization';
+/** The retrieval legs; 'vector' (nearest neighbours) is vectors.ts's, where pgvector exists. */
+export type LegName = 'full-text' | 'synonyms' | 'name/organization' | 'vector';
 
 export interface Scope {
   communityIds: string[];
