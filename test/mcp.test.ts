@@ -125,6 +125,8 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
 
   it('lists the tools with their annotations, input and output schemas', async () => {
     const client = await connect(k.ada);
+    // Tools only, and a fixed list: no list_changed notifications are promised.
+    expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual(

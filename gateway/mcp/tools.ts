@@ -432,5 +432,8 @@ export const freshRequestId = () => `req_${randomUUID()}`;
 export function buildMcpServer(deps: ToolDeps): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: {} } });
   registerTools(server, deps);
+  // The SDK advertises tools.listChanged once tools are registered; this server's tool list never
+  // changes while it runs and it sends no list_changed notification, so it says so.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }

@@ -2,7 +2,8 @@
 // recording implementation of the run's outside effects (people, charges, indexing): people whose
 // enrichment fails are failed with a reason and never charged, a run where nobody could be
 // enriched is failed, an erasure wins over a run in flight, a charge that did not go through is
-// settled later exactly once, and a claim that lost its lease can no longer write.
+// settled later exactly once, a claim that lost its lease can no longer write, and a run whose
+// workers kept dying is failed after its last attempt.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openTestDatabase, storeNames } from '../../test/helpers/stores.js';
 import type { Database } from '../kit/db/database.js';
@@ -206,5 +207,32 @@ describe.each(storeNames())('enrichment run worker on %s', (store) => {
     expect(await repo.heartbeat(runId, 1, 1000)).toBe(false);
     expect(await repo.succeedItem(runId, 1, people[0]!, 'text')).toBe(false);
     expect(await repo.succeedItem(runId, 2, people[0]!, 'text')).toBe(true);
+  });
+
+  it('fails a run whose worker stopped on its last allowed attempt, and the people it had not reached, charging nothing more', async () => {
+    const people = [`p${n}_a`, `p${n}_b`];
+    const world = recordingEffects(people);
+    const runId = await newRun(people);
+    // Four workers died holding it; the fifth claims it, enriches the first person, and dies too.
+    await db.query(`UPDATE enrichment.runs SET attempts = 4 WHERE id = $1`, [runId]);
+    const repo = createRunsRepository(db);
+    const lastClaim = await repo.claim(1000, 5, runId);
+    expect(lastClaim?.attempts).toBe(5);
+    expect(await repo.succeedItem(runId, 5, people[0]!, 'text')).toBe(true);
+    await db.query(`UPDATE enrichment.runs SET lease_until = now() - interval '1 second' WHERE id = $1`, [runId]);
+
+    await worker(pipelineFailingFor([]), world.effects).tick();
+    const run = await repo.find(runId);
+    expect(run).toMatchObject({ status: 'failed', error: 'the enrichment worker stopped too many times', attempts: 5 });
+    const byId = await items(runId);
+    // The person enriched before the last worker died is still charged (settled by the same tick),
+    // once; the one it never reached is failed and charged nothing.
+    expect(byId[people[0]!]).toMatchObject({ status: 'succeeded', charged: true, credits_charged: 1 });
+    expect(byId[people[1]!]).toMatchObject({ status: 'failed', reason: 'the run stopped before reaching this person', credits_charged: 0 });
+    expect([...world.charges.keys()]).toEqual([`enrichment_quick:${runId}:${people[0]}`]);
+    // No claim can take the run again.
+    expect(await repo.claim(1000, 5, runId)).toBeUndefined();
+    await worker(pipelineFailingFor([]), world.effects).tick();
+    expect(world.charges.size).toBe(1);
   });
 });
