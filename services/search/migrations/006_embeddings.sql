@@ -6,6 +6,11 @@
 ALTER TABLE search.documents
   ADD COLUMN embedding real[],
   ADD COLUMN embedding_model text;
+-- Out of line and uncompressed: compressed, a mostly-zero vector stayed in the row and nearly
+-- doubled the table the full-text legs read row by row (339 → 619 MB at 400k documents, community
+-- p95 192 → 246 ms); out of line the rows stay as they were, and only the ≤ 200 candidates a search
+-- scores fetch their vector (docs/SEARCH-RANKING.md "Vectors").
+ALTER TABLE search.documents ALTER COLUMN embedding SET STORAGE EXTERNAL;
 
 -- A vector describes the text it was made from: whatever changes a document's text (an index call,
 -- an enrichment, a direct edit) clears it in the same statement, so no stale vector is ever read.
