@@ -56,8 +56,8 @@ function quoteIdent(name: string): string {
 
 /**
  * HNSW build settings: half pgvector's defaults (m 16, ef_construction 64). Measured on PGlite,
- * storing 2,200 vectors of 512 dimensions took 30 s with the defaults and 11 s with these (5 s with
- * no index); the leg asks for 200 neighbours with ef_search ≥ 200, where the sparser graph still
+ * storing 2,200 random vectors of 512 dimensions one by one took 30 s with the defaults and 11 s
+ * with these (5 s with no index); the leg asks for 200 neighbours with ef_search ≥ 200, where the sparser graph still
  * finds them (docs/SEARCH-RANKING.md "Vectors").
  */
 const HNSW_BUILD = 'm = 8, ef_construction = 32';
@@ -99,8 +99,8 @@ export class DocumentVectors {
   }
 
   /** `embedding::<schema>.vector(dims)`: the expression the indexes are built on and queries order by. */
-  private vectorOf(schema: string, dims: number, column = 'embedding'): string {
-    return `${column}::${quoteIdent(schema)}.vector(${dims})`;
+  private vectorOf(schema: string, dims: number): string {
+    return `embedding::${quoteIdent(schema)}.vector(${dims})`;
   }
 
   /** The condition of one corpus kind's index: this embedder's vectors of these dimensions. */
