@@ -250,7 +250,7 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
       // inside a transaction). Written only where the text is still what was embedded; if the
       // embedder fails, the documents are embedded at rank time until the next index call.
       await pipeline.storeVectors(deps.db, docs).catch((err: unknown) =>
-        deps.logger.warn({ err, documents: docs.length }, 'search documents indexed without vectors: the embedder failed'),
+        deps.logger.warn({ err, documents: docs.length }, 'search documents indexed without vectors (embedded at rank time until stored)'),
       );
       return { indexed };
     },

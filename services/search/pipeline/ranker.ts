@@ -222,8 +222,9 @@ export class Ranker implements SearchPipeline {
     const scope = { communityIds, includePublic: request.includePublic };
     const legs = await inStep('search.retrieve', { 'search.expansions': expansions.length }, async (span) => {
       const [found, nearest] = await Promise.all([
-        (async () =>
-          retrieveLegs(db, { scope, query, words: originalWords, expansions, trigram: await this.hasTrigram(db) }, { perLeg: this.perLeg, window: this.window }))(),
+        this.hasTrigram(db).then((trigram) =>
+          retrieveLegs(db, { scope, query, words: originalWords, expansions, trigram }, { perLeg: this.perLeg, window: this.window }),
+        ),
         // Stored vectors are the active embedder's: a query embedded by the fallback has no neighbours among them.
         embedder === this.embedder ? this.vectors.nearest(db, scope, queryVector, this.perLeg, this.minVectorSimilarity) : Promise.resolve([]),
       ]);
