@@ -18,6 +18,7 @@ export interface SearchMatchView {
   semantic_score: number;
   explanation: string | null;
   shared_communities: string[];
+  weak_match: boolean;
 }
 
 export interface SearchCompleteView {
@@ -60,6 +61,7 @@ function matchView(m: Match): SearchMatchView {
     semantic_score: m.semanticScore,
     explanation: orNull(m.explanation),
     shared_communities: m.sharedCommunities,
+    weak_match: m.weakMatch,
   };
 }
 

@@ -28,6 +28,8 @@ export interface StoredMatch {
   semanticScore: number;
   explanation: string | null;
   sharedCommunities: string[];
+  /** Absent in jobs stored before the flag existed: read as false. */
+  weakMatch?: boolean;
 }
 
 export interface JobRow {

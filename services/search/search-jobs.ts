@@ -76,6 +76,7 @@ export function createJobRunner(options: JobRunnerOptions) {
         semanticScore: m.semanticScore,
         explanation: m.explanation,
         sharedCommunities: shared.get(m.profileId) ?? [],
+        weakMatch: m.weakMatch,
       });
       if (matches.length >= job.result_limit) break;
     }

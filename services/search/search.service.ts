@@ -94,6 +94,7 @@ function toJob(row: JobRow): SearchJob {
             semanticScore: m.semanticScore,
             explanation: m.explanation ?? '',
             sharedCommunities: m.sharedCommunities,
+            weakMatch: m.weakMatch ?? false,
           }))
         : [],
     pollAfterSeconds: finished ? 0 : POLL_AFTER_SECONDS,

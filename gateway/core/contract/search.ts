@@ -63,12 +63,31 @@ export const SearchMatch = z
     organization: z.string().nullable().describe('Current organization.'),
     location: z.string().nullable().describe('Location.'),
     avatar_url: z.string().nullable().describe('URL of the avatar image.'),
-    score: z.number().describe('Final relevance score after reranking; higher is better.'),
-    semantic_score: z.number().describe('Similarity score of the retrieval stage.'),
-    explanation: z.string().nullable().describe('Why this person matches the query.'),
+    score: z
+      .number()
+      .describe(
+        'Relevance, 0 to 1, higher is better; matches come best first. It blends how much of the query the profile holds (weighted by field: ' +
+          'name and headline above organization and location, above bio), agreement between the retrieval methods, similarity in meaning and ' +
+          'name resemblance. Scores compare matches of one search, not across searches. On the demo data a profile holding every word of ' +
+          'the query scores about 0.5–0.7, one holding a single word of several about 0.2–0.4; `weak_match` says when a match is poor.',
+      ),
+    semantic_score: z.number().describe('Similarity in meaning between the query and the profile, 0 to 1.'),
+    explanation: z
+      .string()
+      .nullable()
+      .describe(
+        'Why this person matches, in plain words: the words of the query found, quoted from the profile with the matching words in **bold**, ' +
+          'related words found instead, words not found, whether the person is in a place the query names, and how good the match is.',
+      ),
     shared_communities: z
       .array(Id)
       .describe('Communities the caller may read in which this person is a member; usable as `id` in the member read. Empty for scope `public`.'),
+    weak_match: z
+      .boolean()
+      .describe(
+        'True when less than a quarter of the query (weighted by field; a place the query names counts twice) is found in the profile and ' +
+          'neither the name nor the organization resembles the query: nothing here fits the request well. Weak matches rank below the others.',
+      ),
   })
   .describe('One expert found by a search.');
 

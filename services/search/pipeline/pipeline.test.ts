@@ -1,5 +1,5 @@
 // The pipeline against each store: scope is never widened, one person's documents merge into one
-// match, and explanations name terms, fields, legs and the provider.
+// match, and explanations quote what matched in plain words, naming no machinery.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, storeNames } from '../../../test/helpers/stores.js';
 import type { Database } from '../../kit/db/database.js';
@@ -69,13 +69,16 @@ describe.each(storeNames())('search pipeline on %s', (store) => {
     expect(c1[0]!.organization).toBe('St. Brigid Hospital');
   });
 
-  it('explains terms, fields, legs and the provider', async () => {
-    const [match] = await pipeline.rank(handle.db, { query: 'heart doctor', communityIds: ['c1', 'c3'], includePublic: false, limit: 5 });
-    expect(match).toBeDefined();
-    expect(['p1', 'p3']).toContain(match!.profileId);
-    expect(match!.explanation).toMatch(/"cardiologist" \(narrower term of "heart doctor"\) in headline/);
-    expect(match!.explanation).toContain('WordNet synonym search');
-    expect(match!.explanation).toContain('offline-hash-512');
+  it('explains in plain words, quoting the passage that matched, and names no machinery', async () => {
+    const [match] = await pipeline.rank(handle.db, { query: 'heart doctor', communityIds: ['c3'], includePublic: false, limit: 5 });
+    expect(match!.profileId).toBe('p3');
+    expect(match!.explanation).toContain('Matches "heart" in the bio: "**Heart** failure clinic lead."');
+    expect(match!.explanation).toContain('Related: "cardiologist" (a narrower term of "heart doctor") in the headline: "**Cardiologist**"');
+    expect(match!.explanation).toContain('Good match: 2 of 2 words of the request found (some through related words).');
+    expect(match!.weakMatch).toBe(false);
+    for (const machinery of ['offline-hash-512', 'embedder', 'pgvector', 'WordNet', 'RRF', 'nearest-neighbour', 'full-text']) {
+      expect(match!.explanation).not.toContain(machinery);
+    }
     expect(match!.semanticScore).toBeGreaterThan(0);
     expect(match!.semanticScore).toBeLessThanOrEqual(1);
   });
@@ -83,7 +86,7 @@ describe.each(storeNames())('search pipeline on %s', (store) => {
   it('finds people by name and organization, including name prefixes', async () => {
     const [byName] = await pipeline.rank(handle.db, { query: 'Ben Lindq', communityIds: ['c1'], includePublic: false, limit: 5 });
     expect(byName!.profileId).toBe('p2');
-    expect(byName!.explanation).toContain('name/organization similarity');
+    expect(byName!.explanation).toContain('The name resembles the request.');
     const [byOrg] = await pipeline.rank(handle.db, { query: 'Baker & Lowe', communityIds: ['c1'], includePublic: false, limit: 5 });
     expect(byOrg!.profileId).toBe('p5');
     expect(byOrg!.explanation).toMatch(/organization/);
@@ -105,8 +108,8 @@ describe.each(storeNames())('search pipeline on %s', (store) => {
     const degraded = createSearchPipeline({ env: {}, embedder: broken });
     expect(degraded.provider).toBe('embeddings:broken');
     const [match] = await degraded.rank(handle.db, { query: 'cardiologist', communityIds: ['c1'], includePublic: false, limit: 5 });
-    expect(match!.explanation).toContain('Degraded: the embeddings service failed (no answer within 10 ms)');
-    expect(match!.explanation).toContain('offline-hash-512');
+    expect(match!.explanation).toContain('Degraded: the embeddings service failed (no answer within 10 ms), so similarity in meaning was estimated from shared words');
+    expect(match!.explanation).not.toContain('offline-hash-512');
   });
 
   it('blends a cross-encoder when configured, and skips it (saying so) when it fails', async () => {
@@ -115,7 +118,8 @@ describe.each(storeNames())('search pipeline on %s', (store) => {
     const reranker: Reranker = { name: 'rerank:fake', rerank: async (_q, texts) => texts.map((t) => (t.includes('Children') ? 10 : 0)) };
     const reranked = await createSearchPipeline({ env: {}, reranker }).rank(handle.db, request);
     expect(reranked[0]!.profileId).toBe('p4');
-    expect(reranked[0]!.explanation).toContain('Reranked by rerank:fake');
+    expect(reranked[0]!.explanation).toContain('Reordered by the relevance service (relative score 1.00).');
+    expect(reranked[0]!.explanation).not.toContain('rerank:fake');
     const failing: Reranker = { name: 'rerank:down', rerank: async () => Promise.reject(new Error('answered HTTP 503')) };
     const skipped = await createSearchPipeline({ env: {}, reranker: failing }).rank(handle.db, request);
     expect(skipped.map((m) => m.profileId)).toEqual((await pipeline.rank(handle.db, request)).map((m) => m.profileId));

@@ -68,10 +68,13 @@ const FIELD_WEIGHT: Record<Field, number> = { name: 1, headline: 1, organization
 
 // ---- places, expansions and weak matches (explain.ts says them to the searcher) ----
 /**
- * A place the query names (place.ts) counts as much as two words of the query, and a person located
- * there is credited in full for it: "epidemiologist in Nairobi" puts Nairobi's epidemiologists first.
+ * A place the query names (place.ts) counts as one word of the query, credited in full to a person
+ * located there ("epidemiologist in Nairobi" puts Nairobi's epidemiologists first), but only
+ * PLACE_ALONE when the person holds none of the query's other words: a place narrows a topic, it is
+ * no topic itself (a Nairobi climate analyst stays below a Lyon epidemiologist).
  */
-const PLACE_WEIGHT = 2;
+const PLACE_WEIGHT = 1;
+const PLACE_ALONE = 0.4;
 /**
  * The fields an expansion may match. Never a name: a synonym of a topic is not a person. A broader
  * or narrower term never matches a location either ("molecules" → "unit" must not match "United
@@ -91,8 +94,10 @@ const EXPANSION_FIELDS: Record<Expansion['relation'], readonly Field[]> = {
 const EXPANSION_CEILING = 0.9 * Math.min(...Object.values(FIELD_WEIGHT));
 /**
  * A match is weak — flagged, and said so — when less than this share of the request is found
- * (term coverage, expansions and places included) and neither name nor organization resembles the
- * request. Measured on the demo requests (docs/SEARCH-RANKING.md, "Weak matches").
+ * (term coverage with each expansion at its own weight, not held under EXPANSION_CEILING: a
+ * synonym is evidence, just below the typed word; places included) and neither name nor
+ * organization resembles the request. Measured on the demo requests (docs/SEARCH-RANKING.md,
+ * "Weak matches").
  */
 const WEAK_COVERAGE = 0.25;
 
@@ -236,7 +241,7 @@ export class Ranker implements SearchPipeline {
     let degraded: string | null = null;
     const degrade = async (failure: EmbedderFailure): Promise<number[]> => {
       if (embedder === this.fallback) throw failure.failure;
-      degraded = `the embeddings service failed (${failure.message}), so the offline embedder was used`;
+      degraded = `the embeddings service failed (${failure.message}), so similarity in meaning was estimated from shared words and spellings`;
       embedder = this.fallback;
       return this.embedQuery(embedder, queryParts, true).catch((failed: unknown) => {
         throw failed instanceof EmbedderFailure ? failed.failure : failed;
@@ -413,7 +418,7 @@ export class Ranker implements SearchPipeline {
         const semantic = Math.max(0, cosine(queryVector, vectors[i]!));
         const score =
           W.fusion * (person.rrf / context.maxRrf) + W.coverage * coverage.score + W.semantic * semantic + W.nameOrg * (nameOrg >= 0.5 ? nameOrg : 0);
-        const weak = coverage.score < WEAK_COVERAGE && nameOrg < 0.5;
+        const weak = coverage.evidence < WEAK_COVERAGE && nameOrg < 0.5;
         top.offer({ person, parts: parts[i]!, coverage, nameSim, orgSim, semantic, score, rerank: null, weak });
       });
     }
@@ -481,6 +486,8 @@ function round(x: number): number {
 
 interface Coverage {
   score: number;
+  /** The same share with expansions at their own weight (no ceiling): what WEAK_COVERAGE reads. */
+  evidence: number;
   matches: TermMatch[];
   /** The places the query names, and whether the person is in each. */
   places: { place: Place; matched: boolean }[];
@@ -502,10 +509,12 @@ function termCoverage(
   const best = (fields: readonly Field[]) => maxOf(fields.map((f) => FIELD_WEIGHT[f]), 0);
   const matches: TermMatch[] = [];
   const credit = new Map<string, number>(queryStems.map((s) => [s, 0]));
+  const evidence = new Map<string, number>(credit);
   for (const s of new Set(queryStems)) {
     const fields = fieldsWith([s]);
     if (fields.length > 0) {
       credit.set(s, best(fields));
+      evidence.set(s, best(fields));
       matches.push({ term: wordOf.get(s) ?? s, fields, expansion: null });
     }
   }
@@ -515,6 +524,7 @@ function termCoverage(
     const value = Math.min(best(fields) * e.weight, EXPANSION_CEILING * e.weight);
     const sources = contentTokens(e.from).map(stem).filter((s) => credit.has(s));
     let used = false;
+    for (const source of sources) evidence.set(source, Math.max(evidence.get(source) ?? 0, best(fields) * e.weight));
     for (const source of sources) {
       if ((credit.get(source) ?? 0) < value) {
         credit.set(source, value);
@@ -523,24 +533,33 @@ function termCoverage(
     }
     if (used) matches.push({ term: e.term, fields, expansion: e });
   }
-  // A place named in the query: full credit when the person is there, and it counts PLACE_WEIGHT times.
+  // A place named in the query: full credit when the person is there and holds another query word.
   const weight = new Map<string, number>();
+  const placeStems = new Set(places.flatMap((p) => p.queryWords.map(stem)));
+  const topical = [...credit].some(([s, c]) => c > 0 && !placeStems.has(s));
+  const alone = [...credit.keys()].some((s) => !placeStems.has(s)) && !topical;
   const placed = places.map((place) => {
     const matched = person.docs.some((d) => isIn(d.location, place));
     const share = PLACE_WEIGHT / place.queryWords.length;
     for (const s of place.queryWords.map(stem)) {
       if (!credit.has(s)) continue;
       weight.set(s, share);
-      if (matched) credit.set(s, 1);
+      for (const map of [credit, evidence]) {
+        if (matched) map.set(s, alone ? PLACE_ALONE : 1);
+        else if (alone) map.set(s, Math.min(map.get(s)!, PLACE_ALONE));
+      }
     }
     return { place, matched };
   });
-  let total = 0;
-  let weights = 0;
-  for (const [s, c] of credit) {
-    const w = weight.get(s) ?? 1;
-    total += c * w;
-    weights += w;
-  }
-  return { score: weights > 0 ? total / weights : 0, matches, places: placed };
+  const share = (map: ReadonlyMap<string, number>) => {
+    let total = 0;
+    let weights = 0;
+    for (const [s, c] of map) {
+      const w = weight.get(s) ?? 1;
+      total += c * w;
+      weights += w;
+    }
+    return weights > 0 ? total / weights : 0;
+  };
+  return { score: share(credit), evidence: share(evidence), matches, places: placed };
 }

@@ -184,8 +184,9 @@ describe.each(storeNames())('stored vectors on %s', (store) => {
     // p1 only: the tax accountant p2 is below the floor; p3 (community c2) and p4 (public) are as
     // near but outside the scope.
     expect(matches.map((m) => m.profileId)).toEqual(['p1']);
-    expect(matches[0]!.explanation).toContain('Found by pgvector nearest-neighbour search; semantic similarity 1.00 from the embeddings:concepts embedder.');
-    expect(matches[0]!.explanation).toContain('No query word matched a field directly.');
+    // Found by meaning alone, and said so in plain words: weak, since no word of the request is there.
+    expect(matches[0]!.explanation).toContain('No word of the request appears in the profile; it was found as close in meaning (similarity 1.00).');
+    expect(matches[0]!.weakMatch).toBe(true);
     const wider = await semantic.rank(db, { ...request, communityIds: ['c1', 'c2'], includePublic: true });
     expect(wider.map((m) => m.profileId).sort()).toEqual(['p1', 'p3', 'p4']);
     expect(wider.find((m) => m.profileId === 'p4')!.matchedCommunityIds).toEqual([]);

@@ -121,6 +121,8 @@ export interface Match {
   semanticScore: number;
   explanation: string;
   sharedCommunities: string[];
+  /** Little of the query is found in the profile: the search found nothing that fits well here. */
+  weakMatch: boolean;
 }
 
 export interface SearchJob {
@@ -228,6 +230,7 @@ function createBaseMatch(): Match {
     semanticScore: 0,
     explanation: "",
     sharedCommunities: [],
+    weakMatch: false,
   };
 }
 
@@ -265,6 +268,9 @@ export const Match: MessageFns<Match> = {
     }
     for (const v of message.sharedCommunities) {
       writer.uint32(90).string(v!);
+    }
+    if (message.weakMatch !== false) {
+      writer.uint32(96).bool(message.weakMatch);
     }
     return writer;
   },
@@ -370,6 +376,14 @@ export const Match: MessageFns<Match> = {
             message.sharedCommunities.push(reader.string());
             continue;
           }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.weakMatch = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -415,6 +429,11 @@ export const Match: MessageFns<Match> = {
         : globalThis.Array.isArray(object?.shared_communities)
         ? object.shared_communities.map((e: any) => globalThis.String(e))
         : [],
+      weakMatch: isSet(object.weakMatch)
+        ? globalThis.Boolean(object.weakMatch)
+        : isSet(object.weak_match)
+        ? globalThis.Boolean(object.weak_match)
+        : false,
     };
   },
 
@@ -453,6 +472,9 @@ export const Match: MessageFns<Match> = {
     if (message.sharedCommunities?.length) {
       obj.sharedCommunities = message.sharedCommunities;
     }
+    if (message.weakMatch !== false) {
+      obj.weakMatch = message.weakMatch;
+    }
     return obj;
   },
 
@@ -472,6 +494,7 @@ export const Match: MessageFns<Match> = {
     message.semanticScore = object.semanticScore ?? 0;
     message.explanation = object.explanation ?? "";
     message.sharedCommunities = object.sharedCommunities?.map((e) => e) || [];
+    message.weakMatch = object.weakMatch ?? false;
     return message;
   },
 };
