@@ -11,8 +11,9 @@ import { demoDocuments, demoProfiles, REQUESTS } from './search-requests/request
 
 const COMMUNITIES = ['c_structural_biology', 'c_machine_learning', 'c_climate_science', 'c_public_health', 'c_materials_science'];
 
-// Measured with the ranker of this commit (offline embedder, PGlite): see docs/SEARCH-RANKING.md.
-const FLOOR = { mrr: 0, ndcg10: 0 };
+// Measured when written (offline embedder, PGlite): MRR 0.950, nDCG@10 0.807, every expected person
+// within its k (docs/SEARCH-RANKING.md). The floors leave room for two requests slipping one place.
+const FLOOR = { mrr: 0.9, ndcg10: 0.75 };
 
 async function index(db: Database) {
   const docs = demoDocuments();
@@ -47,7 +48,7 @@ describe('requests in a searcher’s words over the demo data', () => {
     store = await openTestDatabase('pglite');
     const indexed = await index(store.db);
     expect(await pipeline.storeVectors(store.db)).toBe(indexed);
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => store?.close());
 
   it('judges every request against at least one demo profile', () => {

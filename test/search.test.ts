@@ -308,7 +308,7 @@ describe.each(storeNames())('expert search on %s', (store) => {
     const good = await search(k.ana, { query: 'freshwater pond ecologist', scope: 'all' });
     expect(good.status, JSON.stringify(good.body)).toBe(200);
     const elin = matchOf(good, 'p_eco') as unknown as { explanation: string; weak_match: boolean };
-    expect(elin.explanation).toContain('Matches "freshwater", "pond" and "ecologist" in the headline: "**Freshwater pond ecologist**".');
+    expect(elin.explanation).toContain('Matches "freshwater", "pond" and "ecologist" in the name, headline and organization: "**Freshwater pond ecologist**"; "**Pond** Institute".');
     expect(elin.explanation).toContain('Good match: 3 of 3 words of the request found.');
     expect(elin.weak_match).toBe(false);
 

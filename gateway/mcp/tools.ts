@@ -219,7 +219,7 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
     title: 'Search for experts',
     description:
       'Finds experts matching a free-text query. scope `community` searches one community (give community_id), `all` every community the credential may read plus public profiles, `public` public claimed profiles only. ' +
-      'Waits up to wait_seconds (0–25, default 20): a finished search answers status complete with matches (each naming the shared_communities you may read); otherwise status pending with a search_id to poll with get_search. ' +
+      'Waits up to wait_seconds (0–25, default 20): a finished search answers status complete with matches, best first (each naming the shared_communities you may read, explaining the match with quoted passages, and flagged weak_match when little of the query is found); otherwise status pending with a search_id to poll with get_search. ' +
       'Needs scope search:read. Billed once its result is stored; failed or refused searches are not billed. Same operation as REST POST /v1/search.',
     scope: 'search:read',
     input: {

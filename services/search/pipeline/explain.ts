@@ -89,7 +89,10 @@ export function explain(x: ExplainInput): string {
   const direct = x.matches.filter((m) => !m.expansion);
   const related = x.matches.filter((m) => m.expansion).slice(0, 3);
   const placeWords = new Set(x.places.flatMap((p) => p.place.queryWords.map(stem)));
-  const topical = direct.filter((m) => !(placeWords.has(stem(m.term)) && m.fields.every((f) => f === 'location')));
+  // A place word's location match is said by the place sentence below, not as a matched word.
+  const topical = direct
+    .map((m) => (placeWords.has(stem(m.term)) ? { ...m, fields: m.fields.filter((f) => f !== 'location') } : m))
+    .filter((m) => m.fields.length > 0);
 
   if (topical.length > 0) {
     const fields = fieldsOf(topical);

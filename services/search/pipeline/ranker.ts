@@ -68,13 +68,14 @@ const FIELD_WEIGHT: Record<Field, number> = { name: 1, headline: 1, organization
 
 // ---- places, expansions and weak matches (explain.ts says them to the searcher) ----
 /**
- * A place the query names (place.ts) counts as one word of the query, credited in full to a person
- * located there ("epidemiologist in Nairobi" puts Nairobi's epidemiologists first), but only
+ * A place the query names (place.ts) counts as two words of the query, credited in full to a person
+ * located there ("epidemiologist in Nairobi" puts Nairobi's epidemiologists first; "climate
+ * scientist in Nairobi" a Nairobi climate analyst before climate scientists elsewhere), but only
  * PLACE_ALONE when the person holds none of the query's other words: a place narrows a topic, it is
- * no topic itself (a Nairobi climate analyst stays below a Lyon epidemiologist).
+ * no topic itself (a Nairobi climate analyst stays below a Lyon epidemiologist, and is weak).
  */
-const PLACE_WEIGHT = 1;
-const PLACE_ALONE = 0.4;
+const PLACE_WEIGHT = 2;
+const PLACE_ALONE = 0.3;
 /**
  * The fields an expansion may match. Never a name: a synonym of a topic is not a person. A broader
  * or narrower term never matches a location either ("molecules" → "unit" must not match "United
@@ -87,9 +88,10 @@ const EXPANSION_FIELDS: Record<Expansion['relation'], readonly Field[]> = {
   'broader term': ['headline', 'organization', 'bio', 'enrichment_text'],
 };
 /**
- * An expansion's credit is at most this share of the lowest field weight a typed word can earn
- * (enrichment, 0.5): a profile holding the typed words outranks one holding only expansions, in
- * whatever fields.
+ * An expansion's credit never exceeds 0.9 × the least a typed word earns (enrichment, 0.5): a
+ * profile holding the typed words outranks one holding only expansions, in whatever fields. Costs
+ * 0.012 nDCG@10 on the judged set (docs/SEARCH-RANKING.md, "Expansions"); scaling the ceiling by
+ * the expansion's weight too cost 0.020.
  */
 const EXPANSION_CEILING = 0.9 * Math.min(...Object.values(FIELD_WEIGHT));
 /**
@@ -521,7 +523,7 @@ function termCoverage(
   for (const e of expansions) {
     const fields = fieldsWith(contentTokens(e.term).map(stem), EXPANSION_FIELDS[e.relation]);
     if (fields.length === 0) continue;
-    const value = Math.min(best(fields) * e.weight, EXPANSION_CEILING * e.weight);
+    const value = Math.min(best(fields) * e.weight, EXPANSION_CEILING);
     const sources = contentTokens(e.from).map(stem).filter((s) => credit.has(s));
     let used = false;
     for (const source of sources) evidence.set(source, Math.max(evidence.get(source) ?? 0, best(fields) * e.weight));
