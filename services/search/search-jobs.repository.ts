@@ -221,23 +221,41 @@ export function createSearchJobsRepository(db: Queryable) {
     /**
      * Writes documents; a null enrichment_text keeps the text the document holds. Each write is
      * stamped with the newest re-index run (0 before any): a document written after a run began —
-     * by the run or by any other path — is never swept by that run.
+     * by the run or by any other path — is never swept by that run. One statement for the batch,
+     * in key order: the term statistics (migration 007) are updated once for it, and two writers
+     * lock rows in the same order. A document named twice is written once, as the later one (with
+     * the earlier enrichment text when the later has none, as two writes in a row would leave it).
      */
     async upsertDocuments(docs: IndexedDocument[]): Promise<number> {
+      const byKey = new Map<string, IndexedDocument>();
       for (const d of docs) {
-        await db.query(
-          `INSERT INTO search.documents (community_id, profile_id, user_id, name, headline, bio, organization, location,
-                                         avatar_url, enrichment_text, updated_at, touched_run)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(),
-                   (SELECT coalesce(max(id), 0) FROM search.reindex_runs))
-           ON CONFLICT (community_id, profile_id) DO UPDATE SET
-             user_id = EXCLUDED.user_id, name = EXCLUDED.name, headline = EXCLUDED.headline, bio = EXCLUDED.bio,
-             organization = EXCLUDED.organization, location = EXCLUDED.location, avatar_url = EXCLUDED.avatar_url,
-             enrichment_text = COALESCE(EXCLUDED.enrichment_text, search.documents.enrichment_text), updated_at = now(),
-             touched_run = EXCLUDED.touched_run`,
-          [d.community_id, d.profile_id, d.user_id, d.name, d.headline, d.bio, d.organization, d.location, d.avatar_url, d.enrichment_text],
-        );
+        const key = JSON.stringify([d.community_id, d.profile_id]);
+        const earlier = byKey.get(key);
+        byKey.set(key, earlier && d.enrichment_text === null ? { ...d, enrichment_text: earlier.enrichment_text } : d);
       }
+      const rows = [...byKey.values()].sort((x, y) =>
+        x.community_id < y.community_id ? -1 : x.community_id > y.community_id ? 1 : x.profile_id < y.profile_id ? -1 : x.profile_id > y.profile_id ? 1 : 0,
+      );
+      if (rows.length === 0) return docs.length;
+      const column = <K extends keyof IndexedDocument>(k: K) => rows.map((d) => d[k]);
+      await db.query(
+        `INSERT INTO search.documents (community_id, profile_id, user_id, name, headline, bio, organization, location,
+                                       avatar_url, enrichment_text, updated_at, touched_run)
+         SELECT d.community_id, d.profile_id, d.user_id, d.name, d.headline, d.bio, d.organization, d.location,
+                d.avatar_url, d.enrichment_text, now(), (SELECT coalesce(max(id), 0) FROM search.reindex_runs)
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+                WITH ORDINALITY AS d(community_id, profile_id, user_id, name, headline, bio, organization, location, avatar_url, enrichment_text, n)
+          ORDER BY d.n
+         ON CONFLICT (community_id, profile_id) DO UPDATE SET
+           user_id = EXCLUDED.user_id, name = EXCLUDED.name, headline = EXCLUDED.headline, bio = EXCLUDED.bio,
+           organization = EXCLUDED.organization, location = EXCLUDED.location, avatar_url = EXCLUDED.avatar_url,
+           enrichment_text = COALESCE(EXCLUDED.enrichment_text, search.documents.enrichment_text), updated_at = now(),
+           touched_run = EXCLUDED.touched_run`,
+        [
+          column('community_id'), column('profile_id'), column('user_id'), column('name'), column('headline'), column('bio'),
+          column('organization'), column('location'), column('avatar_url'), column('enrichment_text'),
+        ],
+      );
       return docs.length;
     },
 

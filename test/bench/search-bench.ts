@@ -233,9 +233,11 @@ after a warm-up of three; wall time per query includes every SQL round trip, emb
 the candidates' stored vectors and reranking.
 The community corpus is searched with the ${COMMUNITIES} community ids, the public corpus with
 include_public only. The fast path is the product's (docs/SEARCH-RANKING.md): legs of
-${RANKER_DEFAULTS.candidatesPerLeg} rows in tiers (all the query's words before any of them), a tier of the full-text leg reading and
-ranking (ts_rank) at most ${RANKER_DEFAULTS.rankWindow.toLocaleString('en')} matching rows (the synonyms leg half, the name leg a fifth),
-the best ${RANKER_DEFAULTS.maxCandidates} people reranked.
+${RANKER_DEFAULTS.candidatesPerLeg} rows in tiers (the BM25 leg: all its rarer terms before any of them; the synonyms and name legs:
+all the words before any), a tier of the BM25 leg reading and scoring (BM25, term frequencies read with ts_rank) at most
+${RANKER_DEFAULTS.rankWindow.toLocaleString('en')} matching rows (the synonyms leg half, ranked by ts_rank; the name leg a fifth),
+the best ${RANKER_DEFAULTS.maxCandidates} people reranked (BM25F of each, semantic similarity, fusion, name similarity).
+Loading includes the statement-level triggers that keep the BM25 statistics (migration 007).
 
 "Exhaustive" reference: the same pipeline and scoring with every candidate limit lifted
 (candidatesPerLeg, rankWindow and maxCandidates = ${EXHAUSTIVE_CAP.toLocaleString('en')}, more than the corpus):

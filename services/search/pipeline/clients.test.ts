@@ -105,9 +105,10 @@ describe('offline embedder and text helpers', () => {
     expect(v('')).toEqual(new Array(512).fill(0));
   });
 
-  it('stems as Porter does', () => {
-    expect(['caresses', 'ponies', 'relational', 'hopping', 'generalization', 'networks', 'cardiologists'].map(stem)).toEqual([
-      'caress', 'poni', 'relat', 'hop', 'gener', 'network', 'cardiologist',
+  it("stems as PostgreSQL's 'english' configuration does (Snowball English)", () => {
+    // The stems to_tsvector('english', …) gives these words on PostgreSQL 15.
+    expect(['caresses', 'ponies', 'relational', 'hopping', 'generalization', 'networks', 'cardiologists', 'publicity', 'doctorate'].map(stem)).toEqual([
+      'caress', 'poni', 'relat', 'hop', 'general', 'network', 'cardiologist', 'public', 'doctor',
     ]);
   });
 

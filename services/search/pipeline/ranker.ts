@@ -9,6 +9,7 @@ import { cosine, type Embedder, OfflineHashEmbedder, type Reranker, type Weighte
 import type { DocumentRow, RankedMatch, RankRequest, SearchPipeline } from './pipeline.js';
 import { explain, type FieldName, type TermMatch } from './explain.js';
 import { isIn, type Place, placesIn } from './place.js';
+import { bm25fSelect, type QueryStats } from './bm25.js';
 import { type LegName, type LegRow, retrieveLegs } from './retrieve.js';
 import { contentTokens, stem, tokenize, wordSimilarity } from './text.js';
 import { maxOf, minMaxNormalise, TopK } from './top-k.js';
@@ -46,7 +47,7 @@ export interface RankerOptions {
 export const RANKER_DEFAULTS = { candidatesPerLeg: 200, rankWindow: 100_000, maxCandidates: 200, rerankTop: 50 } as const;
 
 /** A document as hydrated: its fields and its stored vector (null: none, or another embedder's). */
-type Doc = DocumentRow & { embedding: number[] | null; embedding_model: string | null };
+type Doc = DocumentRow & { embedding: number[] | null; embedding_model: string | null; bm25: number };
 
 const LEG_WEIGHT: Record<Exclude<LegName, 'vector'>, number> = { 'full-text': 1, synonyms: 0.6, 'name/organization': 1 };
 /**
@@ -103,8 +104,14 @@ const EXPANSION_CEILING = 0.9 * Math.min(...Object.values(FIELD_WEIGHT));
  */
 const WEAK_COVERAGE = 0.25;
 
-/** Features → score. Sums to 1 without the cross-encoder. */
-const W = { fusion: 0.2, coverage: 0.4, semantic: 0.25, nameOrg: 0.15 };
+/**
+ * Features → score. Sums to 1 without the cross-encoder. `bm25` is the person's BM25F score over
+ * the query's terms relative to the best candidate's; `coverage` is what BM25 cannot see — credit
+ * for WordNet expansions ("heart doctor" → cardiologist). Chosen on the generated suite and the
+ * real-data dev split together (docs/SEARCH-RANKING.md "Quality"): BM25 alone, or at 0.4–0.6
+ * with no coverage, lost the suite's topical queries (nDCG@10 0.789, below its 0.80 floor).
+ */
+const W = { fusion: 0.2, bm25: 0.3, coverage: 0.15, semantic: 0.2, nameOrg: 0.15 };
 
 /** People hydrated, embedded and scored at once: memory stays bounded however many candidates. */
 const SCORE_CHUNK = 1000;
@@ -116,6 +123,8 @@ interface Person {
   rrf: number;
   legs: Set<LegName>;
   fieldStems: Map<Field, Set<string>>;
+  /** The best BM25F score of the person's in-scope documents. */
+  bm25: number;
 }
 
 /** A fused candidate: its reciprocal-rank score, the legs that found it, and per document. */
@@ -149,6 +158,8 @@ interface ScoreContext {
   /** [community ids, include public]: the scope hydration reads. */
   scope: [string[], boolean];
   maxRrf: number;
+  /** The query's BM25 terms and statistics over the scope. */
+  stats: QueryStats;
   queryStems: string[];
   wordOf: Map<string, string>;
   expansions: readonly Expansion[];
@@ -256,8 +267,8 @@ export class Ranker implements SearchPipeline {
 
     // ---- retrieve (retrieve.ts: tiered and bounded legs; vectors.ts: nearest neighbours; concurrently) ----
     const scope = { communityIds, includePublic: request.includePublic };
-    const legs = await inStep('search.retrieve', { 'search.expansions': expansions.length }, async (span) => {
-      const [found, nearest] = await Promise.all([
+    const { legs, stats } = await inStep('search.retrieve', { 'search.expansions': expansions.length }, async (span) => {
+      const [{ legs: found, stats }, nearest] = await Promise.all([
         this.hasTrigram(db).then((trigram) =>
           retrieveLegs(db, { scope, query, words: originalWords, expansions, trigram }, { perLeg: this.perLeg, window: this.window }),
         ),
@@ -269,7 +280,7 @@ export class Ranker implements SearchPipeline {
       let candidates = 0;
       for (const rows of found.values()) candidates += rows.length;
       span.setAttribute('search.candidates', candidates);
-      return found;
+      return { legs: found, stats };
     });
 
     // ---- fuse: reciprocal rank fusion per person ----
@@ -299,6 +310,7 @@ export class Ranker implements SearchPipeline {
       scope: [communityIds, request.includePublic],
       // A loop, never Math.max(...spread): see top-k.ts.
       maxRrf: maxOf(fused.map(([, entry]) => entry.score), 1),
+      stats,
       queryStems: originalWords.map(stem),
       wordOf: new Map(originalWords.map((w) => [stem(w), w])),
       expansions,
@@ -391,11 +403,15 @@ export class Ranker implements SearchPipeline {
     degraded: boolean,
   ): Promise<Scored[]> {
     const top = new TopK<Scored>(context.keep, byScore);
+    // BM25F relative to the best candidate's: the first chunk holds the best fused candidates (the
+    // fast path's ≤ 200 are one chunk); a later chunk's better score counts as 1.
+    let maxBm25 = 0;
     for (let start = 0; start < fused.length; start += SCORE_CHUNK) {
-      const people = await hydrate(db, fused.slice(start, start + SCORE_CHUNK), context.scope);
+      const people = await hydrate(db, fused.slice(start, start + SCORE_CHUNK), context.scope, context.stats);
       if (people.length === 0) continue;
       // The gazetteer is the first chunk's locations: every candidate in practice (200 ≤ one chunk).
       context.places ??= placesIn(context.query, people.flatMap((p) => p.docs.flatMap((d) => (d.location ? [d.location] : []))));
+      if (start === 0) maxBm25 = maxOf(people.map((p) => p.bm25), 0);
       const parts = people.map((p) => personText(p.docs));
       const vectors = people.map((p) => storedVector(p, embedder.name));
       const missing = vectors.flatMap((v, i) => (v ? [] : [i]));
@@ -418,8 +434,8 @@ export class Ranker implements SearchPipeline {
         const orgSim = person.display.organization ? wordSimilarity(context.query, person.display.organization) : 0;
         const nameOrg = Math.max(nameSim, orgSim);
         const semantic = Math.max(0, cosine(queryVector, vectors[i]!));
-        const score =
-          W.fusion * (person.rrf / context.maxRrf) + W.coverage * coverage.score + W.semantic * semantic + W.nameOrg * (nameOrg >= 0.5 ? nameOrg : 0);
+        const bm25 = maxBm25 > 0 ? Math.min(1, person.bm25 / maxBm25) : 0;
+        const score = W.fusion * (person.rrf / context.maxRrf) + W.bm25 * bm25 + W.coverage * coverage.score + W.semantic * semantic + W.nameOrg * (nameOrg >= 0.5 ? nameOrg : 0);
         const weak = coverage.evidence < WEAK_COVERAGE && nameOrg < 0.5;
         top.offer({ person, parts: parts[i]!, coverage, nameSim, orgSim, semantic, score, rerank: null, weak });
       });
@@ -434,20 +450,22 @@ function storedVector(person: Person, embedderName: string): number[] | null {
   return doc && others.length === 0 && doc.embedding_model === embedderName && doc.embedding && doc.embedding.length > 0 ? doc.embedding : null;
 }
 
+const DOC_COLUMNS = [
+  'community_id', 'profile_id', 'user_id', 'name', 'headline', 'bio', 'organization', 'location', 'avatar_url', 'enrichment_text',
+  'embedding', 'embedding_model',
+];
+
 /**
  * Every in-scope document of these candidates (for merging and community lists), as people in the
  * order given; displayed fields come from the person's best-matching document. Nothing of an
  * unrequested community is read.
  */
-async function hydrate(db: Queryable, chunk: [string, Fused][], scope: [string[], boolean]): Promise<Person[]> {
-  const docs = await db.query<Doc>(
-    `SELECT community_id, profile_id, user_id, name, headline, bio, organization, location, avatar_url, enrichment_text,
-            embedding, embedding_model
-       FROM search.documents
-      WHERE profile_id = ANY($3::text[]) AND (community_id = ANY($1::text[]) OR ($2::boolean AND community_id = ''))
-      ORDER BY profile_id, community_id`,
-    [...scope, chunk.map(([id]) => id)],
-  );
+async function hydrate(db: Queryable, chunk: [string, Fused][], scope: [string[], boolean], stats: QueryStats): Promise<Person[]> {
+  const values: unknown[] = [...scope, chunk.map(([id]) => id)];
+  const scoped = `(SELECT * FROM search.documents
+      WHERE profile_id = ANY($3::text[]) AND (community_id = ANY($1::text[]) OR ($2::boolean AND community_id = ''))) d`;
+  const select = bm25fSelect(stats, DOC_COLUMNS, scoped, values);
+  const docs = await db.query<Doc>(`${select} ORDER BY profile_id, community_id`, values);
   const byProfile = new Map<string, Doc[]>();
   for (const doc of docs) {
     const list = byProfile.get(doc.profile_id) ?? [];
@@ -465,7 +483,7 @@ async function hydrate(db: Queryable, chunk: [string, Fused][], scope: [string[]
       for (const doc of list) for (const w of contentTokens(doc[field] ?? '')) set.add(stem(w));
       fieldStems.set(field, set);
     }
-    people.push({ profileId, docs: list, display, rrf: entry.score, legs: entry.legs, fieldStems });
+    people.push({ profileId, docs: list, display, rrf: entry.score, legs: entry.legs, fieldStems, bm25: maxOf(list.map((d) => Number(d.bm25)), 0) });
   }
   return people;
 }

@@ -14,6 +14,7 @@
 //     partial GIN index of that corpus (migration 005): a community search never reads the public
 //     corpus's rows, nor the reverse.
 import type { Database, Queryable } from '../../kit/db/database.js';
+import { B, corporaOf, K1, lexemeQuery, type QueryStats, queryStats } from './bm25.js';
 import { tokenize } from './text.js';
 import type { Expansion } from './wordnet.js';
 
@@ -83,6 +84,16 @@ class Params {
 interface LegSql {
   /** Columns of search.documents a row needs (community_id and profile_id always come). */
   columns: string[];
+  /**
+   * Expressions each matching row computes once, before scoring (`expression AS name`; `score`
+   * may name them), over `tsv` (the row's search_tsv, decompressed once: a long document's
+   * tsvector is stored compressed, and each function reading the column would decompress it
+   * again — measured, three times the cost with six terms) and `doc_length`. Absent: the score
+   * reads search_tsv itself.
+   */
+  computed?: string[];
+  /** Rows of all tiers ordered by score alone (comparable across tiers), not tier by tier. */
+  mergeTiers?: boolean;
   /** Each tier's condition over a row of search.documents, strictest first. */
   tiers: string[];
   /** What orders a tier (higher first; it may read search_tsv), or null for profile id order. */
@@ -108,7 +119,7 @@ export interface RetrieveLimits {
 function legStatement(leg: LegSql, scope: Scope, params: Params): string {
   const cols = ['community_id', 'profile_id', ...leg.columns];
   const select = cols.join(', ');
-  const read = leg.score ? `${select}, search_tsv` : select;
+  const read = leg.computed ? `${select}, doc_length, search_tsv || ''::tsvector AS tsv` : leg.score ? `${select}, search_tsv` : select;
   const score = leg.score ?? '0::real';
   const window = params.add(Math.max(leg.window, leg.tierLimit), 'int');
   const tierLimit = params.add(leg.tierLimit, 'int');
@@ -123,12 +134,16 @@ function legStatement(leg: LegSql, scope: Scope, params: Params): string {
     const gate = i === 0 ? [] : [`(${leg.tiers.slice(0, i).map((_, j) => `(SELECT count(*) FROM t${j})`).join(' + ')}) < ${enough}`];
     const condition = [...gate, `(${tier})`, ...leg.tiers.slice(0, i).map((e) => `NOT (${e})`)].join(' AND ');
     const branches = corpora.map((corpus) => `SELECT ${read} FROM search.documents WHERE ${corpus} AND ${condition}`);
+    let rows = `(${branches.join(' UNION ALL ')} LIMIT ${window})`;
+    // OFFSET 0 keeps the level: each computed value once per row, not once per use in the score.
+    if (leg.computed) rows = `(SELECT ${select}, doc_length, ${leg.computed.join(', ')} FROM ${rows} m0 OFFSET 0)`;
     return `t${i} AS MATERIALIZED (
-      SELECT ${select}, ${score} AS score FROM (${branches.join(' UNION ALL ')} LIMIT ${window}) m
+      SELECT ${select}, ${score} AS score FROM ${rows} m
       ORDER BY score DESC, profile_id, community_id LIMIT ${tierLimit})`;
   });
   const union = leg.tiers.map((_, i) => `SELECT ${select}, ${i} AS tier, score FROM t${i}`).join(' UNION ALL ');
-  return `WITH ${ctes.join(',\n')}\n${union}\nORDER BY tier, score DESC, profile_id, community_id`;
+  const order = leg.mergeTiers ? 'score DESC, profile_id, community_id' : 'tier, score DESC, profile_id, community_id';
+  return `WITH ${ctes.join(',\n')}\n${union}\nORDER BY ${order}`;
 }
 
 function isDatabase(db: Queryable): db is Database {
@@ -166,6 +181,43 @@ function fullTextLeg(tiers: string[], rankQuery: string, limits: RetrieveLimits,
   };
 }
 
+/**
+ * Tiers of lexemes (quoted tsquery operands): all of them; then (3 to 5) all but one; then any.
+ */
+export function lexemeTiers(lexemes: readonly string[]): string[] {
+  const w = [...new Set(lexemes)].map(lexemeQuery);
+  if (w.length === 0) return [];
+  if (w.length === 1) return [w[0]!];
+  const tiers = [w.join(' & ')];
+  if (w.length >= 3 && w.length <= 5) tiers.push(w.map((_, skip) => `(${w.filter((__, i) => i !== skip).join(' & ')})`).join(' | '));
+  tiers.push(w.join(' | '));
+  return tiers;
+}
+
+/**
+ * The query's own words, scored by BM25 (bm25.ts): each matching row's term frequencies
+ * (search.term_frequency, one ts_rank call per term) and stored length, with the idf and average
+ * length of the corpora searched. Candidates: the rarer terms — all of them, all but one, any —
+ * then, while too few, any scored term. Rows of all tiers are ordered by their BM25 score.
+ */
+function bm25Leg(stats: QueryStats, limits: RetrieveLimits, params: Params): LegSql {
+  const tiers = lexemeTiers(stats.candidateTerms.map((t) => t.term));
+  if (stats.terms.length > stats.candidateTerms.length) tiers.push(stats.terms.map((t) => lexemeQuery(t.term)).join(' | '));
+  const computed = stats.terms.map((t, i) => `search.term_frequency(tsv, ${params.add(lexemeQuery(t.term), 'tsquery')}) AS tf${i}`);
+  const norm = `(${1 - B} + ${B} * doc_length / ${params.add(stats.avgLength, 'float8')})`;
+  const parts = stats.terms.map((t, i) => `${params.add(t.idf, 'float8')} * tf${i} * ${K1 + 1} / (tf${i} + ${K1} * ${norm})`);
+  return {
+    columns: [],
+    computed,
+    mergeTiers: true,
+    tiers: tiers.map((t) => `search_tsv @@ ${params.add(t, 'tsquery')}`),
+    score: parts.length > 0 ? `(${parts.join(' + ')})` : '0::float8',
+    tierLimit: limits.perLeg,
+    enough: limits.perLeg,
+    window: limits.window,
+  };
+}
+
 export interface LegsRequest {
   scope: Scope;
   /** The query as typed (name similarity). */
@@ -177,13 +229,23 @@ export interface LegsRequest {
   trigram: boolean;
 }
 
-/** Runs the three legs concurrently; each leg's rows best first (the name leg: in profile id order). */
-export async function retrieveLegs(db: Queryable, request: LegsRequest, limits: RetrieveLimits): Promise<Map<LegName, LegRow[]>> {
+export interface Retrieved {
+  legs: Map<LegName, LegRow[]>;
+  /** The query's BM25 terms and statistics over the scope (the reranker scores with them). */
+  stats: QueryStats;
+}
+
+/**
+ * Runs the three legs concurrently; each leg's rows best first (the name leg: in profile id order).
+ * The full-text leg first reads its terms' statistics (one short statement).
+ */
+export async function retrieveLegs(db: Queryable, request: LegsRequest, limits: RetrieveLimits): Promise<Retrieved> {
   const { scope, words, expansions } = request;
-  const ownQuery = buildTsQuery(words);
   const synonymQuery = buildTsQuery(expansions.map((e) => e.term));
+  const corpora = corporaOf(scope);
+  const stats = corpora.length > 0 ? queryStats(db, words.join(' '), corpora) : Promise.resolve<QueryStats>({ terms: [], candidateTerms: [], docs: 0, avgLength: 1 });
   const [fullText, synonyms, names] = await Promise.all([
-    ownQuery ? runLeg(db, scope, (p) => fullTextLeg(wordTiers(words), ownQuery, limits, p)) : Promise.resolve(null),
+    stats.then((s) => (s.terms.length > 0 ? runLeg(db, scope, (p) => bm25Leg(s, limits, p)) : null)),
     // The synonyms leg reads half the window: it weighs 0.6 in the fusion, and its long tsqueries
     // (phrases, twenty terms) make each row dearer to recheck and rank.
     synonymQuery
@@ -195,7 +257,7 @@ export async function retrieveLegs(db: Queryable, request: LegsRequest, limits: 
   if (fullText) legs.set('full-text', fullText);
   if (synonyms) legs.set('synonyms', synonyms);
   legs.set('name/organization', names);
-  return legs;
+  return { legs, stats: await stats };
 }
 
 /**

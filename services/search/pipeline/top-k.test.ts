@@ -38,6 +38,8 @@ describe('the ranker over 300k candidates', () => {
   const db: Queryable = {
     async query<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {
       if (sql.includes('pg_extension')) return [{ ok: false }] as R[];
+      // The BM25 statistics: one term, in one document of a thousand.
+      if (sql.includes('search.corpus_stats')) return [{ term: 'cardiologist', df: MANY / 1000, docs: MANY, length: MANY * 5 }] as R[];
       if (sql.startsWith('WITH')) {
         // The name leg finds nobody; the full-text legs find everyone.
         if (sql.includes('name_tsv')) return [];
@@ -55,6 +57,7 @@ describe('the ranker over 300k candidates', () => {
         location: null,
         avatar_url: null,
         enrichment_text: null,
+        bm25: Number(id.slice(1)) % 1000 === 0 ? 3 : 0,
       })) as R[];
     },
     async exec() {},
