@@ -26,6 +26,7 @@ import { ApiError, fromRemote } from '../core/api-error.js';
 import { presentedCredential, type PresentedCredential } from '../core/credentials.js';
 import type { Edge } from '../core/edge.js';
 import type { RateLimiter } from '../core/rate-limit/limiter.js';
+import { answerClientError } from '../core/client-error.js';
 import { requestIdFrom } from '../core/request-id.js';
 import { annotateRequest } from '../core/request-span.js';
 import { McpIdempotency } from './idempotency.js';
@@ -160,7 +161,8 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
         resource_name: 'Expert Network API (MCP)',
       }, { 'cache-control': 'public, max-age=3600' });
     }
-    if (path !== MCP_PATH) return sendError(res, new ApiError(404, 'not_found', `no route ${req.method} ${path}`), requestId);
+    // The path is never quoted back.
+    if (path !== MCP_PATH) return sendError(res, new ApiError(404, 'not_found', `no such path: the MCP endpoint is ${MCP_PATH}`), requestId);
 
     let caller: Caller;
     let credential: PresentedCredential | undefined;
@@ -211,6 +213,8 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
       else res.end();
     });
   });
+  // Requests Node's parser refuses (oversized or malformed headers) get the envelope too.
+  http.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port, options.host, () => {
