@@ -50,14 +50,14 @@ const deep = (levels: number, inner = '1') => `${'['.repeat(levels)}${inner}${']
 
 describe.each(storeNames())('edge hardening on %s', (store) => {
   let sys: TestSystem;
-  let operator: CallOptions;
   beforeAll(async () => {
     sys = await startTestSystem({ store, seed });
-    operator = await callAs(sys.signer, { kind: 'operator', actor: 'test' }, undefined, 10_000);
-  });
+  }, 300_000);
+  // Fresh call options each time: caller tokens are short-lived.
+  const operator = (): Promise<CallOptions> => callAs(sys.signer, { kind: 'operator', actor: 'test' }, undefined, 10_000);
   afterAll(async () => sys?.stop());
 
-  const members = async () => (await sys.clients.communities.countMembers({ communityId: 'c_bio' }, operator)).count;
+  const members = async () => (await sys.clients.communities.countMembers({ communityId: 'c_bio' }, await operator())).count;
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     request(sys.restUrl, 'POST', path, { headers: { ...bearer(writer), ...headers }, body });
   const postRaw = (path: string, rawBody: string, headers: Record<string, string> = {}) =>
@@ -124,9 +124,9 @@ describe.each(storeNames())('edge hardening on %s', (store) => {
 
     it('a service refuses NUL from an internal caller: invalid_request naming the field, nothing stored', async () => {
       const profile = { id: 'p_nul', userId: '', public: false, name: 'Nul\u0000Name', headline: '', bio: '', organization: '', location: '', email: '', linkedinUrl: '', orcid: '', avatarUrl: '' };
-      const failure = await sys.clients.communities.upsertProfile({ profile: profile as never }, operator).then(() => undefined, readRemoteError);
+      const failure = await sys.clients.communities.upsertProfile({ profile: profile as never }, await operator()).then(() => undefined, readRemoteError);
       expect(failure).toMatchObject({ code: 'invalid_request', message: 'profile.name: must not contain the NUL character (U+0000)' });
-      const lookup = await sys.clients.communities.getProfile({ profileId: 'p_nul' }, operator).then(() => undefined, readRemoteError);
+      const lookup = await sys.clients.communities.getProfile({ profileId: 'p_nul' }, await operator()).then(() => undefined, readRemoteError);
       expect(lookup?.code).toBe('not_found');
     });
   });
@@ -150,6 +150,17 @@ describe.each(storeNames())('edge hardening on %s', (store) => {
         expect(await members()).toBe(before + (path.endsWith('/members') ? 1 : 0));
       },
     );
+
+    it('MCP port: 10,000 levels are 400 bad_request in the envelope, before any tool runs; nobody is added', async () => {
+      const before = await members();
+      const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_community_members","arguments":{"community_id":"c_bio","members":${deep(10_000)}}}}`;
+      const res = await request(sys.mcpUrl!, 'POST', '', {
+        headers: { ...bearer(writer), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        rawBody: body,
+      });
+      expect(expectEnvelope(res, 400, 'bad_request').message).toBe(`the body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep`);
+      expect(await members()).toBe(before);
+    });
 
     it(`${MAX_JSON_DEPTH} levels are read (and judged by the schema); ${MAX_JSON_DEPTH + 1} are refused unread`, async () => {
       const atLimit = `{"members":${deep(MAX_JSON_DEPTH - 1)}}`;
