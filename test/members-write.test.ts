@@ -1,9 +1,9 @@
 // Member writes over real HTTP: bulk add (per-item results, matching, placeholders, concurrency),
 // write gating (reach, attestation, just-in-time consent) and community-scoped erasure. State is
 // checked through the services' own operator reads (and, on PostgreSQL, the rows themselves).
-import { LEASE_SECONDS } from '../gateway/core/idempotency/policy.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LEASE_SECONDS } from '../gateway/core/idempotency/policy.js';
 import { ConsentStatus } from '../proto/gen/expertnet/communities/v1/communities_service.js';
 import { Role } from '../proto/gen/expertnet/common/v1/common.js';
 import type { SeedInput } from '../services/admin/seed-schema.js';
