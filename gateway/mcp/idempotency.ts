@@ -46,11 +46,15 @@ export class McpIdempotency {
     private readonly logger?: Logger,
   ) {
     this.store = new IdempotencyStore(db);
+    // Claims of an earlier life of this process are released at start-up (see the REST plugin).
+    this.store.releaseDeadClaims().catch((err: unknown) => this.logger?.warn({ err }, 'idempotency claims of dead processes could not be released'));
   }
 
   async run(ctx: CallerContext, call: IdempotentCall, operation: () => Promise<object>): Promise<CallToolResult> {
     const check = checkIdempotencyKey(call.key);
     if (!check.ok) throw new ApiError(400, 'invalid_request', check.message.replace('Idempotency-Key', 'idempotency_key'));
+    // Outside the store's try: a value the fingerprint refuses is the caller's error, not an outage.
+    const fingerprint = bodyFingerprint(call.args);
     let result;
     try {
       result = await this.store.claim(
@@ -60,7 +64,7 @@ export class McpIdempotency {
           route: `MCP ${call.tool} ${call.target}`,
           key: check.key,
         },
-        bodyFingerprint(call.args),
+        fingerprint,
       );
     } catch (err) {
       this.logger?.error({ err }, 'idempotency claim failed');
@@ -68,7 +72,10 @@ export class McpIdempotency {
     }
     switch (result.kind) {
       case 'in_flight':
-        throw new ApiError(409, 'conflict', 'a call with this idempotency_key is still in progress; retry shortly');
+        // No headers on a tool result: the wait travels in the envelope, as for rate limits.
+        throw new ApiError(409, 'conflict', 'a call with this idempotency_key is still in progress; retry shortly', {
+          retry_after_seconds: result.retryAfterSeconds,
+        });
       case 'mismatch':
         throw new ApiError(422, 'unprocessable', 'this idempotency_key was already used with different arguments');
       case 'replay': {

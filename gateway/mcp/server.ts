@@ -26,6 +26,8 @@ import { ApiError, fromRemote } from '../core/api-error.js';
 import { presentedCredential, type PresentedCredential } from '../core/credentials.js';
 import type { Edge } from '../core/edge.js';
 import type { RateLimiter } from '../core/rate-limit/limiter.js';
+import { answerClientError } from '../core/client-error.js';
+import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../core/json-depth.js';
 import { requestIdFrom } from '../core/request-id.js';
 import { annotateRequest } from '../core/request-span.js';
 import { McpIdempotency } from './idempotency.js';
@@ -81,6 +83,19 @@ function hostnameOf(value: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The body as text, or undefined when it is longer than `limit` bytes (the rest is not read). */
+async function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  if (Number(req.headers['content-length']) > limit) return undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function single(value: string | string[] | undefined): string | undefined {
@@ -160,7 +175,8 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
         resource_name: 'Expert Network API (MCP)',
       }, { 'cache-control': 'public, max-age=3600' });
     }
-    if (path !== MCP_PATH) return sendError(res, new ApiError(404, 'not_found', `no route ${req.method} ${path}`), requestId);
+    // The path is never quoted back.
+    if (path !== MCP_PATH) return sendError(res, new ApiError(404, 'not_found', `no such path: the MCP endpoint is ${MCP_PATH}`), requestId);
 
     let caller: Caller;
     let credential: PresentedCredential | undefined;
@@ -191,6 +207,20 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
       ...(idempotency ? { idempotency } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });
+    // A JSON body is read here, so the edge's JSON rules hold on this port too: over 1 MiB is 413,
+    // nested deeper than 64 levels is 400 (gateway/core/json-depth.ts), both in the envelope.
+    let parsedBody: unknown;
+    if (/^application\/json\b/i.test(single(req.headers['content-type']) ?? '')) {
+      const text = await readBody(req, MCP_BODY_LIMIT_BYTES);
+      if (text === undefined) return sendError(res, new ApiError(413, 'payload_too_large', 'request body is larger than 1 MiB'), requestId);
+      if (nestsDeeperThan(text)) return sendError(res, new ApiError(400, 'bad_request', TOO_DEEP_MESSAGE), requestId);
+      try {
+        parsedBody = JSON.parse(text);
+      } catch {
+        // What the MCP transport answers for a body that is not JSON: a JSON-RPC parse error.
+        return send(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON' }, id: null });
+      }
+    }
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -201,7 +231,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await transport.handleRequest(req, res, parsedBody);
   };
 
   const http = createServer((req, res) => {
@@ -211,6 +241,8 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
       else res.end();
     });
   });
+  // Requests Node's parser refuses (oversized or malformed headers) get the envelope too.
+  http.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port, options.host, () => {

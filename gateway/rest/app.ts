@@ -1,5 +1,8 @@
 // The REST surface as a Fastify application. Load order matters and is the order of the hooks:
-//   1. error envelope  — every later failure, Fastify's own included, becomes the envelope;
+//   1. error envelope  — every later failure, Fastify's own included, becomes the envelope (with the
+//                        router's and Node's parser's refusals, answered by framework-errors.ts and
+//                        gateway/core/client-error.ts); JSON bodies nested deeper than 64 levels are
+//                        refused before parsing (plugins/json-body.ts);
 //   2. request id      — X-Request-Id on every response, and on the request's trace span;
 //   3. CORS            — preflights answered before authentication;
 //   4. authentication  — every path, before routing could answer 404;
@@ -16,12 +19,15 @@ import { metrics, statusClass } from '../../services/kit/metrics.js';
 import type { Deprecation } from '../core/deprecations.js';
 import type { Edge } from '../core/edge.js';
 import type { RateLimiter } from '../core/rate-limit/limiter.js';
+import { answerClientError } from '../core/client-error.js';
 import { requestIdFrom } from '../core/request-id.js';
 import { annotateRequest } from '../core/request-span.js';
 import authentication from './plugins/authentication.js';
 import cors, { type CorsOptions } from './plugins/cors.js';
 import deprecation from './plugins/deprecation.js';
+import { frameworkErrors, MAX_PARAM_LENGTH } from './framework-errors.js';
 import errorEnvelope from './plugins/error-envelope.js';
+import jsonBody from './plugins/json-body.js';
 import idempotency from './plugins/idempotency.js';
 import rateLimit from './plugins/rate-limit.js';
 import scopes from './plugins/scopes.js';
@@ -46,8 +52,14 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
+    // Refusals made before any hook (undecodable path, over-long parameter) and by Node's HTTP
+    // parser come out in the envelope too (framework-errors.ts, gateway/core/client-error.ts).
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrors(options.edge),
+    clientErrorHandler: answerClientError,
   });
   app.register(errorEnvelope);
+  app.register(jsonBody);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     annotateRequest(request.raw, request.id);

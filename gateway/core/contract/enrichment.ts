@@ -68,7 +68,7 @@ export const EnrichmentRequest = z
       .max(10_000)
       .optional()
       .describe('Enrich only these people (at most 10,000). A person who is not a member is listed in the run as skipped.'),
-    joined_since: z.iso.datetime({ offset: true }).optional().describe('Enrich only members who joined at or after this time.'),
+    joined_since: Timestamp.optional().describe('Enrich only members who joined at or after this time.'),
     include_already_enriched: z
       .boolean()
       .optional()

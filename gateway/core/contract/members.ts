@@ -8,8 +8,10 @@ import {
   IdempotencyKey,
   MemberEnrichment,
   MembershipRole,
+  noNul,
   profileFields,
   profileId,
+  text,
   Timestamp,
 } from './schemas.js';
 
@@ -80,25 +82,25 @@ const IDENTIFIERS = ['email', 'linkedin_url', 'orcid', 'name'] as const;
 
 export const AddMemberItem = z
   .strictObject({
-    email: z.email().optional().describe('Email address of the person (matched case-insensitively).'),
+    email: z.email().check(noNul).optional().describe('Email address of the person (matched case-insensitively).'),
     linkedin_url: z
       .url()
+      .check(noNul)
       .optional()
       .describe(
         'LinkedIn profile URL of the person (`https://www.linkedin.com/in/<name>`; scheme, `www.`, letter case, a trailing slash and a query do not matter). A URL that is not a LinkedIn profile rejects the item.',
       ),
-    orcid: z
-      .string()
+    orcid: text()
       .regex(/^(?:https?:\/\/(?:www\.)?orcid\.org\/)?\d{4}-?\d{4}-?\d{4}-?\d{3}[\dXx]$/)
       .optional()
       .describe(
         'ORCID iD of the person, bare (`0000-0002-1825-0097`) or as its URL (`https://orcid.org/0000-0002-1825-0097`). An iD whose check character (ISO 7064 MOD 11-2) does not match rejects the item.',
       ),
-    name: z.string().trim().min(1).optional().describe('Name of the person.'),
-    headline: z.string().optional().describe('Seed headline for a new profile.'),
-    bio: z.string().optional().describe('Seed biography for a new profile.'),
-    organization: z.string().optional().describe('Seed organization for a new profile.'),
-    location: z.string().optional().describe('Seed location for a new profile.'),
+    name: text().trim().min(1).optional().describe('Name of the person.'),
+    headline: text().optional().describe('Seed headline for a new profile.'),
+    bio: text().optional().describe('Seed biography for a new profile.'),
+    organization: text().optional().describe('Seed organization for a new profile.'),
+    location: text().optional().describe('Seed location for a new profile.'),
   })
   .superRefine((item, ctx) => {
     const given = IDENTIFIERS.filter((field) => item[field] !== undefined);

@@ -9,20 +9,33 @@ import { SCOPES, type Scope } from '../../../services/kit/scopes.js';
 // Scalars
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * The one text rule of every request: no string field may contain NUL (U+0000). PostgreSQL text
+ * cannot hold it (storing it fails the request), and no field has a use for it. Every string of
+ * every request schema carries this check — `text()` for plain strings, `.check(noNul)` on a
+ * string format (email, URL, datetime) — and contract.test.ts walks each request schema to keep
+ * it so. It aborts the field's other checks, so the message is this one.
+ */
+export const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
+export const noNul = z.refine((value: unknown) => typeof value !== 'string' || !value.includes('\u0000'), { message: NUL_MESSAGE, abort: true });
+
+/** A request text field: a string without NUL. Further rules (trim, length, pattern) chain on. */
+export const text = () => z.string().check(noNul);
+
 /** Record ids are opaque strings over [A-Za-z0-9_.:-], 1–128 characters (services/kit/ids.ts). */
 export const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 /** An opaque record id. Each use site attaches its own description. */
-export const Id = z.string().regex(ID_PATTERN);
+export const Id = text().regex(ID_PATTERN);
 
 export const communityId = () => Id.describe('Community id.');
 export const profileId = () => Id.describe('Profile id.');
 
 /** An RFC 3339 timestamp with an offset (the API answers in UTC, `Z`). */
-export const Timestamp = z.iso.datetime({ offset: true });
+export const Timestamp = z.iso.datetime({ offset: true }).check(noNul);
 
 /** Opaque pagination cursor: pass back `next_cursor` unchanged. */
-export const Cursor = z.string().min(1);
+export const Cursor = text().min(1);
 
 export const nullableString = (description: string) => z.string().nullable().describe(description);
 
@@ -93,8 +106,7 @@ export const RequestIdHeader = z
   );
 
 /** `Idempotency-Key`: 1–255 printable ASCII characters; anything else is 400 invalid_request. */
-export const IdempotencyKey = z
-  .string()
+export const IdempotencyKey = text()
   .regex(/^[ -~]{1,255}$/)
   .describe(
     'Makes a retry safe: 1–255 printable ASCII characters, unique per intended operation. Repeating the key with the same body within 48 hours replays the stored response (marked `Idempotent-Replayed: true`); the same key with a different body is 422; a repeat while the first call is still running is 409 `conflict`. A 5xx outcome is not stored, so retrying it runs the operation again.',

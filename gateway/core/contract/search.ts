@@ -1,7 +1,7 @@
 // Expert search: POST /v1/search starts a job and waits up to wait_seconds for it; a job still
 // running is handed back as 202 and polled at GET /v1/search/{search_id}.
 import { z } from 'zod';
-import { communityId, defineEndpoint, Id } from './schemas.js';
+import { communityId, defineEndpoint, Id, text } from './schemas.js';
 
 export const SEARCH_LIMIT_DEFAULT = 20;
 export const SEARCH_LIMIT_MAX = 50;
@@ -16,7 +16,7 @@ export const SearchScope = z
 
 export const SearchRequest = z
   .strictObject({
-    query: z.string().trim().min(1).max(1000).describe('Free-text description of the expertise sought (1–1000 characters).'),
+    query: text().trim().min(1).max(1000).describe('Free-text description of the expertise sought (1–1000 characters).'),
     scope: SearchScope,
     community_id: communityId()
       .optional()

@@ -28,4 +28,13 @@ describe('canonical JSON fingerprint', () => {
     expect(canonicalJson(undefined)).toBe('null');
     expect(bodyFingerprint(undefined)).toBe(bodyFingerprint(null));
   });
+
+  it('walks without recursion and refuses a value nested deeper than 64 levels with 400 bad_request', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 10_000; i++) deep = [deep];
+    expect(() => bodyFingerprint(deep)).toThrow(expect.objectContaining({ status: 400, code: 'bad_request' }));
+    let ok: unknown = 1;
+    for (let i = 0; i < 64; i++) ok = { a: ok };
+    expect(canonicalJson(ok)).toBe(`${'{"a":'.repeat(64)}1${'}'.repeat(64)}`);
+  });
 });

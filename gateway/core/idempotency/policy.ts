@@ -6,9 +6,11 @@ export const RETENTION_SECONDS = 48 * 60 * 60;
 /**
  * Lease of an in-flight claim. The replica running the request renews it every third of the lease
  * while the operation runs; a claim whose lease ran out belongs to a process that died, and the
- * next request with the key takes it over.
+ * next request with the key takes it over. Short, so that a holder that died where its death
+ * cannot be seen (another host) blocks its key for seconds, not a minute; a holder known dead is
+ * taken over at once (holder.ts).
  */
-export const LEASE_SECONDS = 60;
+export const LEASE_SECONDS = 15;
 
 /** 1–255 printable ASCII characters: 0x20 (space) to 0x7E. */
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;

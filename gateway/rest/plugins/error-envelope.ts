@@ -1,6 +1,6 @@
 // Every non-2xx answer is the error envelope: {"error": {"code", "message", "request_id", ...}}.
 // Fastify's own failures (unknown route, unreadable body, body too large) are translated here;
-// a 5xx never carries internals.
+// a 5xx never carries internals, and no message quotes the request's path or input back.
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/api-error.js';
@@ -24,10 +24,14 @@ function fromFastify(error: FastifyError): ApiError {
       return new ApiError(400, 'bad_request', 'the body is empty but Content-Type is application/json');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError(400, 'bad_request', 'Content-Length does not match the body');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError(400, 'bad_request', 'the body is not valid JSON');
   }
-  if (error.validation) return new ApiError(400, 'invalid_request', error.message);
-  if (error instanceof SyntaxError || error.statusCode === 400) {
-    return new ApiError(400, 'bad_request', 'the body is not valid JSON');
+  if (error instanceof SyntaxError) return new ApiError(400, 'bad_request', 'the body is not valid JSON');
+  // Any other refusal of Fastify's (a 4xx of its own): the request could not be read. Its message
+  // may quote the input, so a fixed sentence is sent instead.
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ApiError(400, 'bad_request', 'the request could not be read');
   }
   return new ApiError(500, 'internal', 'internal error');
 }
@@ -40,7 +44,7 @@ export default fp(
       return sendError(request, reply, apiError);
     });
     app.setNotFoundHandler((request, reply) =>
-      sendError(request, reply, new ApiError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
+      sendError(request, reply, new ApiError(404, 'not_found', 'no such route: see GET /v1/openapi.json for the served paths and methods')),
     );
   },
   { name: 'error-envelope' },

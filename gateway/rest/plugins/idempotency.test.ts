@@ -2,6 +2,7 @@
 // stand-in for authentication (the caller comes from test headers, and it sets a per-request
 // RateLimit-Remaining like the rate-limit plugin does), the plugin, and routes whose handler
 // counts its executions and answers what the body asks for.
+import { spawnSync } from 'node:child_process';
 import Fastify, { type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,8 @@ import { Caller, CredentialKind } from '../../../proto/gen/expertnet/common/v1/c
 import type { Database } from '../../../services/kit/db/database.js';
 import { openTestDatabase, storeNames } from '../../../test/helpers/stores.js';
 import { ApiError } from '../../core/api-error.js';
+import { THIS_PROCESS } from '../../core/idempotency/holder.js';
+import { LEASE_SECONDS } from '../../core/idempotency/policy.js';
 import { IdempotencyStore } from '../../core/idempotency/store.js';
 import errorEnvelope from './error-envelope.js';
 import idempotency from './idempotency.js';
@@ -133,7 +136,7 @@ describe.each(storeNames())('idempotency plugin on %s', (storeName) => {
     expect(executions.get(tag)).toBe(1);
   });
 
-  it('runs 20 parallel identical requests once: the others are 409 conflict (Retry-After: 1) or replays', async () => {
+  it('runs 20 parallel identical requests once: the others are 409 conflict (Retry-After: the lease left) or replays', async () => {
     const tag = fresh();
     const responses = await Promise.all(Array.from({ length: 20 }, () => post({ tag, outcome: 'sleep' }, `key-${tag}`)));
     expect(executions.get(tag)).toBe(1);
@@ -143,7 +146,9 @@ describe.each(storeNames())('idempotency plugin on %s', (storeName) => {
       if (r === originals[0]) continue;
       if (r.statusCode === 409) {
         expect(r.json().error.code).toBe('conflict');
-        expect(r.headers['retry-after']).toBe('1');
+        // The holder's lease was just taken (or renewed): nearly all of it is left.
+        expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(LEASE_SECONDS - 1);
+        expect(Number(r.headers['retry-after'])).toBeLessThanOrEqual(LEASE_SECONDS);
       } else {
         expect(r.statusCode).toBe(201);
         expect(r.headers['idempotent-replayed']).toBe('true');
@@ -263,16 +268,18 @@ describe.each(storeNames())('idempotency plugin on %s', (storeName) => {
     expect(executions.get(tag)).toBe(2);
   });
 
-  it('answers 409 while another replica holds the key, and takes a stale claim over', async () => {
+  it('answers 409 while another replica holds the key (Retry-After: the seconds left on its lease), and takes a stale claim over', async () => {
     const tag = fresh();
-    const other = new IdempotencyStore(db);
+    const other = new IdempotencyStore(db, { holder: { ...THIS_PROCESS, host: 'another-host.example', instance: 'other' } });
     const scope = { credentialKind: 'api_key', credentialId: 'key_a', route: 'POST /things/c1', key: `key-${tag}` };
     expect((await other.claim(scope, 'whatever')).kind).toBe('claimed');
+    await db.query(`UPDATE edge.idempotency_records SET lease_until = now() + interval '7 seconds' WHERE idempotency_key = $1`, [`key-${tag}`]);
     const busy = await post({ tag, outcome: '201' }, `key-${tag}`);
     expect(busy.statusCode).toBe(409);
-    expect(busy.headers['retry-after']).toBe('1');
+    expect(busy.json().error).toMatchObject({ code: 'conflict', request_id: busy.headers['x-request-id'] });
+    expect(busy.headers['retry-after']).toBe('7');
     expect(executions.get(tag)).toBeUndefined();
-    // That replica died: once its lease has run out the key is taken over.
+    // That replica died where its death cannot be seen: once its lease has run out the key is taken over.
     await db.query(`UPDATE edge.idempotency_records SET lease_until = now() - interval '1 second' WHERE idempotency_key = $1`, [
       `key-${tag}`,
     ]);
@@ -281,6 +288,17 @@ describe.each(storeNames())('idempotency plugin on %s', (storeName) => {
     expect(taken.headers['idempotent-replayed']).toBeUndefined();
     expect(executions.get(tag)).toBe(1);
     expect((await post({ tag, outcome: '201' }, `key-${tag}`)).headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('takes over at once a live-leased claim whose holder process on this host has exited', async () => {
+    const tag = fresh();
+    const exited = spawnSync(process.execPath, ['-e', '']).pid!;
+    const dead = new IdempotencyStore(db, { holder: { ...THIS_PROCESS, pid: exited, instance: 'exited' } });
+    const scope = { credentialKind: 'api_key', credentialId: 'key_a', route: 'POST /things/c1', key: `key-${tag}` };
+    expect((await dead.claim(scope, 'whatever')).kind).toBe('claimed');
+    const taken = await post({ tag, outcome: '201' }, `key-${tag}`);
+    expect(taken.statusCode).toBe(201);
+    expect(executions.get(tag)).toBe(1);
   });
 
   it('purges expired records now and then', async () => {

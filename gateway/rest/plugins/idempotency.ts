@@ -4,7 +4,8 @@
 // Hooks, in the request's order:
 //   preHandler — after authentication, rate limits, scopes and body parsing: checks the key
 //                (400 invalid_request), then claims it in edge.idempotency_records. A live claim
-//                is 409 conflict (Retry-After: 1); a stored response with the same body
+//                is 409 conflict (Retry-After: seconds left on its lease; a claim whose holder is
+//                known dead is taken over instead); a stored response with the same body
 //                fingerprint is replayed verbatim with Idempotent-Replayed: true; another body
 //                is 422 unprocessable. Otherwise the handler runs, holding the claim (its lease
 //                renewed while it runs).
@@ -80,6 +81,17 @@ export default fp<IdempotencyPluginOptions>(
     const heartbeats = new Set<NodeJS.Timeout>();
     let lastPurge = 0;
 
+    // Claims left by an earlier life of this process (or another process on this host that died)
+    // are released at start-up, so the first retry after a crash runs at once.
+    app.addHook('onReady', async () => {
+      try {
+        const released = await store.releaseDeadClaims();
+        if (released > 0) app.log.info({ released }, 'idempotency claims of dead processes released');
+      } catch (err) {
+        app.log.warn({ err }, 'idempotency claims of dead processes could not be released');
+      }
+    });
+
     const stopHeartbeat = (entry: Held) => {
       clearInterval(entry.heartbeat);
       heartbeats.delete(entry.heartbeat);
@@ -100,9 +112,12 @@ export default fp<IdempotencyPluginOptions>(
         route: concreteRoute(request),
         key: check.key,
       };
+      // Outside the store's try: a body the fingerprint refuses (nested too deep) is the client's 400,
+      // not a store outage. The JSON parser refuses such bodies first; this is the second line.
+      const fingerprint = bodyFingerprint(request.body);
       let result;
       try {
-        result = await store.claim(scope, bodyFingerprint(request.body));
+        result = await store.claim(scope, fingerprint);
       } catch (err) {
         request.log.error({ err }, 'idempotency claim failed');
         throw unavailable();
@@ -110,8 +125,10 @@ export default fp<IdempotencyPluginOptions>(
 
       switch (result.kind) {
         case 'in_flight':
+          // Retry-After: the seconds until the holder's lease would run out (the holder renews it
+          // while it runs, so the claim may well still be held then).
           throw new ApiError(409, 'conflict', 'a request with this Idempotency-Key is still in progress; retry shortly', {}, {
-            'retry-after': '1',
+            'retry-after': String(result.retryAfterSeconds),
           });
         case 'mismatch':
           throw new ApiError(422, 'unprocessable', 'this Idempotency-Key was already used with a different request body');

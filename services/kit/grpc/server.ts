@@ -1,7 +1,7 @@
 // A service's gRPC server: the service's own methods plus gRPC health and server reflection,
-// behind three middlewares — error details, an error boundary that never leaks internals, and
+// behind four middlewares — error details, an error boundary that never leaks internals,
 // authentication that verifies the caller token and checks the method's access list (fail-closed:
-// a method not in the list is refused). Outermost, every call is counted and timed (metrics.ts);
+// a method not in the list is refused), and the refusal of NUL in any request text (no-nul.ts). Outermost, every call is counted and timed (metrics.ts);
 // inside, the request id is set on the gRPC server span and on log lines (telemetry.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +23,8 @@ import { metrics, splitGrpcPath } from '../metrics.js';
 import { annotateActiveSpan, ATTR, withRequestContext } from '../telemetry.js';
 import { repoRoot } from '../paths.js';
 import type { TokenVerifier } from './caller-token.js';
+import { domainError } from './errors.js';
+import { NUL_MESSAGE, nulPath } from './no-nul.js';
 import { describePrincipal, type Principal, type PrincipalKind } from './principal.js';
 
 export interface ServiceContext {
@@ -127,7 +129,16 @@ export async function startGrpcServer(options: {
     return yield* withRequestContext(requestId, next);
   }
 
-  const server = createServer().use(measure).use(errorDetailsServerMiddleware).use(errorBoundary).use(authenticate);
+  // After authentication, so an unauthenticated caller learns nothing about its request's content.
+  async function* refuseNul<Req, Res>(call: ServerMiddlewareCall<Req, Res>, context: CallContext) {
+    if (!call.requestStream) {
+      const at = nulPath(call.request);
+      if (at !== undefined) throw domainError('invalid_request', `${at}: ${NUL_MESSAGE}`);
+    }
+    return yield* call.next(call.request, context);
+  }
+
+  const server = createServer().use(measure).use(errorDetailsServerMiddleware).use(errorBoundary).use(authenticate).use(refuseNul);
   const health = HealthState();
   server.add(HealthDefinition, HealthServiceImpl(health));
   for (const s of options.services) {
