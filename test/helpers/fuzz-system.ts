@@ -93,14 +93,14 @@ export async function startFuzzSystem(store: StoreName): Promise<FuzzSystem> {
 }
 
 /**
- * Tables a request can write. Usage counters are left out (every authenticated request counts),
+ * Tables a request can write. Usage counters and the keys' last use are left out (every authenticated request counts),
  * and so are the search corpus and the enrichment results, which only background work writes.
  */
 const WATCHED = [
   'communities.memberships', 'communities.profiles', 'communities.consent_requests', 'communities.placeholder_tasks',
   'communities.write_attestations', 'billing.ledger_entries', 'billing.wallets', 'billing.free_self_enrichments',
   'billing.delegation_charges', 'billing.delegation_consumption', 'edge.idempotency_records', 'search.search_jobs',
-  'enrichment.runs', 'enrichment.run_items', 'enrichment.self_enrichment', 'identity.api_keys', 'identity.oauth_grants',
+  'enrichment.runs', 'enrichment.run_items', 'enrichment.self_enrichment',
 ] as const;
 
 /**
@@ -123,18 +123,25 @@ export async function watchWrites(db: Database): Promise<void> {
   `);
 }
 
-export type StoreSnapshot = Record<string, string>;
+/** Rows written so far by table (write counts), and a digest of each watched table's content. */
+export interface StoreSnapshot {
+  writes: Record<string, string>;
+  digests: Record<string, string>;
+}
 
-/** Rows written so far, by table (needs watchWrites). */
-export async function snapshotStore(db: Database): Promise<StoreSnapshot> {
+async function writeCounts(db: Database): Promise<Record<string, string>> {
   const rows = await db.query<{ tbl: string; n: string }>('SELECT tbl, n::text AS n FROM fuzz_watch.writes');
   return Object.fromEntries(rows.map((r) => [r.tbl, r.n]));
 }
 
-/** Tables written between two snapshots. */
-export function changedTables(before: StoreSnapshot, after: StoreSnapshot): string[] {
-  return WATCHED.filter((t) => before[t] !== after[t]);
+async function digests(db: Database, tables: readonly string[]): Promise<Record<string, string>> {
+  if (tables.length === 0) return {};
+  const columns = tables.map((t, i) => `(SELECT count(*) || ':' || coalesce(md5(string_agg(r::text, '|' ORDER BY r::text)), '') FROM ${t} r) AS d${i}`);
+  const [row] = await db.query<Record<string, string>>(`SELECT ${columns.join(', ')}`);
+  return Object.fromEntries(tables.map((t, i) => [t, row![`d${i}`]!]));
 }
+
+const changedCounts = (a: Record<string, string>, b: Record<string, string>) => WATCHED.filter((t) => a[t] !== b[t]);
 
 /**
  * Waits until no background work is left (searches, enrichment runs, their charges) and no row is
@@ -142,7 +149,7 @@ export function changedTables(before: StoreSnapshot, after: StoreSnapshot): stri
  */
 export async function settledSnapshot(db: Database, timeoutMs = 20_000): Promise<StoreSnapshot> {
   const deadline = Date.now() + timeoutMs;
-  let previous: StoreSnapshot | undefined;
+  let previous: Record<string, string> | undefined;
   for (;;) {
     const [open] = await db.query<{ n: number }>(
       `SELECT (SELECT count(*) FROM search.search_jobs WHERE status IN ('pending', 'running') OR (status = 'complete' AND charged_at IS NULL))
@@ -150,8 +157,8 @@ export async function settledSnapshot(db: Database, timeoutMs = 20_000): Promise
             + (SELECT count(*) FROM enrichment.run_items WHERE status = 'pending' OR (status = 'succeeded' AND (NOT charged OR NOT indexed))) AS n`,
     );
     if (Number(open!.n) === 0) {
-      const current = await snapshotStore(db);
-      if (previous && changedTables(previous, current).length === 0) return current;
+      const current = await writeCounts(db);
+      if (previous && changedCounts(previous, current).length === 0) return { writes: current, digests: await digests(db, WATCHED) };
       previous = current;
     } else {
       previous = undefined;
@@ -159,4 +166,27 @@ export async function settledSnapshot(db: Database, timeoutMs = 20_000): Promise
     if (Date.now() > deadline) throw new Error('background work did not settle');
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * Tables whose content differs from the baseline after a refused request. Only tables written
+ * since the baseline are compared, once their writes have stopped: a claim taken and released by a
+ * refusal (an idempotency claim, say) leaves the content as it was, and is not a stored row.
+ */
+export async function storedSince(db: Database, baseline: StoreSnapshot): Promise<string[]> {
+  let current = await writeCounts(db);
+  if (changedCounts(baseline.writes, current).length === 0) return [];
+  for (let i = 0; i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    const next = await writeCounts(db);
+    const still = changedCounts(current, next).length > 0;
+    current = next;
+    if (!still) break;
+  }
+  const touched = changedCounts(baseline.writes, current);
+  const now = await digests(db, touched);
+  const stored = touched.filter((t) => now[t] !== baseline.digests[t]);
+  // Net nothing: later checks need not look at these writes again.
+  for (const t of touched) if (!stored.includes(t)) baseline.writes[t] = current[t]!;
+  return stored;
 }

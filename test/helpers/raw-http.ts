@@ -68,6 +68,12 @@ export function sendRaw(url: string, request: Buffer | string, timeoutMs = 15_00
       }
       const head = data.subarray(0, headEnd).toString('latin1');
       const { status, headers } = parseHead(head);
+      if (status >= 100 && status < 200 && status !== 101) {
+        // An interim answer (100 Continue): the real one follows.
+        data = data.subarray(headEnd + 4);
+        tryParse(closed);
+        return;
+      }
       const rest = data.subarray(headEnd + 4);
       let body: Buffer | undefined;
       if (/chunked/i.test(headers['transfer-encoding'] ?? '')) body = dechunk(rest);
