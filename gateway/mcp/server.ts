@@ -30,6 +30,7 @@ import { requestIdFrom } from '../core/request-id.js';
 import { annotateRequest } from '../core/request-span.js';
 import { McpIdempotency } from './idempotency.js';
 import { buildMcpServer } from './tools.js';
+import { refuseInvalidParams } from './invalid-params.js';
 import { envelopeTransportRefusals } from './transport-refusals.js';
 
 export { MCP_PATH };
@@ -202,6 +203,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
       void server.close();
     });
     await server.connect(transport);
+    refuseInvalidParams(transport);
     // The transport's own refusals (Accept, Content-Type, size, JSON, JSON-RPC) leave in the envelope.
     envelopeTransportRefusals(res, requestId);
     await transport.handleRequest(req, res);
