@@ -13,7 +13,7 @@ import { settledSnapshot, startFuzzSystem, storedSince, type FuzzSystem, type St
 import { sendRaw } from './helpers/raw-http.js';
 import { storeNames } from './helpers/stores.js';
 
-const RUNS = { pglite: 1000, postgres: 200 } as const;
+const RUNS = { pglite: 600, postgres: 150 } as const;
 
 describe.each(storeNames())('raw HTTP fuzzing on %s', (store) => {
   let f: FuzzSystem;
@@ -55,5 +55,5 @@ describe.each(storeNames())('raw HTTP fuzzing on %s', (store) => {
       }),
       fuzzParameters(RUNS[store]),
     );
-  }, 300_000);
+  }, 600_000);
 });

@@ -15,7 +15,7 @@ import { sendRaw } from './helpers/raw-http.js';
 import { storeNames } from './helpers/stores.js';
 
 /** Cases per store: the embedded store gets the full run, PostgreSQL (when configured) a smaller one. */
-const RUNS = { pglite: 1500, postgres: 300 } as const;
+const RUNS = { pglite: 1000, postgres: 250 } as const;
 
 describe.each(storeNames())('REST fuzzing on %s', (store) => {
   let f: FuzzSystem;
@@ -59,5 +59,5 @@ describe.each(storeNames())('REST fuzzing on %s', (store) => {
       }),
       fuzzParameters(RUNS[store]),
     );
-  }, 300_000);
+  }, 600_000);
 });

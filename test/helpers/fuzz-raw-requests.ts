@@ -40,8 +40,10 @@ export function rawCaseArbitrary(surface: 'rest' | 'mcp'): fc.Arbitrary<RawCase>
   const path = fc.constantFrom(...paths);
   const method = fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS');
   const extra = surface === 'mcp' ? [jsonType, mcpAccept] : [jsonType];
-  const ok = (label: string, build: RawCase['build'], more: Partial<RawCase> = {}): RawCase => ({ label, build, parseable: true, ...more });
-  const bad = (label: string, build: RawCase['build']): RawCase => ({ label, build, parseable: false });
+  // A counterexample prints as its label (fast-check's toStringMethod), not as the builder's source.
+  const named = (c: RawCase): RawCase => Object.assign(c, { [fc.toStringMethod]: () => `${c.label}${c.parseable ? '' : ' (not parseable)'}` });
+  const ok = (label: string, build: RawCase['build'], more: Partial<RawCase> = {}): RawCase => named({ label, build, parseable: true, ...more });
+  const bad = (label: string, build: RawCase['build']): RawCase => named({ label, build, parseable: false });
 
   const parseable: fc.Arbitrary<RawCase>[] = [
     // Bad percent-encoding and odd characters in the path, all legal on the wire.
