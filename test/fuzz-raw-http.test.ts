@@ -41,9 +41,10 @@ describe.each(storeNames())('raw HTTP fuzzing on %s', (store) => {
         const head = rawCase.label.startsWith('HEAD ');
         // Paths the MCP port does not serve are 404 before authentication (docs/MCP.md).
         const unservedMcpPath = surface === 'mcp' && rawCase.path !== '/mcp';
-        const problems = answerProblems(head ? { ...answer, body: '{"error":{"code":"x","message":"","request_id":' + JSON.stringify(answer.headers['x-request-id'] ?? '') + '}}' } : answer, {
+        const problems = answerProblems(answer, {
           noCredential: credential.none && rawCase.parseable && !unservedMcpPath,
           allowed: rawCase.preflight ? [204] : [],
+          noBody: head,
         });
         if (answer.status >= 400 || answer.status === 0) {
           const stored = await storedSince(f.db, baseline);
