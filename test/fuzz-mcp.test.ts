@@ -1,5 +1,5 @@
 // Property-based fuzzing of the MCP tools at /mcp on the MCP port: every tool the server lists,
-// with arguments built from its input schema, valid or broken (NUL in any string, wrong types,
+// with arguments built from its input schema, valid or broken (NUL in any string at any depth, wrong types,
 // unknown fields, over-long values), under every kind of credential, plus odd JSON-RPC messages.
 // Whatever is sent: no 5xx and no JSON-RPC internal error; a tool error is the REST error envelope
 // carrying the X-Request-Id (or the SDK's documented argument-validation text, docs/MCP.md), never
@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerProblems, describeFailure, fuzzParameters } from './helpers/fuzz-checks.js';
 import { credentialArbitrary } from './helpers/fuzz-credentials.js';
-import { anyJson, brokenValue, nastyString, validValue, type OpenApiDocument } from './helpers/fuzz-schema.js';
+import { anyJson, brokenValue, nastyString, validValue, withNulSomewhere, type OpenApiDocument } from './helpers/fuzz-schema.js';
 import { settledSnapshot, startFuzzSystem, storedSince, type FuzzSystem, type StoreSnapshot } from './helpers/fuzz-system.js';
 import { buildRequest, sendRaw, type RawAnswer } from './helpers/raw-http.js';
 import { storeNames } from './helpers/stores.js';
@@ -83,6 +83,7 @@ describe.each(storeNames())('MCP fuzzing on %s', (store) => {
       fc.oneof(
         { weight: 3, arbitrary: validValue(NO_COMPONENTS, tool.inputSchema) },
         { weight: 4, arbitrary: brokenValue(NO_COMPONENTS, tool.inputSchema) },
+        { weight: 2, arbitrary: fc.tuple(validValue(NO_COMPONENTS, tool.inputSchema), fc.nat()).map(([v, i]) => withNulSomewhere(v, i)) },
       );
     const call = fc.oneof(
       { weight: 10, arbitrary: fc.constantFrom(...tools).chain((tool) => args(tool).map((a) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: a } }))) },

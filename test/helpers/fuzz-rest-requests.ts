@@ -2,7 +2,7 @@
 // parameters and its body, valid or broken, under any credential, sent as raw bytes.
 import fc from 'fast-check';
 import { credentialArbitrary, type FuzzCredential } from './fuzz-credentials.js';
-import { anyJson, brokenValue, nastyString, nestedJsonText, pathParamValue, queryParamValue, validValue, type OpenApiDocument, type Operation } from './fuzz-schema.js';
+import { anyJson, brokenValue, nastyString, nestedJsonText, pathParamValue, queryParamValue, validValue, withNulSomewhere, type OpenApiDocument, type Operation } from './fuzz-schema.js';
 import type { FuzzKeys } from './fuzz-system.js';
 import { buildRequest, encodeSegment } from './raw-http.js';
 
@@ -12,26 +12,6 @@ export interface FuzzRequest {
   headers: Array<[string, string]>;
   body?: string;
   credential: FuzzCredential;
-}
-
-/** The same value with NUL put into one of its strings, however deep (a nested member's e-mail, say). */
-function withNulSomewhere(value: unknown, pick: number): unknown {
-  const paths: Array<Array<string | number>> = [];
-  const walk = (v: unknown, path: Array<string | number>) => {
-    if (typeof v === 'string') paths.push(path);
-    else if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i]));
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
-  };
-  walk(value, []);
-  if (paths.length === 0) return value;
-  const target = paths[pick % paths.length]!;
-  const copy = structuredClone(value) as any;
-  if (target.length === 0) return `${copy}\u0000`;
-  let at = copy;
-  for (const step of target.slice(0, -1)) at = at[step];
-  const last = target[target.length - 1]!;
-  at[last] = `${String(at[last]).slice(0, 3)}\u0000${String(at[last]).slice(3)}`;
-  return copy;
 }
 
 interface FuzzBody {

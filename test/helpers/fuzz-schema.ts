@@ -124,6 +124,26 @@ export function validValue(doc: OpenApiDocument, raw: Schema, depth = 0): fc.Arb
   }
 }
 
+/** The same value with NUL put into one of its strings, however deep (a nested member's e-mail, say). */
+export function withNulSomewhere(value: unknown, pick: number): unknown {
+  const paths: Array<Array<string | number>> = [];
+  const walk = (v: unknown, path: Array<string | number>) => {
+    if (typeof v === 'string') paths.push(path);
+    else if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i]));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
+  };
+  walk(value, []);
+  if (paths.length === 0) return value;
+  const target = paths[pick % paths.length]!;
+  const copy = structuredClone(value) as any;
+  if (target.length === 0) return `${copy}\u0000`;
+  let at = copy;
+  for (const step of target.slice(0, -1)) at = at[step];
+  const last = target[target.length - 1]!;
+  at[last] = `${String(at[last]).slice(0, 3)}\u0000${String(at[last]).slice(3)}`;
+  return copy;
+}
+
 /** A value the schema should refuse, or one at its edges: every way a client gets it wrong. */
 export function brokenValue(doc: OpenApiDocument, raw: Schema): fc.Arbitrary<unknown> {
   const schema = resolve(doc, raw);
