@@ -71,6 +71,8 @@ export interface RunningSystem {
   mintedKeys: Record<string, string>;
   clients: ServiceClients;
   signer: TokenSigner;
+  /** This process's store, when it runs a service or an edge surface (suites compare stored state). */
+  db?: Database;
   stop(): Promise<void>;
 }
 
@@ -167,7 +169,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       logger.info('no REDIS_URL: rate limits are kept in this process (correct for one process only)');
     }
 
-    const result: RunningSystem = { grpcAddresses: addresses, mintedKeys: {}, clients, signer, stop: stopAll };
+    const result: RunningSystem = { grpcAddresses: addresses, mintedKeys: {}, clients, signer, ...(db && { db }), stop: stopAll };
     // Both surfaces stand on one edge core and one limiter: the same credentials, scopes and buckets.
     const edge = createEdge({ clients, signer, deadlineMs: config.GRPC_DEADLINE_MS });
     const limiter = counted(redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter());

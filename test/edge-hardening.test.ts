@@ -14,7 +14,14 @@ import { callAs, type CallOptions } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
-import { rawHttp, rawRequest, type RawResponse } from './helpers/raw-http.js';
+import { buildRequest, type RawAnswer as RawResponse, sendRaw } from './helpers/raw-http.js';
+
+/** A request's bytes as text (ASCII here): headers given as `Name: value` lines. */
+function rawRequest(url: string, method: string, target: string, headers: string[], body = ''): string {
+  const pairs = headers.map((h): [string, string] => [h.slice(0, h.indexOf(':')), h.slice(h.indexOf(':') + 1).trim()]);
+  return buildRequest(url, { method, target, headers: pairs, body: body || undefined }).toString('latin1');
+}
+const rawHttp = (url: string, bytes: string) => sendRaw(url, Buffer.from(bytes, 'latin1'));
 import { storeNames } from './helpers/stores.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 

@@ -359,6 +359,47 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
     expect(await raw({}, 'GET')).toBe(405);
   });
 
+  // Found by test/fuzz-mcp.test.ts: these were JSON-RPC internal errors (-32603) carrying a raw validation dump.
+  it('answers params that break the method’s schema with -32602 Invalid params, not an internal error', async () => {
+    const rpc = (message: unknown) =>
+      request(mcp.url, 'POST', '/mcp', { headers: { ...bearer(k.ada), accept: 'application/json, text/event-stream' }, body: message });
+    for (const message of [
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'whoami', arguments: 'not an object' } },
+      { jsonrpc: '2.0', id: 7, method: 'tools/list', params: { cursor: 5 } },
+    ]) {
+      const res = await rpc(message);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32602, message: expect.stringMatching(/^Invalid params: /) } });
+    }
+    // Params that are not an object are not a JSON-RPC request at all: the transport's 400, in the envelope.
+    const notRpc = await rpc({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: 'text' });
+    expect(notRpc.status).toBe(400);
+    expect(notRpc.body.error.code).toBe('bad_request');
+    // Valid params still reach the tool.
+    const ok = await rpc({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
+    expect(ok.body.result.structuredContent.key.id).toBe('k_ada');
+  });
+
+  // Found by test/fuzz-raw-http.test.ts: these came back as JSON-RPC error bodies, not the envelope.
+  it('answers the transport’s own refusals (Accept, Content-Type, size, JSON) in the error envelope with the request id', async () => {
+    const post = (headers: Record<string, string>, body: string) =>
+      request(mcp.url, 'POST', '/mcp', { headers: { ...bearer(k.ada), 'x-request-id': 'req-transport-refusal', ...headers }, rawBody: body });
+    const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const cases: Array<[number, string, Awaited<ReturnType<typeof post>>]> = [
+      [406, 'not_acceptable', await post({ 'content-type': 'application/json' }, '{}')],
+      [415, 'unsupported_media_type', await post({ ...json, 'content-type': 'text/plain' }, '{}')],
+      [413, 'payload_too_large', await post(json, JSON.stringify({ x: 'x'.repeat(1024 * 1024) }))],
+      [400, 'bad_request', await post(json, '{nope')],
+      [400, 'bad_request', await post(json, '[[[]]]')],
+    ];
+    for (const [status, code, res] of cases) {
+      expect(res.status, code).toBe(status);
+      expect(res.headers.get('x-request-id')).toBe('req-transport-refusal');
+      expect(res.body).toEqual({ error: { code, message: expect.any(String), request_id: 'req-transport-refusal' } });
+      expect(res.body.error.message.length).toBeGreaterThan(0);
+    }
+  });
+
   it('add_community_members honours idempotency_key when the server has the edge store: replay, other arguments, refusals not kept', async () => {
     const db = await openPglite('memory://');
     await migrateAll(db, ['edge']);

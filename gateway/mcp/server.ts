@@ -32,6 +32,8 @@ import { requestIdFrom } from '../core/request-id.js';
 import { annotateRequest } from '../core/request-span.js';
 import { McpIdempotency } from './idempotency.js';
 import { buildMcpServer } from './tools.js';
+import { refuseInvalidParams } from './invalid-params.js';
+import { envelopeTransportRefusals } from './transport-refusals.js';
 
 export { MCP_PATH };
 export const METADATA_PATH = '/.well-known/oauth-protected-resource';
@@ -217,8 +219,8 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
       try {
         parsedBody = JSON.parse(text);
       } catch {
-        // What the MCP transport answers for a body that is not JSON: a JSON-RPC parse error.
-        return send(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON' }, id: null });
+        // Like every refusal of the transport's own (transport-refusals.ts): the envelope.
+        return sendError(res, new ApiError(400, 'bad_request', 'the body is not valid JSON'), requestId);
       }
     }
     const transport = new StreamableHTTPServerTransport({
@@ -231,6 +233,9 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
       void server.close();
     });
     await server.connect(transport);
+    refuseInvalidParams(transport);
+    // The transport's own refusals (Accept, Content-Type, size, JSON, JSON-RPC) leave in the envelope.
+    envelopeTransportRefusals(res, requestId);
     await transport.handleRequest(req, res, parsedBody);
   };
 

@@ -23,6 +23,7 @@ import type { RateLimiter } from '../core/rate-limit/limiter.js';
 import { MemoryRateLimiter } from '../core/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from '../core/rate-limit/redis-limiter.js';
 import { buildMcpServer, freshRequestId } from './tools.js';
+import { refuseInvalidParams } from './invalid-params.js';
 
 async function main(): Promise<void> {
   const secret = process.env.EXPERTNET_API_KEY?.trim();
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
   await server.connect(transport);
+  refuseInvalidParams(transport);
 }
 
 main().catch((error: unknown) => {

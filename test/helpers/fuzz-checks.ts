@@ -1,0 +1,67 @@
+// The rules every answer of the API keeps, whatever was sent (docs/CONFORMANCE.md, ERR-F1 to
+// ERR-F4), and the fast-check settings of the fuzz suites: a fixed seed that a failure prints,
+// so that it can be replayed (docs/TESTING.md).
+import type fc from 'fast-check';
+import type { RawAnswer } from './raw-http.js';
+
+export interface Expectation {
+  /** No Authorization and no X-API-Key was sent: the answer must be 401 (a CORS preflight aside). */
+  noCredential?: boolean;
+  /** Statuses this request may be answered with besides the general rules (e.g. a preflight's 204). */
+  allowed?: number[];
+  /** A HEAD request: the answer has no body, so there is no envelope to read. */
+  noBody?: boolean;
+}
+
+/** What is wrong with an answer; empty when it keeps every rule. */
+export function answerProblems(answer: RawAnswer, expectation: Expectation = {}): string[] {
+  const problems: string[] = [];
+  if (answer.status === 0 || Number.isNaN(answer.status)) return ['no HTTP response (connection closed or unreadable status line)'];
+  if (answer.status >= 500) problems.push(`a ${answer.status}: no input may produce a 5xx`);
+  const requestId = answer.headers['x-request-id'];
+  if (!requestId) problems.push('no X-Request-Id header');
+  if (expectation.noCredential && answer.status !== 401 && !expectation.allowed?.includes(answer.status)) {
+    problems.push(`${answer.status} without a credential: expected 401 before anything else`);
+  }
+  if (answer.status >= 300 && !expectation.noBody) {
+    let envelope: any;
+    try {
+      envelope = JSON.parse(answer.body);
+    } catch {
+      envelope = undefined;
+    }
+    const error = envelope?.error;
+    if (!error || typeof error.code !== 'string' || !error.code || typeof error.message !== 'string' || typeof error.request_id !== 'string') {
+      problems.push(`a ${answer.status} that is not the error envelope {"error":{"code","message","request_id"}}`);
+    } else if (error.request_id !== requestId && answer.headers['idempotent-replayed'] !== 'true') {
+      // A replayed stored error keeps its first request id (docs/IDEMPOTENCY.md); nothing else may differ.
+      problems.push(`error.request_id ${JSON.stringify(error.request_id)} differs from X-Request-Id ${JSON.stringify(requestId)}`);
+    }
+    if (/\n\s+at \S|node_modules/.test(answer.body)) problems.push('the body reveals internals (a stack trace or a path)');
+  }
+  return problems;
+}
+
+/** A failure message that shows what was sent and what came back, cut to a readable size. */
+export function describeFailure(problems: string[], sent: string, answer: RawAnswer): string {
+  const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}… (${s.length} characters)` : s);
+  return [`${problems.join('; ')}`, `sent: ${cut(JSON.stringify(sent), 600)}`, `answer: ${cut(answer.head, 600)}`, `body: ${cut(answer.body, 400)}`].join('\n');
+}
+
+/**
+ * fast-check settings: FUZZ_SEED replays a run (a failure prints its seed and path), FUZZ_RUNS
+ * scales every property, FUZZ_SHRINK=1 shrinks a failure to a small counterexample (off by default
+ * to keep a failing run short).
+ */
+export function fuzzParameters<T>(numRuns: number): fc.Parameters<T> {
+  const seed = Number(process.env.FUZZ_SEED ?? 20261125);
+  const scale = Number(process.env.FUZZ_RUNS_SCALE ?? 1);
+  const path = process.env.FUZZ_PATH;
+  return {
+    seed,
+    numRuns: Math.max(1, Math.round(numRuns * scale)),
+    endOnFailure: process.env.FUZZ_SHRINK !== '1',
+    ...(path && { path }),
+    verbose: 1,
+  };
+}
