@@ -170,7 +170,7 @@ describe.each(storeNames())('seed files on %s', (store) => {
     expect(await tierOf(secrets.free)).toBe('restricted');
   });
 
-  it('sets a wallet balance by adjustment: 100 seeded, 250 after re-seeding with 250', async () => {
+  it('grants a wallet its seed balance through the ledger: 100 seeded, 250 after re-seeding with 250', async () => {
     expect((await me(secrets.paid)).body.credit_balance).toBe(100);
     await applySeed(sys.clients, sys.signer, { wallets: [{ owner: { user: 'u_paid' }, balance: 250 }] });
     expect((await me(secrets.paid)).body.credit_balance).toBe(250);
