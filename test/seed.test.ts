@@ -283,4 +283,11 @@ describe.each(storeNames())('seed files on %s', (store) => {
     expect(res.status).toBe(200);
     expect(res.body.owner).toEqual({ type: 'user', id: 'u_nobody', name: 'Somebody' });
   });
+
+  it('never un-archives a community, even from a file that changes its record; the other changes apply', async () => {
+    await sys.clients.communities.archiveCommunity({ communityId: 'c_direct', archived: true }, await operator());
+    await applySeed(sys.clients, sys.signer, { communities: [{ id: 'c_direct', name: 'Directly owned, renamed', owner: { user: 'u_cowner' } }] });
+    const community = (await sys.clients.communities.getCommunity({ communityId: 'c_direct' }, await operator())).community!;
+    expect(community).toMatchObject({ name: 'Directly owned, renamed', archived: true });
+  });
 });
