@@ -70,11 +70,13 @@ export async function applySeed(
 ): Promise<SeedResult> {
   const seed: SeedDocument = parseSeed(input);
   const actor = options.actor ?? 'seed';
-  const call: CallOptions = await callAs(signer, { kind: 'operator', actor }, undefined, options.deadlineMs ?? 30_000);
+  // Fresh options per call: a large file (the demo set) takes longer than one signed token lives
+  // (the signer reuses a token while it is fresh, so this costs nothing).
+  const call = (): Promise<CallOptions> => callAs(signer, { kind: 'operator', actor }, undefined, options.deadlineMs ?? 30_000);
   const result: SeedResult = { keys: {} };
 
   try {
-    const state = await clients.identity.getSeedState({}, call);
+    const state = await clients.identity.getSeedState({}, await call());
     const applied = new Map(state.records.map((r) => [`${r.kind}\u0000${r.recordId}`, r.fingerprint]));
 
     /**
@@ -92,13 +94,13 @@ export async function applySeed(
         done.push({ kind, recordId, fingerprint });
         applied.set(`${kind}\u0000${recordId}`, fingerprint);
       }
-      if (done.length > 0) await clients.identity.recordSeedRecords({ records: done, seededBy: '' }, call);
+      if (done.length > 0) await clients.identity.recordSeedRecords({ records: done, seededBy: '' }, await call());
     }
 
     await section('user', seed.users, (u) => u.id, async (u) => {
       await clients.identity.upsertUser(
         { user: { id: u.id, email: u.email ?? '', name: u.name, plan: plans.toEnum(u.plan), jitConsent: u.jit_consent } },
-        call,
+        await call(),
       );
     });
     await section('organization', seed.organizations, (o) => o.id, async (o) => {
@@ -111,26 +113,26 @@ export async function applySeed(
             members: o.members.map((m) => ({ userId: m.user, role: roles.toEnum(m.role), joinedAt: m.joined_at })),
           },
         },
-        call,
+        await call(),
       );
     });
     await section('community', seed.communities, (c) => c.id, async (c) => {
       // An archival is never undone by a seed: archived now stays archived.
       let archived = c.archived;
       try {
-        archived ||= (await clients.communities.getCommunity({ communityId: c.id }, call)).community?.archived ?? false;
+        archived ||= (await clients.communities.getCommunity({ communityId: c.id }, await call())).community?.archived ?? false;
       } catch (error) {
         if (readRemoteError(error)?.code !== 'not_found') throw error;
       }
       await clients.communities.upsertCommunity(
         { community: { id: c.id, name: c.name, billingOwner: ownerRef(c.owner), archived, apiWrites: c.api_writes } },
-        call,
+        await call(),
       );
     });
     await section('profile', seed.profiles, (p) => p.id, async (p, known) => {
       // Known to the ledger but gone from the store: erased (an unclaimed person erased from their
       // last community). Not brought back.
-      if (known && !(await exists(clients.communities.getProfile({ profileId: p.id, userId: '' }, call)))) return;
+      if (known && !(await exists(clients.communities.getProfile({ profileId: p.id, userId: '' }, await call())))) return;
       await clients.communities.upsertProfile(
         {
           profile: {
@@ -139,19 +141,19 @@ export async function applySeed(
             linkedinUrl: p.linkedin_url ?? '', orcid: p.orcid ?? '', avatarUrl: p.avatar_url ?? '', placeholderUserId: '',
           },
         },
-        call,
+        await call(),
       );
     });
     await section('membership', seed.memberships, (m) => `${m.community}/${m.profile}`, async (m, known) => {
       // Known to the ledger but gone from the store: erased by the community. Not re-created.
-      if (known && !(await exists(clients.communities.getMembership({ communityId: m.community, profileId: m.profile }, call)))) return;
+      if (known && !(await exists(clients.communities.getMembership({ communityId: m.community, profileId: m.profile }, await call())))) return;
       await clients.communities.upsertMembership(
         { membership: { communityId: m.community, profileId: m.profile, role: roles.toEnum(m.role), joinedAt: m.joined_at, sourceIdentifier: '' } },
-        call,
+        await call(),
       );
     });
     await section('wallet', seed.wallets, (w) => ownerKey(w.owner), async (w) => {
-      await clients.billing.grantSeedBalance({ owner: ownerRef(w.owner), balance: w.balance }, call);
+      await clients.billing.grantSeedBalance({ owner: ownerRef(w.owner), balance: w.balance }, await call());
     });
     await section('key', seed.keys, (k) => k.id, async (k) => {
       const allowlist = k.allowlist ? { communityIds: k.allowlist } : undefined;
@@ -159,7 +161,7 @@ export async function applySeed(
         await clients.identity.importLegacyOrganizationKey(
           { id: k.id, organizationId: k.owner.organization, secret: k.secret ?? '', scopes: k.scopes, allowlist,
             requestedRate: k.requested_rate ?? 0, mintedByUserId: '' },
-          call,
+          await call(),
         );
         return;
       }
@@ -167,12 +169,12 @@ export async function applySeed(
       const minted = await clients.identity.mintKey(
         { id: k.id, userId: k.owner.user, secret: k.secret ?? '', scopes: k.scopes, allowlist,
           requestedRate: k.requested_rate ?? 0, environment: k.environment ? keyEnvironments.toEnum(k.environment) : 0 },
-        call,
+        await call(),
       );
       if (!k.secret && minted.secret) result.keys[k.id] = minted.secret;
     });
     // From now on the store counts as seeded: a start without SEED_FILE adds no demo data.
-    await clients.identity.recordSeedRecords({ records: [], seededBy: actor }, call);
+    await clients.identity.recordSeedRecords({ records: [], seededBy: actor }, await call());
   } catch (error) {
     const remote = readRemoteError(error);
     if (remote) throw new SeedError([`${remote.code ?? 'error'}: ${remote.message}`]);
