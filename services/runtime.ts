@@ -3,7 +3,6 @@
 // over gRPC — the same in one process (npm start) as across many (deploy/).
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { Status } from 'nice-grpc';
 import { createEdge } from '../gateway/core/edge.js';
 import { parseDeprecations } from '../gateway/core/deprecations.js';
 import { MemoryRateLimiter } from '../gateway/core/rate-limit/memory-limiter.js';
@@ -26,7 +25,6 @@ import { migrateAll } from './kit/db/migrations.js';
 import { openDatabase } from './kit/db/open-database.js';
 import { callAs, createServiceClients, type ServiceClients } from './kit/grpc/client.js';
 import { TokenSigner, TokenVerifier } from './kit/grpc/caller-token.js';
-import { readRemoteError } from './kit/grpc/errors.js';
 import { checkGrpcHealth } from './kit/grpc/health.js';
 import { startGrpcServer, type AnyServiceRegistration, type RunningGrpcServer } from './kit/grpc/server.js';
 import type { Logger } from './kit/logger.js';
@@ -87,18 +85,22 @@ async function waitForServices(addresses: Record<ServiceRole, string>, logger: L
   }
 }
 
-/** Seeds SEED_FILE when set; otherwise the demo data set, once, on the first start. */
+/**
+ * Seeds SEED_FILE when set; otherwise the demo data set, once, on the first start of an empty
+ * store. A store seeded before (from a file, or the demo set) just starts; so does a store that
+ * holds users but was seeded before the seed ledger recorded it (it is marked seeded now).
+ */
 async function seedAtStart(config: Config, clients: ServiceClients, signer: TokenSigner): Promise<Record<string, string>> {
   if (config.SEED_FILE) {
     const doc = JSON.parse(readFileSync(config.SEED_FILE, 'utf8')) as unknown;
     return (await applySeed(clients, signer, doc, { actor: 'seed-file', deadlineMs: config.GRPC_DEADLINE_MS })).keys;
   }
   const options = await callAs(signer, { kind: 'operator', actor: 'demo-seed' }, undefined, config.GRPC_DEADLINE_MS);
-  try {
-    await clients.identity.getUser({ userId: 'u_demo' }, options);
-    return {}; // seeded on an earlier start
-  } catch (error) {
-    if (readRemoteError(error)?.status !== Status.NOT_FOUND) throw error;
+  const state = await clients.identity.getSeedState({}, options);
+  if (state.seededBy) return {};
+  if (!state.storeEmpty) {
+    await clients.identity.recordSeedRecords({ records: [], seededBy: 'before-seed-ledger' }, options);
+    return {};
   }
   return (await applySeed(clients, signer, demoSeed(), { actor: 'demo-seed', deadlineMs: config.GRPC_DEADLINE_MS })).keys;
 }

@@ -170,7 +170,7 @@ describe.each(storeNames())('seed files on %s', (store) => {
     expect(await tierOf(secrets.free)).toBe('restricted');
   });
 
-  it('sets a wallet balance by adjustment: 100 seeded, 250 after re-seeding with 250', async () => {
+  it('grants a wallet its seed balance through the ledger: 100 seeded, 250 after re-seeding with 250', async () => {
     expect((await me(secrets.paid)).body.credit_balance).toBe(100);
     await applySeed(sys.clients, sys.signer, { wallets: [{ owner: { user: 'u_paid' }, balance: 250 }] });
     expect((await me(secrets.paid)).body.credit_balance).toBe(250);
@@ -282,5 +282,12 @@ describe.each(storeNames())('seed files on %s', (store) => {
     const res = await me(secret);
     expect(res.status).toBe(200);
     expect(res.body.owner).toEqual({ type: 'user', id: 'u_nobody', name: 'Somebody' });
+  });
+
+  it('never un-archives a community, even from a file that changes its record; the other changes apply', async () => {
+    await sys.clients.communities.archiveCommunity({ communityId: 'c_direct', archived: true }, await operator());
+    await applySeed(sys.clients, sys.signer, { communities: [{ id: 'c_direct', name: 'Directly owned, renamed', owner: { user: 'u_cowner' } }] });
+    const community = (await sys.clients.communities.getCommunity({ communityId: 'c_direct' }, await operator())).community!;
+    expect(community).toMatchObject({ name: 'Directly owned, renamed', archived: true });
   });
 });

@@ -81,6 +81,7 @@ describe('fromRemote over a real gRPC call', () => {
       listLedgerEntries: ['operator'],
       creditWallet: ['operator'],
       setWalletBalance: ['operator'],
+      grantSeedBalance: ['operator'],
       charge: ['operator'],
       resolvePayer: ['operator'],
       checkFunds: ['operator'],

@@ -51,7 +51,13 @@ export function createBillingService(deps: BillingDeps) {
 
     async setWalletBalance(request) {
       if (!Number.isSafeInteger(request.balance)) throw domainError('invalid_request', 'balance must be a whole number');
-      return { wallet: toWallet(await ledger.adjustTo(ownerOf(request.owner), request.balance, 'seed balance')) };
+      return { wallet: toWallet(await ledger.adjustTo(ownerOf(request.owner), request.balance, 'operator adjustment')) };
+    },
+
+    async grantSeedBalance(request) {
+      if (!Number.isSafeInteger(request.balance)) throw domainError('invalid_request', 'balance must be a whole number');
+      const { wallet, posted } = await ledger.grantSeed(ownerOf(request.owner), request.balance);
+      return { wallet: toWallet(wallet), posted };
     },
 
     ...createPayerHandlers(context),
@@ -73,6 +79,7 @@ export function createBillingService(deps: BillingDeps) {
       listLedgerEntries: ['operator'],
       creditWallet: ['operator'],
       setWalletBalance: ['operator'],
+      grantSeedBalance: ['operator'],
       charge: ['service'],
       resolvePayer: ['service', 'caller', 'operator'],
       checkFunds: ['service', 'caller'],

@@ -74,6 +74,9 @@ async function append(tx: Queryable, wallet: WalletRow, p: Posting): Promise<Led
   return rows[0]!;
 }
 
+/** The note earlier versions gave the adjustment that set a seed balance. */
+const SEED_ADJUSTMENT_NOTE = 'seed balance';
+
 export function createLedger(db: Database) {
   return {
     /** Posts once per reference; `created` is false when the reference was already posted. */
@@ -109,6 +112,32 @@ export function createLedger(db: Database) {
           });
         }
         return (await tx.query<WalletRow>('SELECT * FROM billing.wallets WHERE owner_type = $1 AND owner_id = $2', [owner.type, owner.id]))[0]!;
+      });
+    },
+
+    /**
+     * A seed file's grant to a wallet: posts what brings the sum of the wallet's seed grants to
+     * `granted` (nothing when it is there already), so charges and credits made since stay in the
+     * balance. Earlier versions posted seed balances as 'adjustment' entries noted 'seed balance';
+     * those count as grants too. Keyed by the number of grants so far, under the wallet's lock.
+     */
+    async grantSeed(owner: Owner, granted: number): Promise<{ wallet: WalletRow; posted: number }> {
+      return db.transaction(async (tx) => {
+        const wallet = await lockWallet(tx, owner);
+        const [sums] = await tx.query<{ total: number; n: number }>(
+          `SELECT coalesce(sum(amount), 0)::int8 AS total, count(*)::int8 AS n FROM billing.ledger_entries
+            WHERE owner_type = $1 AND owner_id = $2
+              AND (operation = 'seed' OR (operation = 'adjustment' AND note = '${SEED_ADJUSTMENT_NOTE}'))`,
+          [owner.type, owner.id],
+        );
+        const delta = granted - Number(sums!.total);
+        if (delta !== 0) {
+          await append(tx, wallet, {
+            owner, amount: delta, reference: `seed:${owner.type}:${owner.id}:${Number(sums!.n)}`, operation: 'seed', note: 'seed file balance',
+          });
+        }
+        const row = (await tx.query<WalletRow>('SELECT * FROM billing.wallets WHERE owner_type = $1 AND owner_id = $2', [owner.type, owner.id]))[0]!;
+        return { wallet: row, posted: delta };
       });
     },
 

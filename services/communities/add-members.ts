@@ -12,6 +12,7 @@ import { AddMemberStatus, type AddMemberItem, type AddMemberResult } from '../..
 import type { RoleName } from '../kit/enums.js';
 import { newId } from '../kit/ids.js';
 import type { HandlerContext } from './handler-context.js';
+import type { Supplied } from './member-view.js';
 import { createMemberWriteRepository, type MatchField } from './member-write.repository.js';
 import { normalizeEmail, normalizeLinkedinUrl, normalizeOrcid, type Normalized } from './normalize.js';
 import { runCreateAccount } from './placeholders.js';
@@ -109,7 +110,16 @@ async function place(context: HandlerContext, communityId: string, role: RoleNam
       });
       await writes.addTask('create_account', profileId, null);
     }
-    const added = await writes.insertMembershipIfAbsent(communityId, profileId, role, `src_${randomUUID()}`);
+    // What this community said about the person: all it sees of them while their profile is not
+    // public, whether the add matched someone or created them (member-view.ts).
+    const supplied: Supplied = {
+      name: displayName(p),
+      ...p.seed,
+      email: p.email?.value ?? null,
+      linkedin_url: p.linkedin?.value ?? null,
+      orcid: p.orcid?.value ?? null,
+    };
+    const added = await writes.insertMembershipIfAbsent(communityId, profileId, role, `src_${randomUUID()}`, supplied);
     return { profileId, created, added };
   });
 }

@@ -1,6 +1,7 @@
 // SQL for communities, their write attestations, profiles and memberships. Nothing else.
 import type { Queryable } from '../kit/db/database.js';
 import type { OwnerTypeName, RoleName } from '../kit/enums.js';
+import type { Supplied } from './member-view.js';
 
 export interface CommunityRow {
   id: string;
@@ -173,9 +174,11 @@ export interface RosterRow extends ProfileRow {
   joined_at: Date;
   /** joined_at in UTC to the microsecond: 2025-01-31T09:00:00.123456Z. */
   joined_at_key: string;
+  /** What the community supplied when it added the person by identifier (member-view.ts). */
+  supplied: Supplied | null;
 }
 
 const ROSTER_SELECT = `SELECT p.id, p.user_id, p.placeholder_user_id, p.public, p.name, p.headline, p.bio, p.organization,
-    p.location, p.email, p.linkedin_url, p.orcid, p.avatar_url, m.role, m.joined_at,
+    p.location, p.email, p.linkedin_url, p.orcid, p.avatar_url, m.role, m.joined_at, m.supplied,
     to_char(m.joined_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS joined_at_key
   FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id`;

@@ -13,6 +13,7 @@ import { NAME_MAX, TEXT_MAX } from './add-members.js';
 import { toProfile } from './community-messages.js';
 import { createEnrichmentSupportRepository, type OwnEnrichmentFields, type ScannedMemberRow } from './enrichment-support.repository.js';
 import type { HandlerContext } from './handler-context.js';
+import { asCommunitySees } from './member-view.js';
 import { normalizeLinkedinUrl, normalizeOrcid, type Normalized } from './normalize.js';
 import { indexEnrichedMembers, indexProfile } from './search-index.js';
 
@@ -23,10 +24,13 @@ export type EnrichmentSupportMethods = 'scanMembers' | 'indexEnrichedMembers' | 
 export const SCAN_PAGE_DEFAULT = 500;
 export const SCAN_PAGE_MAX = 2000;
 
-/** A member for a service: the whole profile and membership (services get the whole record). */
+/**
+ * A member for a service: the whole record as this community sees it (member-view.ts) — a run
+ * enriches a person the community added from what the community knows, not from a private profile.
+ */
 function toScannedMember(row: ScannedMemberRow, communityId: string): Member {
   return Member.fromPartial({
-    profile: toProfile(row, 'operator'),
+    profile: toProfile(asCommunitySees(row, row.supplied), 'operator'),
     membership: {
       communityId,
       profileId: row.id,
@@ -90,7 +94,7 @@ export function createEnrichmentSupportHandlers(context: HandlerContext): Pick<H
       // so a late run never puts a document back for someone who is no longer a member.
       const texts = new Map(request.members.map((m) => [m.profileId, m.enrichmentText]));
       const profiles = await data.findMemberProfiles(request.communityId, [...texts.keys()]);
-      const enriched = profiles.map((profile) => ({ profile, enrichmentText: texts.get(profile.id)! }));
+      const enriched = profiles.map((profile) => ({ profile: asCommunitySees(profile, profile.supplied), enrichmentText: texts.get(profile.id)! }));
       await indexEnrichedMembers(context, request.communityId, enriched, ctx.requestId);
       return { indexed: enriched.length };
     },

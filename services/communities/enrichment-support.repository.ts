@@ -4,12 +4,14 @@
 import type { Queryable } from '../kit/db/database.js';
 import type { RoleName } from '../kit/enums.js';
 import type { ProfileRow } from './community.repository.js';
+import type { Supplied } from './member-view.js';
 
 /** A member as a scan reads it: the whole profile plus the membership. */
 export interface ScannedMemberRow extends ProfileRow {
   role: RoleName;
   joined_at: Date;
   source_identifier: string;
+  supplied: Supplied | null;
 }
 
 export interface ScanFilter {
@@ -31,7 +33,7 @@ export interface OwnEnrichmentFields {
 }
 
 const MEMBER_COLUMNS = `p.id, p.user_id, p.placeholder_user_id, p.public, p.name, p.headline, p.bio, p.organization,
-  p.location, p.email, p.linkedin_url, p.orcid, p.avatar_url, m.role, m.joined_at, m.source_identifier`;
+  p.location, p.email, p.linkedin_url, p.orcid, p.avatar_url, m.role, m.joined_at, m.source_identifier, m.supplied`;
 
 /** A scan row: the community's member count, and a member — all null when the page is empty. */
 type ScanRow = { total_members: number } & { [K in keyof ScannedMemberRow]: ScannedMemberRow[K] | null };
@@ -78,11 +80,11 @@ export function createEnrichmentSupportRepository(db: Queryable) {
       return { total: rows[0]!.total_members, members };
     },
 
-    /** The profiles, among these ids, of people who are members of the community (one query). */
-    async findMemberProfiles(communityId: string, profileIds: string[]): Promise<ProfileRow[]> {
+    /** The profiles, among these ids, of people who are members of the community (one query), with what it supplied. */
+    async findMemberProfiles(communityId: string, profileIds: string[]): Promise<Array<ProfileRow & { supplied: Supplied | null }>> {
       if (profileIds.length === 0) return [];
-      return db.query<ProfileRow>(
-        `SELECT p.* FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id
+      return db.query<ProfileRow & { supplied: Supplied | null }>(
+        `SELECT p.*, m.supplied FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id
           WHERE m.community_id = $1 AND m.profile_id = ANY($2::text[])
           ORDER BY p.id`,
         [communityId, profileIds],

@@ -3,6 +3,7 @@
 import type { Queryable } from '../kit/db/database.js';
 import type { RoleName } from '../kit/enums.js';
 import type { ProfileRow } from './community.repository.js';
+import type { Supplied } from './member-view.js';
 
 export type WriteOperation = 'members.add' | 'members.remove' | 'enrichment.start';
 export const WRITE_OPERATIONS: readonly WriteOperation[] = ['members.add', 'members.remove', 'enrichment.start'];
@@ -65,11 +66,11 @@ export function createMemberWriteRepository(db: Queryable) {
     },
 
     /** Inserts the membership unless the person already is a member; true when inserted. */
-    async insertMembershipIfAbsent(communityId: string, profileId: string, role: RoleName, sourceIdentifier: string): Promise<boolean> {
+    async insertMembershipIfAbsent(communityId: string, profileId: string, role: RoleName, sourceIdentifier: string, supplied: Supplied): Promise<boolean> {
       const rows = await db.query(
-        `INSERT INTO communities.memberships (community_id, profile_id, role, source_identifier) VALUES ($1, $2, $3, $4)
+        `INSERT INTO communities.memberships (community_id, profile_id, role, source_identifier, supplied) VALUES ($1, $2, $3, $4, $5::jsonb)
          ON CONFLICT (community_id, profile_id) DO NOTHING RETURNING profile_id`,
-        [communityId, profileId, role, sourceIdentifier],
+        [communityId, profileId, role, sourceIdentifier, JSON.stringify(supplied)],
       );
       return rows.length > 0;
     },

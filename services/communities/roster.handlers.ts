@@ -12,6 +12,7 @@ import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { RosterRow } from './community.repository.js';
 import type { HandlerContext } from './handler-context.js';
 import { toProfile } from './community-messages.js';
+import { asCommunitySees } from './member-view.js';
 import { requireCommunityAccess } from './reach.js';
 import { decodeRosterCursor, encodeRosterCursor, rosterCursorKey } from './roster-cursor.js';
 
@@ -22,11 +23,12 @@ export const ROSTER_PAGE_MAX = 200;
 
 /**
  * A roster member for an end user. The community's source identifier stays inside, and the profile
- * goes out in its caller form (no email, no placeholder account): see community-messages.ts.
+ * goes out as this community sees it (member-view.ts), in its caller form (no email, no placeholder
+ * account): see community-messages.ts.
  */
 function toMember(row: RosterRow, communityId: string): Member {
   return Member.fromPartial({
-    profile: toProfile(row, 'caller'),
+    profile: toProfile(asCommunitySees(row, row.supplied), 'caller'),
     membership: {
       communityId,
       profileId: row.id,

@@ -8,11 +8,24 @@
 // Every path builds the document with documentOf. Enrichment text travels only with enrichment:
 // the other paths send '', which search's upsert reads as "keep the text you hold", so indexing a
 // profile again never wipes what a run added (services/search/search-jobs.repository.ts).
-// Erasure removes a community's document itself (erasure.ts).
+// Erasure removes a community's document itself (erasure.ts). A community's document of a person
+// holds what that community sees of them (member-view.ts); only the public corpus holds the profile.
+
+/** What each community of these memberships supplied about the person (null: not added by identifier). */
+async function suppliedOf(context: HandlerContext, pairs: Array<{ communityId: string; profileId: string }>): Promise<Map<string, Supplied | null>> {
+  if (pairs.length === 0) return new Map();
+  const rows = await context.deps.db.query<{ community_id: string; profile_id: string; supplied: Supplied | null }>(
+    `SELECT m.community_id, m.profile_id, m.supplied FROM communities.memberships m
+       JOIN unnest($1::text[], $2::text[]) AS t(c, p) ON m.community_id = t.c AND m.profile_id = t.p`,
+    [pairs.map((x) => x.communityId), pairs.map((x) => x.profileId)],
+  );
+  return new Map(rows.map((r) => [`${r.community_id}/${r.profile_id}`, r.supplied]));
+}
 import type { Document } from '../../proto/gen/expertnet/search/v1/search_service.js';
 import { AddMemberStatus, type AddMemberResult } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import type { ProfileRow } from './community.repository.js';
 import type { HandlerContext } from './handler-context.js';
+import { asCommunitySees, type Supplied } from './member-view.js';
 import { asCommunitiesService, relayOrUnavailable } from './remote.js';
 
 /** The public corpus's community id. */
@@ -37,9 +50,11 @@ function documentOf(p: ProfileRow, communityId: string, enrichmentText = ''): Do
 /** Indexes these members of one community. Failures are relayed (the caller decides). */
 export async function indexMemberships(context: HandlerContext, communityId: string, profileIds: string[], requestId: string): Promise<void> {
   const documents: Document[] = [];
-  for (const id of new Set(profileIds)) {
+  const ids = [...new Set(profileIds)];
+  const supplied = await suppliedOf(context, ids.map((profileId) => ({ communityId, profileId })));
+  for (const id of ids) {
     const profile = await context.repo.findProfile(id);
-    if (profile) documents.push(documentOf(profile, communityId));
+    if (profile) documents.push(documentOf(asCommunitySees(profile, supplied.get(`${communityId}/${id}`)), communityId));
   }
   if (documents.length === 0) return;
   await context.deps.clients.search.indexDocuments({ documents }, await asCommunitiesService(context, requestId)).catch(relayOrUnavailable);
@@ -68,11 +83,11 @@ export async function indexEnrichedMembers(
 export async function indexProfile(context: HandlerContext, profileId: string, requestId: string, publicEnrichmentText = ''): Promise<void> {
   const profile = await context.repo.findProfile(profileId);
   if (!profile) return;
-  const memberships = await context.deps.db.query<{ community_id: string }>(
-    'SELECT community_id FROM communities.memberships WHERE profile_id = $1',
+  const memberships = await context.deps.db.query<{ community_id: string; supplied: Supplied | null }>(
+    'SELECT community_id, supplied FROM communities.memberships WHERE profile_id = $1',
     [profileId],
   );
-  const documents = memberships.map((m) => documentOf(profile, m.community_id));
+  const documents = memberships.map((m) => documentOf(asCommunitySees(profile, m.supplied), m.community_id));
   const searchable = profile.public && profile.user_id !== null;
   if (searchable) documents.push(documentOf(profile, PUBLIC_CORPUS, publicEnrichmentText));
   const options = await asCommunitiesService(context, requestId);
@@ -127,12 +142,12 @@ export async function reindexAll(context: HandlerContext, batchSize: number, req
     );
     if (profiles.length === 0) break;
     after = profiles[profiles.length - 1]!.id;
-    const memberships = await context.deps.db.query<{ community_id: string; profile_id: string }>(
-      'SELECT community_id, profile_id FROM communities.memberships WHERE profile_id = ANY($1::text[]) ORDER BY profile_id, community_id',
+    const memberships = await context.deps.db.query<{ community_id: string; profile_id: string; supplied: Supplied | null }>(
+      'SELECT community_id, profile_id, supplied FROM communities.memberships WHERE profile_id = ANY($1::text[]) ORDER BY profile_id, community_id',
       [profiles.map((p) => p.id)],
     );
     const byId = new Map(profiles.map((p) => [p.id, p]));
-    const documents: Document[] = memberships.map((m) => documentOf(byId.get(m.profile_id)!, m.community_id));
+    const documents: Document[] = memberships.map((m) => documentOf(asCommunitySees(byId.get(m.profile_id)!, m.supplied), m.community_id));
     const membershipDocuments = documents.length;
     for (const p of profiles) if (p.public && p.user_id !== null) documents.push(documentOf(p, PUBLIC_CORPUS));
     counts.profiles += profiles.length;

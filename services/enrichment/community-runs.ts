@@ -6,6 +6,12 @@
 // deeper one (any depth for a dry run without depth), unless `include_already_enriched`. Every
 // person named or selected becomes an item: eligible ones pending, the others skipped with the
 // reason (already enriched; not a member), so the poll accounts for each of them.
+//
+// Overlapping runs (docs/ENRICHMENT.md): a person is reserved for one run per community and tier
+// while their item is pending. The run claims its eligible people in the transaction that creates
+// its items, then — with the claims held — checks again who is already enriched; people another run
+// holds become skipped items and are not counted eligible, so no two runs charge one person at one
+// tier, whatever the timing and even with include_already_enriched.
 import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { DryRunEstimate, StartCommunityRunRequest } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
 import { callAs } from '../kit/grpc/client.js';
@@ -16,7 +22,7 @@ import type { ServiceDeps } from '../kit/service-deps.js';
 import type { Depth } from './pipeline/index.js';
 import { chargeOperation, scanMembers } from './run-effects.js';
 import { depthName } from './run-messages.js';
-import { createRunsRepository, DEPTH_ORDER, depthsFrom, type NewItem, type RunRow } from './runs.repository.js';
+import { createRunsRepository, DEPTH_ORDER, depthsFrom, type NewItem, type NewRun, type RunRow } from './runs.repository.js';
 
 export const WORKFLOW_KEY = 'smart_enrich';
 export const PROFILE_IDS_MAX = 10_000;
@@ -70,12 +76,45 @@ async function select(deps: Deps, input: RunInput, requestId: string): Promise<S
   const enriched = input.includeAlreadyEnriched
     ? new Set<string>()
     : await repo.enrichedAmong(input.communityId, members, input.depth ? depthsFrom(input.depth) : [...DEPTH_ORDER]);
+  // Held by an open run at this tier (any tier for an estimate without depth): not eligible now.
+  const reserved = await repo.reservedAmong(input.communityId, members, input.depth ? [input.depth] : [...DEPTH_ORDER]);
   const items: NewItem[] = members.map((id) =>
-    enriched.has(id) ? { profileId: id, skippedBecause: `already enriched by this community at ${input.depth ?? 'some'} depth or deeper` } : { profileId: id },
+    enriched.has(id)
+      ? { profileId: id, skippedBecause: alreadyEnriched(input.depth) }
+      : reserved.has(id)
+        ? { profileId: id, skippedBecause: HELD_BY_ANOTHER_RUN }
+        : { profileId: id },
   );
   const found = new Set(members);
   for (const id of input.profileIds) if (!found.has(id)) items.push({ profileId: id, skippedBecause: 'not a member of this community' });
-  return { totalMembers, eligible: members.filter((id) => !enriched.has(id)), items };
+  return { totalMembers, eligible: members.filter((id) => !enriched.has(id) && !reserved.has(id)), items };
+}
+
+const alreadyEnriched = (depth: Depth | undefined) => `already enriched by this community at ${depth ?? 'some'} depth or deeper`;
+const HELD_BY_ANOTHER_RUN = 'being enriched at this depth by another run of this community';
+
+/**
+ * Creates the run with its people (one transaction): claims the eligible ones, re-checks those
+ * claimed against this community's enrichment data (a run that finished one of them before the
+ * claim is seen now), and writes every item. Returns the run and how many people it will enrich.
+ */
+async function createRun(deps: Deps, run: NewRun, input: RunInput, selection: Selection): Promise<{ run: RunRow; eligibleCount: number }> {
+  return deps.db.transaction(async (tx) => {
+    const repo = createRunsRepository(tx);
+    const row = await repo.insertRun(run);
+    const claimed = await repo.reserve(run.id, input.communityId, run.depth, selection.eligible);
+    const enriched = input.includeAlreadyEnriched ? new Set<string>() : await repo.enrichedAmong(input.communityId, [...claimed], depthsFrom(run.depth));
+    await repo.unreserve(run.id, [...enriched]);
+    const eligible = new Set(selection.eligible);
+    const items = selection.items.map((item): NewItem => {
+      if (!eligible.has(item.profileId)) return item;
+      if (!claimed.has(item.profileId)) return { profileId: item.profileId, skippedBecause: HELD_BY_ANOTHER_RUN };
+      if (enriched.has(item.profileId)) return { profileId: item.profileId, skippedBecause: alreadyEnriched(run.depth) };
+      return item;
+    });
+    await repo.insertItems(run.id, items);
+    return { run: row, eligibleCount: claimed.size - enriched.size };
+  });
 }
 
 async function rateOf(deps: Deps, depth: Depth | undefined, caller: Caller, requestId: string): Promise<number | undefined> {
@@ -120,19 +159,18 @@ export async function startCommunityRun(deps: Deps, caller: Caller, request: Sta
     const resolved = funds.payer?.payer;
     if (resolved?.id) payer = { type: ownerTypes.toName(resolved.type, 'payer.type'), id: resolved.id };
   }
-  const run = await deps.db.transaction((tx) =>
-    createRunsRepository(tx).insert(
-      {
-        id: newId('run'),
-        kind: 'community',
-        communityId: input.communityId,
-        credentialId: caller.credentialId,
-        caller: Caller.toJSON(caller),
-        depth,
-        payer,
-      },
-      selection.items,
-    ),
+  return createRun(
+    deps,
+    {
+      id: newId('run'),
+      kind: 'community',
+      communityId: input.communityId,
+      credentialId: caller.credentialId,
+      caller: Caller.toJSON(caller),
+      depth,
+      payer,
+    },
+    input,
+    selection,
   );
-  return { run, eligibleCount: selection.eligible.length };
 }

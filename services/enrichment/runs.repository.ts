@@ -78,15 +78,27 @@ export function depthsFrom(depth: Depth): Depth[] {
 }
 
 export function createRunsRepository(db: Queryable) {
-  return {
+  const repository = {
     /** Inserts a run and its items (call inside a transaction). */
     async insert(run: NewRun, items: NewItem[]): Promise<RunRow> {
+      const row = await repository.insertRun(run);
+      await repository.insertItems(run.id, items);
+      return row;
+    },
+
+    /** Inserts a run without items (call inside a transaction, then insertItems). */
+    async insertRun(run: NewRun): Promise<RunRow> {
       const rows = await db.query<RunRow>(
         `INSERT INTO enrichment.runs (id, kind, community_id, user_id, profile_id, credential_id, caller, depth, payer_type, payer_id)
          VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10) RETURNING *`,
         [run.id, run.kind, run.communityId ?? null, run.userId ?? null, run.profileId ?? null, run.credentialId,
           JSON.stringify(run.caller), run.depth, run.payer?.type ?? null, run.payer?.id ?? null],
       );
+      return rows[0]!;
+    },
+
+    /** Inserts a run's items: pending, or skipped from the start with their reason. */
+    async insertItems(runId: string, items: NewItem[]): Promise<void> {
       // One statement per 1000 people: a 10k-member run is inserted in ten round trips.
       for (let i = 0; i < items.length; i += 1000) {
         const chunk = items.slice(i, i + 1000);
@@ -94,10 +106,47 @@ export function createRunsRepository(db: Queryable) {
           `INSERT INTO enrichment.run_items (run_id, profile_id, status, reason, finished_at)
            SELECT $1, p, CASE WHEN r IS NULL THEN 'pending' ELSE 'skipped' END, r, CASE WHEN r IS NULL THEN NULL ELSE now() END
              FROM unnest($2::text[], $3::text[]) AS t(p, r)`,
-          [run.id, chunk.map((it) => it.profileId), chunk.map((it) => it.skippedBecause ?? null)],
+          [runId, chunk.map((it) => it.profileId), chunk.map((it) => it.skippedBecause ?? null)],
         );
       }
-      return rows[0]!;
+    },
+
+    /**
+     * Reserves these people of the community at this tier for the run (call inside the transaction
+     * creating the run, after insertRun); returns those reserved. A person another run holds at
+     * this tier is not: the insert waits for that run's uncommitted claim or release, then counts
+     * the committed state. Ids in sorted order, so two runs claiming overlapping sets never deadlock.
+     */
+    async reserve(runId: string, communityId: string, depth: Depth, profileIds: string[]): Promise<Set<string>> {
+      const claimed = new Set<string>();
+      const sorted = [...profileIds].sort();
+      for (let i = 0; i < sorted.length; i += 1000) {
+        const rows = await db.query<{ profile_id: string }>(
+          `INSERT INTO enrichment.reservations (community_id, profile_id, depth, run_id)
+           SELECT $1, p, $2, $3 FROM unnest($4::text[]) AS t(p) ORDER BY p
+           ON CONFLICT DO NOTHING RETURNING profile_id`,
+          [communityId, depth, runId, sorted.slice(i, i + 1000)],
+        );
+        for (const r of rows) claimed.add(r.profile_id);
+      }
+      return claimed;
+    },
+
+    /** Hands back reservations of a run that it will not work on (people found already enriched). */
+    async unreserve(runId: string, profileIds: string[]): Promise<void> {
+      if (profileIds.length === 0) return;
+      await db.query('DELETE FROM enrichment.reservations WHERE run_id = $1 AND profile_id = ANY($2::text[])', [runId, profileIds]);
+    },
+
+    /** Of these members, those some open run holds at one of these tiers (estimates count them out). */
+    async reservedAmong(communityId: string, profileIds: string[], depths: Depth[]): Promise<Set<string>> {
+      if (profileIds.length === 0) return new Set();
+      const rows = await db.query<{ profile_id: string }>(
+        `SELECT DISTINCT profile_id FROM enrichment.reservations
+          WHERE community_id = $1 AND profile_id = ANY($2::text[]) AND depth = ANY($3::text[])`,
+        [communityId, profileIds, depths],
+      );
+      return new Set(rows.map((r) => r.profile_id));
     },
 
     async remove(id: string): Promise<void> {
@@ -189,8 +238,10 @@ export function createRunsRepository(db: Queryable) {
       const ids = rows.map((r) => r.id);
       if (ids.length > 0) {
         await db.query(
-          `UPDATE enrichment.run_items SET status = 'failed', reason = 'the run stopped before reaching this person', finished_at = now()
-            WHERE run_id = ANY($1::text[]) AND status = 'pending'`,
+          `WITH ended AS (
+             UPDATE enrichment.run_items SET status = 'failed', reason = 'the run stopped before reaching this person', finished_at = now()
+              WHERE run_id = ANY($1::text[]) AND status = 'pending' RETURNING run_id, profile_id)
+           DELETE FROM enrichment.reservations r USING ended WHERE r.run_id = ended.run_id AND r.profile_id = ended.profile_id`,
           [ids],
         );
       }
@@ -208,10 +259,13 @@ export function createRunsRepository(db: Queryable) {
     /** Ends a pending item of this claim (failed or skipped); false when the claim was lost. */
     async settleItem(runId: string, attempt: number, profileId: string, status: 'failed' | 'skipped', reason: string): Promise<boolean> {
       const rows = await db.query(
-        `UPDATE enrichment.run_items i SET status = $4, reason = $5, finished_at = now()
-          WHERE i.run_id = $1 AND i.profile_id = $3 AND i.status = 'pending'
-            AND EXISTS (SELECT 1 FROM enrichment.runs r WHERE r.id = $1 AND r.attempts = $2 AND r.status = 'running')
-        RETURNING i.profile_id`,
+        `WITH ended AS (
+           UPDATE enrichment.run_items i SET status = $4, reason = $5, finished_at = now()
+            WHERE i.run_id = $1 AND i.profile_id = $3 AND i.status = 'pending'
+              AND EXISTS (SELECT 1 FROM enrichment.runs r WHERE r.id = $1 AND r.attempts = $2 AND r.status = 'running')
+          RETURNING i.run_id, i.profile_id),
+         released AS (DELETE FROM enrichment.reservations r USING ended WHERE r.run_id = ended.run_id AND r.profile_id = ended.profile_id)
+         SELECT profile_id FROM ended`,
         [runId, attempt, profileId, status, reason],
       );
       return rows.length === 1;
@@ -219,11 +273,16 @@ export function createRunsRepository(db: Queryable) {
 
     /** Marks a pending item succeeded for this claim (inside the transaction writing its data). */
     async succeedItem(runId: string, attempt: number, profileId: string, searchText: string): Promise<boolean> {
+      // The reservation ends in the same statement, so in the same transaction as the data: a run
+      // that claims the person after this commit sees them enriched (docs/ENRICHMENT.md).
       const rows = await db.query(
-        `UPDATE enrichment.run_items i SET status = 'succeeded', search_text = $4, finished_at = now()
-          WHERE i.run_id = $1 AND i.profile_id = $3 AND i.status = 'pending'
-            AND EXISTS (SELECT 1 FROM enrichment.runs r WHERE r.id = $1 AND r.attempts = $2 AND r.status = 'running')
-        RETURNING i.profile_id`,
+        `WITH ended AS (
+           UPDATE enrichment.run_items i SET status = 'succeeded', search_text = $4, finished_at = now()
+            WHERE i.run_id = $1 AND i.profile_id = $3 AND i.status = 'pending'
+              AND EXISTS (SELECT 1 FROM enrichment.runs r WHERE r.id = $1 AND r.attempts = $2 AND r.status = 'running')
+          RETURNING i.run_id, i.profile_id),
+         released AS (DELETE FROM enrichment.reservations r USING ended WHERE r.run_id = ended.run_id AND r.profile_id = ended.profile_id)
+         SELECT profile_id FROM ended`,
         [runId, attempt, profileId, searchText],
       );
       return rows.length === 1;
@@ -304,9 +363,12 @@ export function createRunsRepository(db: Queryable) {
      */
     async eraseMember(communityId: string, profileId: string): Promise<number> {
       await db.query(
-        `UPDATE enrichment.run_items i SET status = 'skipped', reason = 'erased from the community', finished_at = now()
-           FROM enrichment.runs r
-          WHERE i.run_id = r.id AND r.community_id = $1 AND i.profile_id = $2 AND i.status = 'pending'`,
+        `WITH ended AS (
+           UPDATE enrichment.run_items i SET status = 'skipped', reason = 'erased from the community', finished_at = now()
+             FROM enrichment.runs r
+            WHERE i.run_id = r.id AND r.community_id = $1 AND i.profile_id = $2 AND i.status = 'pending'
+          RETURNING i.run_id, i.profile_id)
+         DELETE FROM enrichment.reservations r USING ended WHERE r.run_id = ended.run_id AND r.profile_id = ended.profile_id`,
         [communityId, profileId],
       );
       const rows = await db.query('DELETE FROM enrichment.member_enrichment WHERE community_id = $1 AND profile_id = $2 RETURNING profile_id', [
@@ -339,6 +401,7 @@ export function createRunsRepository(db: Queryable) {
       ))[0];
     },
   };
+  return repository;
 }
 
 export type RunsRepository = ReturnType<typeof createRunsRepository>;

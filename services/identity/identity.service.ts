@@ -25,6 +25,7 @@ import { rateTierFor, scopesWithPreset, validAllowlist, validRequestedRate, vali
 import { createUsageRecorder, utcDay } from './usage-recorder.js';
 import { createUsageStore, GRANT_USAGE, KEY_USAGE } from './usage-store.js';
 import { createPlaceholderRepository } from './placeholder.repository.js';
+import { createSeedLedgerHandlers } from './seed-ledger.js';
 import { createUserRepository, type UserRow } from './user.repository.js';
 
 export type IdentityDeps = Pick<ServiceDeps, 'db' | 'pepper' | 'clients' | 'signer' | 'deadlineMs' | 'logger'>;
@@ -487,6 +488,8 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       const deleted = await placeholders.remove(request.userId || null, request.profileId || null);
       return { deleted: deleted > 0 };
     },
+
+    ...createSeedLedgerHandlers(deps.db),
   };
 
   const registration: ServiceRegistration<typeof IdentityServiceDefinition> = {
@@ -511,6 +514,8 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       issueAccessToken: ['operator'],
       revokeGrant: ['operator'],
       listGrants: ['operator'],
+      getSeedState: ['operator'],
+      recordSeedRecords: ['operator'],
     },
   };
   return { registration, stop: async () => void (await Promise.all([usage.stop(), grantUsage.stop()])) };

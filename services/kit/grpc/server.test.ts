@@ -86,6 +86,8 @@ function crashingIdentity(): ServiceRegistration<typeof IdentityServiceDefinitio
       listUserOrganizations: operatorOnly,
       createPlaceholderAccount: operatorOnly,
       deletePlaceholderAccount: operatorOnly,
+      getSeedState: operatorOnly,
+      recordSeedRecords: operatorOnly,
     },
   };
 }

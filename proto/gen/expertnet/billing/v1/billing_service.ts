@@ -151,6 +151,22 @@ export interface SetWalletBalanceResponse {
   wallet: Wallet | undefined;
 }
 
+export interface GrantSeedBalanceRequest {
+  owner:
+    | OwnerRef
+    | undefined;
+  /** What the seed file grants in all (not the balance to reach). */
+  balance: number;
+}
+
+export interface GrantSeedBalanceResponse {
+  wallet:
+    | Wallet
+    | undefined;
+  /** Credits posted by this call (0 when the grant was already in the ledger). */
+  posted: number;
+}
+
 export interface ChargeRequest {
   payer: OwnerRef | undefined;
   operation: string;
@@ -1308,6 +1324,180 @@ export const SetWalletBalanceResponse: MessageFns<SetWalletBalanceResponse> = {
     message.wallet = (object.wallet !== undefined && object.wallet !== null)
       ? Wallet.fromPartial(object.wallet)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseGrantSeedBalanceRequest(): GrantSeedBalanceRequest {
+  return { owner: undefined, balance: 0 };
+}
+
+export const GrantSeedBalanceRequest: MessageFns<GrantSeedBalanceRequest> = {
+  encode(message: GrantSeedBalanceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.owner !== undefined) {
+      OwnerRef.encode(message.owner, writer.uint32(10).fork()).join();
+    }
+    if (message.balance !== 0) {
+      writer.uint32(16).int64(message.balance);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GrantSeedBalanceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGrantSeedBalanceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.owner = OwnerRef.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.balance = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GrantSeedBalanceRequest {
+    return {
+      owner: isSet(object.owner) ? OwnerRef.fromJSON(object.owner) : undefined,
+      balance: isSet(object.balance) ? globalThis.Number(object.balance) : 0,
+    };
+  },
+
+  toJSON(message: GrantSeedBalanceRequest): unknown {
+    const obj: any = {};
+    if (message.owner !== undefined) {
+      obj.owner = OwnerRef.toJSON(message.owner);
+    }
+    if (message.balance !== 0) {
+      obj.balance = Math.round(message.balance);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GrantSeedBalanceRequest>): GrantSeedBalanceRequest {
+    return GrantSeedBalanceRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GrantSeedBalanceRequest>): GrantSeedBalanceRequest {
+    const message = createBaseGrantSeedBalanceRequest();
+    message.owner = (object.owner !== undefined && object.owner !== null)
+      ? OwnerRef.fromPartial(object.owner)
+      : undefined;
+    message.balance = object.balance ?? 0;
+    return message;
+  },
+};
+
+function createBaseGrantSeedBalanceResponse(): GrantSeedBalanceResponse {
+  return { wallet: undefined, posted: 0 };
+}
+
+export const GrantSeedBalanceResponse: MessageFns<GrantSeedBalanceResponse> = {
+  encode(message: GrantSeedBalanceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.wallet !== undefined) {
+      Wallet.encode(message.wallet, writer.uint32(10).fork()).join();
+    }
+    if (message.posted !== 0) {
+      writer.uint32(16).int64(message.posted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GrantSeedBalanceResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGrantSeedBalanceResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.wallet = Wallet.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.posted = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GrantSeedBalanceResponse {
+    return {
+      wallet: isSet(object.wallet) ? Wallet.fromJSON(object.wallet) : undefined,
+      posted: isSet(object.posted) ? globalThis.Number(object.posted) : 0,
+    };
+  },
+
+  toJSON(message: GrantSeedBalanceResponse): unknown {
+    const obj: any = {};
+    if (message.wallet !== undefined) {
+      obj.wallet = Wallet.toJSON(message.wallet);
+    }
+    if (message.posted !== 0) {
+      obj.posted = Math.round(message.posted);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GrantSeedBalanceResponse>): GrantSeedBalanceResponse {
+    return GrantSeedBalanceResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GrantSeedBalanceResponse>): GrantSeedBalanceResponse {
+    const message = createBaseGrantSeedBalanceResponse();
+    message.wallet = (object.wallet !== undefined && object.wallet !== null)
+      ? Wallet.fromPartial(object.wallet)
+      : undefined;
+    message.posted = object.posted ?? 0;
     return message;
   },
 };
@@ -3126,12 +3316,24 @@ export const BillingServiceDefinition = {
       responseStream: false,
       options: {},
     },
-    /** Operator (seed files): bring a wallet to a target balance with one adjustment entry. */
+    /** Operator: bring a wallet to a target balance with one adjustment entry (wipes what was spent). */
     setWalletBalance: {
       name: "SetWalletBalance",
       requestType: SetWalletBalanceRequest as typeof SetWalletBalanceRequest,
       requestStream: false,
       responseType: SetWalletBalanceResponse as typeof SetWalletBalanceResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Operator (seed files): the credits a seed file grants a wallet, posted as ledger entries so
+     * that all seed grants of the wallet add up to `balance`; charges and credits stay as they are.
+     */
+    grantSeedBalance: {
+      name: "GrantSeedBalance",
+      requestType: GrantSeedBalanceRequest as typeof GrantSeedBalanceRequest,
+      requestStream: false,
+      responseType: GrantSeedBalanceResponse as typeof GrantSeedBalanceResponse,
       responseStream: false,
       options: {},
     },
@@ -3229,11 +3431,19 @@ export interface BillingServiceImplementation<CallContextExt = {}> {
     request: CreditWalletRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<CreditWalletResponse>>;
-  /** Operator (seed files): bring a wallet to a target balance with one adjustment entry. */
+  /** Operator: bring a wallet to a target balance with one adjustment entry (wipes what was spent). */
   setWalletBalance(
     request: SetWalletBalanceRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<SetWalletBalanceResponse>>;
+  /**
+   * Operator (seed files): the credits a seed file grants a wallet, posted as ledger entries so
+   * that all seed grants of the wallet add up to `balance`; charges and credits stay as they are.
+   */
+  grantSeedBalance(
+    request: GrantSeedBalanceRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<GrantSeedBalanceResponse>>;
   /** Debit the payer of an operation, exactly once per reference, at the operation's configured rate. */
   charge(request: ChargeRequest, context: CallContext & CallContextExt): Promise<DeepPartial<ChargeResponse>>;
   /** Who pays for an operation (one function, every rule of the spec). */
@@ -3282,11 +3492,19 @@ export interface BillingServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<CreditWalletRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<CreditWalletResponse>;
-  /** Operator (seed files): bring a wallet to a target balance with one adjustment entry. */
+  /** Operator: bring a wallet to a target balance with one adjustment entry (wipes what was spent). */
   setWalletBalance(
     request: DeepPartial<SetWalletBalanceRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<SetWalletBalanceResponse>;
+  /**
+   * Operator (seed files): the credits a seed file grants a wallet, posted as ledger entries so
+   * that all seed grants of the wallet add up to `balance`; charges and credits stay as they are.
+   */
+  grantSeedBalance(
+    request: DeepPartial<GrantSeedBalanceRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<GrantSeedBalanceResponse>;
   /** Debit the payer of an operation, exactly once per reference, at the operation's configured rate. */
   charge(request: DeepPartial<ChargeRequest>, options?: CallOptions & CallOptionsExt): Promise<ChargeResponse>;
   /** Who pays for an operation (one function, every rule of the spec). */

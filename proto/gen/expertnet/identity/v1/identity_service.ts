@@ -33,6 +33,36 @@ export const protobufPackage = "expertnet.identity.v1";
 
 export const protobufFileName = "expertnet/identity/v1/identity_service.proto";
 
+/**
+ * One applied seed record: its kind (user, organization, community, profile, membership, wallet,
+ * key), its id within the kind, and a fingerprint of the fields the file gave it.
+ */
+export interface SeedRecord {
+  kind: string;
+  recordId: string;
+  fingerprint: string;
+}
+
+export interface GetSeedStateRequest {
+}
+
+export interface GetSeedStateResponse {
+  records: SeedRecord[];
+  /** Who seeded the store first ("seed-file", "demo-seed", ...); empty when it never was. */
+  seededBy: string;
+  /** True when the store holds no user at all (a first start). */
+  storeEmpty: boolean;
+}
+
+export interface RecordSeedRecordsRequest {
+  records: SeedRecord[];
+  /** Marks the store as seeded by this actor (kept from the first time). */
+  seededBy: string;
+}
+
+export interface RecordSeedRecordsResponse {
+}
+
 export interface User {
   id: string;
   email: string;
@@ -343,6 +373,413 @@ export interface ListGrantsResponse {
   grants: OAuthGrant[];
   nextPageToken: string;
 }
+
+function createBaseSeedRecord(): SeedRecord {
+  return { kind: "", recordId: "", fingerprint: "" };
+}
+
+export const SeedRecord: MessageFns<SeedRecord> = {
+  encode(message: SeedRecord, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== "") {
+      writer.uint32(10).string(message.kind);
+    }
+    if (message.recordId !== "") {
+      writer.uint32(18).string(message.recordId);
+    }
+    if (message.fingerprint !== "") {
+      writer.uint32(26).string(message.fingerprint);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SeedRecord {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSeedRecord();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.recordId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.fingerprint = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SeedRecord {
+    return {
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      recordId: isSet(object.recordId)
+        ? globalThis.String(object.recordId)
+        : isSet(object.record_id)
+        ? globalThis.String(object.record_id)
+        : "",
+      fingerprint: isSet(object.fingerprint) ? globalThis.String(object.fingerprint) : "",
+    };
+  },
+
+  toJSON(message: SeedRecord): unknown {
+    const obj: any = {};
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.recordId !== "") {
+      obj.recordId = message.recordId;
+    }
+    if (message.fingerprint !== "") {
+      obj.fingerprint = message.fingerprint;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SeedRecord>): SeedRecord {
+    return SeedRecord.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SeedRecord>): SeedRecord {
+    const message = createBaseSeedRecord();
+    message.kind = object.kind ?? "";
+    message.recordId = object.recordId ?? "";
+    message.fingerprint = object.fingerprint ?? "";
+    return message;
+  },
+};
+
+function createBaseGetSeedStateRequest(): GetSeedStateRequest {
+  return {};
+}
+
+export const GetSeedStateRequest: MessageFns<GetSeedStateRequest> = {
+  encode(_: GetSeedStateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSeedStateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetSeedStateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetSeedStateRequest {
+    return {};
+  },
+
+  toJSON(_: GetSeedStateRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetSeedStateRequest>): GetSeedStateRequest {
+    return GetSeedStateRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<GetSeedStateRequest>): GetSeedStateRequest {
+    const message = createBaseGetSeedStateRequest();
+    return message;
+  },
+};
+
+function createBaseGetSeedStateResponse(): GetSeedStateResponse {
+  return { records: [], seededBy: "", storeEmpty: false };
+}
+
+export const GetSeedStateResponse: MessageFns<GetSeedStateResponse> = {
+  encode(message: GetSeedStateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.records) {
+      SeedRecord.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.seededBy !== "") {
+      writer.uint32(18).string(message.seededBy);
+    }
+    if (message.storeEmpty !== false) {
+      writer.uint32(24).bool(message.storeEmpty);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSeedStateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetSeedStateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.records.push(SeedRecord.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.seededBy = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.storeEmpty = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetSeedStateResponse {
+    return {
+      records: globalThis.Array.isArray(object?.records) ? object.records.map((e: any) => SeedRecord.fromJSON(e)) : [],
+      seededBy: isSet(object.seededBy)
+        ? globalThis.String(object.seededBy)
+        : isSet(object.seeded_by)
+        ? globalThis.String(object.seeded_by)
+        : "",
+      storeEmpty: isSet(object.storeEmpty)
+        ? globalThis.Boolean(object.storeEmpty)
+        : isSet(object.store_empty)
+        ? globalThis.Boolean(object.store_empty)
+        : false,
+    };
+  },
+
+  toJSON(message: GetSeedStateResponse): unknown {
+    const obj: any = {};
+    if (message.records?.length) {
+      obj.records = message.records.map((e) => SeedRecord.toJSON(e));
+    }
+    if (message.seededBy !== "") {
+      obj.seededBy = message.seededBy;
+    }
+    if (message.storeEmpty !== false) {
+      obj.storeEmpty = message.storeEmpty;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetSeedStateResponse>): GetSeedStateResponse {
+    return GetSeedStateResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetSeedStateResponse>): GetSeedStateResponse {
+    const message = createBaseGetSeedStateResponse();
+    message.records = object.records?.map((e) => SeedRecord.fromPartial(e)) || [];
+    message.seededBy = object.seededBy ?? "";
+    message.storeEmpty = object.storeEmpty ?? false;
+    return message;
+  },
+};
+
+function createBaseRecordSeedRecordsRequest(): RecordSeedRecordsRequest {
+  return { records: [], seededBy: "" };
+}
+
+export const RecordSeedRecordsRequest: MessageFns<RecordSeedRecordsRequest> = {
+  encode(message: RecordSeedRecordsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.records) {
+      SeedRecord.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.seededBy !== "") {
+      writer.uint32(18).string(message.seededBy);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordSeedRecordsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordSeedRecordsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.records.push(SeedRecord.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.seededBy = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordSeedRecordsRequest {
+    return {
+      records: globalThis.Array.isArray(object?.records) ? object.records.map((e: any) => SeedRecord.fromJSON(e)) : [],
+      seededBy: isSet(object.seededBy)
+        ? globalThis.String(object.seededBy)
+        : isSet(object.seeded_by)
+        ? globalThis.String(object.seeded_by)
+        : "",
+    };
+  },
+
+  toJSON(message: RecordSeedRecordsRequest): unknown {
+    const obj: any = {};
+    if (message.records?.length) {
+      obj.records = message.records.map((e) => SeedRecord.toJSON(e));
+    }
+    if (message.seededBy !== "") {
+      obj.seededBy = message.seededBy;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RecordSeedRecordsRequest>): RecordSeedRecordsRequest {
+    return RecordSeedRecordsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RecordSeedRecordsRequest>): RecordSeedRecordsRequest {
+    const message = createBaseRecordSeedRecordsRequest();
+    message.records = object.records?.map((e) => SeedRecord.fromPartial(e)) || [];
+    message.seededBy = object.seededBy ?? "";
+    return message;
+  },
+};
+
+function createBaseRecordSeedRecordsResponse(): RecordSeedRecordsResponse {
+  return {};
+}
+
+export const RecordSeedRecordsResponse: MessageFns<RecordSeedRecordsResponse> = {
+  encode(_: RecordSeedRecordsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordSeedRecordsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordSeedRecordsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RecordSeedRecordsResponse {
+    return {};
+  },
+
+  toJSON(_: RecordSeedRecordsResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<RecordSeedRecordsResponse>): RecordSeedRecordsResponse {
+    return RecordSeedRecordsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<RecordSeedRecordsResponse>): RecordSeedRecordsResponse {
+    const message = createBaseRecordSeedRecordsResponse();
+    return message;
+  },
+};
 
 function createBaseUser(): User {
   return { id: "", email: "", name: "", plan: 0, jitConsent: false, createdAt: undefined };
@@ -5008,6 +5445,27 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The seed ledger (docs/API-DECISIONS.md "Seed files"). Operator only. What each seed record looked
+     * like when it was last applied, so applying a file again changes only what the file changed and
+     * never brings back what the system removed since; and whether the store was ever seeded.
+     */
+    getSeedState: {
+      name: "GetSeedState",
+      requestType: GetSeedStateRequest as typeof GetSeedStateRequest,
+      requestStream: false,
+      responseType: GetSeedStateResponse as typeof GetSeedStateResponse,
+      responseStream: false,
+      options: {},
+    },
+    recordSeedRecords: {
+      name: "RecordSeedRecords",
+      requestType: RecordSeedRecordsRequest as typeof RecordSeedRecordsRequest,
+      requestStream: false,
+      responseType: RecordSeedRecordsResponse as typeof RecordSeedRecordsResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -5091,6 +5549,19 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
     request: ListGrantsRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ListGrantsResponse>>;
+  /**
+   * The seed ledger (docs/API-DECISIONS.md "Seed files"). Operator only. What each seed record looked
+   * like when it was last applied, so applying a file again changes only what the file changed and
+   * never brings back what the system removed since; and whether the store was ever seeded.
+   */
+  getSeedState(
+    request: GetSeedStateRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<GetSeedStateResponse>>;
+  recordSeedRecords(
+    request: RecordSeedRecordsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RecordSeedRecordsResponse>>;
 }
 
 export interface IdentityServiceClient<CallOptionsExt = {}> {
@@ -5173,6 +5644,19 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<ListGrantsRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ListGrantsResponse>;
+  /**
+   * The seed ledger (docs/API-DECISIONS.md "Seed files"). Operator only. What each seed record looked
+   * like when it was last applied, so applying a file again changes only what the file changed and
+   * never brings back what the system removed since; and whether the store was ever seeded.
+   */
+  getSeedState(
+    request: DeepPartial<GetSeedStateRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<GetSeedStateResponse>;
+  recordSeedRecords(
+    request: DeepPartial<RecordSeedRecordsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RecordSeedRecordsResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
