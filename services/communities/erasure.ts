@@ -7,7 +7,10 @@
 //   3. communities: one transaction — the membership (with the community's source identifier);
 //                   and, for an unclaimed placeholder now in no community, its profile row plus a
 //                   durable task to delete its auth account;
-//   4. search:      once more, best effort, for a document indexed while steps 1-3 ran;
+//   4. search and enrichment: once more, best effort, for a document indexed or a run's items
+//                   created while steps 1-3 ran (a run started between steps 2 and 3 selected the
+//                   person while still a member; erasing again marks its item erased, so the run
+//                   never writes the data back);
 //   5. identity:    the placeholder's auth account, best effort (a failure leaves the task to the
 //                   sweeper and answers auth_account_deleted = false; the erasure is complete).
 // A claimed person's account and profile are never touched; other communities' data is untouched.
@@ -63,6 +66,10 @@ export async function eraseMember(
   await deps.clients.search.eraseDocuments({ communityId, profileId }, options).then(
     (again) => log.info({ step: 'search_again', erased: again.erased }, 'erasure step done'),
     (err: unknown) => log.error({ err }, 'erasure: the second search erase failed; a late search document may remain'),
+  );
+  await deps.clients.enrichment.eraseMemberEnrichment({ communityId, profileId }, options).then(
+    (again) => log.info({ step: 'enrichment_again', erased: again.erased }, 'erasure step done'),
+    (err: unknown) => log.error({ err }, 'erasure: the second enrichment erase failed; a run started during the erasure may write data back'),
   );
 
   let authAccountDeleted = false;
