@@ -28,13 +28,15 @@ export async function applySeed(
   options: { actor?: string; deadlineMs?: number } = {},
 ): Promise<SeedResult> {
   const seed: SeedDocument = parseSeed(input);
-  const call: CallOptions = await callAs(signer, { kind: 'operator', actor: options.actor ?? 'seed' }, undefined, options.deadlineMs ?? 30_000);
+  // Options per call, not one set for the whole seed: a caller token lives 60 s, and a large seed on
+  // a busy machine takes longer. The signer reuses a token until shortly before it expires.
+  const fresh = (): Promise<CallOptions> => callAs(signer, { kind: 'operator', actor: options.actor ?? 'seed' }, undefined, options.deadlineMs ?? 30_000);
   const result: SeedResult = { keys: {} };
   try {
     for (const u of seed.users) {
       await clients.identity.upsertUser(
         { user: { id: u.id, email: u.email ?? '', name: u.name, plan: plans.toEnum(u.plan), jitConsent: u.jit_consent } },
-        call,
+        await fresh(),
       );
     }
     for (const o of seed.organizations) {
@@ -47,13 +49,13 @@ export async function applySeed(
             members: o.members.map((m) => ({ userId: m.user, role: roles.toEnum(m.role), joinedAt: m.joined_at })),
           },
         },
-        call,
+        await fresh(),
       );
     }
     for (const c of seed.communities) {
       await clients.communities.upsertCommunity(
         { community: { id: c.id, name: c.name, billingOwner: ownerRef(c.owner), archived: c.archived, apiWrites: c.api_writes } },
-        call,
+        await fresh(),
       );
     }
     for (const p of seed.profiles) {
@@ -65,17 +67,17 @@ export async function applySeed(
             linkedinUrl: p.linkedin_url ?? '', orcid: p.orcid ?? '', avatarUrl: p.avatar_url ?? '', placeholderUserId: '',
           },
         },
-        call,
+        await fresh(),
       );
     }
     for (const m of seed.memberships) {
       await clients.communities.upsertMembership(
         { membership: { communityId: m.community, profileId: m.profile, role: roles.toEnum(m.role), joinedAt: m.joined_at, sourceIdentifier: '' } },
-        call,
+        await fresh(),
       );
     }
     for (const w of seed.wallets) {
-      await clients.billing.setWalletBalance({ owner: ownerRef(w.owner), balance: w.balance }, call);
+      await clients.billing.setWalletBalance({ owner: ownerRef(w.owner), balance: w.balance }, await fresh());
     }
     for (const k of seed.keys) {
       const allowlist = k.allowlist ? { communityIds: k.allowlist } : undefined;
@@ -83,14 +85,14 @@ export async function applySeed(
         await clients.identity.importLegacyOrganizationKey(
           { id: k.id, organizationId: k.owner.organization, secret: k.secret ?? '', scopes: k.scopes, allowlist,
             requestedRate: k.requested_rate ?? 0, mintedByUserId: '' },
-          call,
+          await fresh(),
         );
         continue;
       }
       const minted = await clients.identity.mintKey(
         { id: k.id, userId: k.owner.user, secret: k.secret ?? '', scopes: k.scopes, allowlist,
           requestedRate: k.requested_rate ?? 0, environment: k.environment ? keyEnvironments.toEnum(k.environment) : 0 },
-        call,
+        await fresh(),
       );
       if (!k.secret && minted.secret) result.keys[k.id] = minted.secret;
     }
