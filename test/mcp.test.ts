@@ -297,7 +297,7 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
     expect((await call(scopeless, 'whoami')).isError ?? false).toBe(false);
   });
 
-  it('invalid arguments are tool errors, and nothing is called', async () => {
+  it('invalid arguments are tool errors saying the input failed validation', async () => {
     const client = await connect(k.ada);
     const bad = await call(client, 'list_community_members', { community_id: 'not a valid id!', limit: 0 });
     expect(bad.isError).toBe(true);
