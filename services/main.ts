@@ -8,6 +8,8 @@ const telemetry = await startTelemetry();
 const { ConfigError, loadConfig } = await import('./kit/config.js');
 const { createLogger } = await import('./kit/logger.js');
 const { startSystem } = await import('./runtime.js');
+const { formatListenReport } = await import('./kit/listen-report.js');
+const { SERVICE_ROLES } = await import('./kit/config.js');
 
 async function main(): Promise<void> {
   let config;
@@ -31,6 +33,9 @@ async function main(): Promise<void> {
     lines.push(`API key ${id} (shown once, keep it): ${secret}`);
     if (id === 'key_demo') lines.push(`Try it:    curl -H "Authorization: Bearer ${secret}" ${system.restUrl}/v1/me`);
   }
+  // The ports this process bound, in one machine-readable line (any of them may have been 0).
+  const grpc = Object.fromEntries(SERVICE_ROLES.filter((s) => config.ROLES.includes(s)).map((s) => [s, system.grpcAddresses[s]]));
+  lines.push(formatListenReport({ admin: system.adminUrl!, rest: system.restUrl, mcp: system.mcpUrl, grpc }));
   console.log(lines.join('\n'));
 
   let stopping = false;

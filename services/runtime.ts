@@ -2,6 +2,8 @@
 // on its own gRPC server with its own schema and migrations, and the edge calling services only
 // over gRPC — the same in one process (npm start) as across many (deploy/).
 import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { createEdge } from '../gateway/core/edge.js';
 import { parseDeprecations } from '../gateway/core/deprecations.js';
@@ -105,7 +107,15 @@ async function seedAtStart(config: Config, clients: ServiceClients, signer: Toke
   return (await applySeed(clients, signer, demoSeed(), { actor: 'demo-seed', deadlineMs: config.GRPC_DEADLINE_MS })).keys;
 }
 
-export async function startSystem(config: Config, logger: Logger): Promise<RunningSystem> {
+/** An HTTP server bound to host:port (0: the OS picks), with no request handler yet. */
+async function bindHttp(host: string, port: number): Promise<Server> {
+  const server = createHttpServer();
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, () => resolve()));
+  return server;
+}
+
+export async function startSystem(configured: Config, logger: Logger): Promise<RunningSystem> {
+  let config = configured;
   const roles = new Set(config.ROLES);
   const deprecations = parseDeprecations(config.API_DEPRECATIONS);
   const localServices = SERVICE_ROLES.filter((s) => roles.has(s));
@@ -118,6 +128,16 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
   };
 
   try {
+    // The MCP listener is bound first: its default resource URL names its port, which identity
+    // (the audience of MCP access tokens) must know when it starts — with MCP_PORT=0, only the
+    // bound socket can tell.
+    let mcpListener: Server | undefined;
+    if (roles.has('mcp')) {
+      const listener = await bindHttp(config.HOST, config.MCP_PORT);
+      mcpListener = listener;
+      stops.push(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+      config = { ...config, MCP_PORT: (listener.address() as AddressInfo).port };
+    }
     const checks: ReadinessChecks = {};
     let db: Database | undefined;
     // Services keep their schemas here; the gateway keeps its idempotency records.
@@ -174,7 +194,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     const result: RunningSystem = { grpcAddresses: addresses, mintedKeys: {}, clients, signer, ...(db && { db }), stop: stopAll };
     // Both surfaces stand on one edge core and one limiter: the same credentials, scopes and buckets.
     const edge = createEdge({ clients, signer, deadlineMs: config.GRPC_DEADLINE_MS });
-    const limiter = counted(redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter());
+    const limiter = counted(redis ? new RedisRateLimiter(redis, { prefix: config.RATE_LIMIT_PREFIX }) : new MemoryRateLimiter());
     if (edgeHere) {
       for (const service of SERVICE_ROLES) checks[`grpc:${service}`] = () => checkGrpcHealth(addresses[service]);
       await waitForServices(addresses, logger);
@@ -201,6 +221,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
         limiter,
         host: config.HOST,
         port: config.MCP_PORT,
+        server: mcpListener,
         authorizationServers: [config.OAUTH_ISSUER],
         resourceUrl: config.MCP_RESOURCE_URL,
         allowedHosts: config.MCP_ALLOWED_HOSTS.length > 0 ? config.MCP_ALLOWED_HOSTS : undefined,

@@ -183,9 +183,10 @@ describe.each(storeNames())('billing metering on %s (enforcement off)', (store) 
     expect(new Set(results.map((r) => r.entry!.balanceAfter)).size).toBe(50);
   });
 
-  it('a charge replayed after a crash between "result stored" and "charged" is charged once', async () => {
-    // First attempt: the search result was stored and the charge posted, but the caller crashed
-    // before recording that it had charged, so the search is charged again when replayed later.
+  it('a charge sent again under the same reference, after other charges, is charged once and answers the first entry', async () => {
+    // What a caller does when it cannot know whether its charge went through (it stopped between
+    // posting it and recording that it had): it sends the same charge again. No process is killed
+    // here; the crash itself is covered by test/postgres/enrichment-resume.test.ts.
     const first = await h.charge({ payer: user('u_payer'), operation: 'search', reference: 'search:s_crash', credentialId: 'k_payer' });
     const afterFirst = await h.balance(user('u_payer'));
     await h.charge({ payer: user('u_payer'), operation: 'search', reference: 'search:s_other_meanwhile' });

@@ -1,6 +1,7 @@
 // A community enrichment run survives a restart of the one-process mode on the embedded store: the
 // system is stopped part-way through a run and started again on the same data directory, and the
-// run resumes where it stopped — every person enriched once, every charge posted once. (The same on
+// run resumes where it stopped: nobody finished before the stop is asked about again at a provider
+// or written again, and every charge is posted once. (The same on
 // PostgreSQL with the enrichment process killed: test/postgres/enrichment-resume.test.ts.)
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,16 +13,17 @@ import { openDatabase } from '../services/kit/db/open-database.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
-import { startProviderReplay, type ProviderReplay } from './helpers/provider-replay.js';
+import { requestsNaming, startProviderReplay, type ProviderReplay } from './helpers/provider-replay.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const secret = liveKey();
 const MEMBERS = 30;
 const ids = Array.from({ length: MEMBERS }, (_, i) => `p_s${String(i).padStart(2, '0')}`);
+const nameOf = (i: number) => `Researcher ${i}`;
 const seed: SeedInput = {
   users: [{ id: 'u_owner', email: 'owner@example.org', name: 'Owner', plan: 'paid' }],
   communities: [{ id: 'c_lab', name: 'Lab', owner: { user: 'u_owner' }, api_writes: true }],
-  profiles: ids.map((id, i) => ({ id, name: `Researcher ${i}`, headline: 'Structural biologist', bio: 'Protein folding.' })),
+  profiles: ids.map((id, i) => ({ id, name: nameOf(i), headline: 'Structural biologist', bio: 'Protein folding.' })),
   memberships: ids.map((id) => ({ community: 'c_lab', profile: id, role: 'member' as const })),
   wallets: [{ owner: { user: 'u_owner' }, balance: 1000 }],
   keys: [{ id: 'k_owner', secret, owner: { user: 'u_owner' }, scopes: ['enrich:write', 'enrich:read'], requested_rate: 6000 }],
@@ -52,7 +54,7 @@ describe('an enrichment run across a restart (embedded store)', () => {
   const poll = (sys: TestSystem, runId: string): Promise<JsonResponse> =>
     request(sys.restUrl, 'GET', `/v1/communities/c_lab/enrich/runs/${runId}`, { headers: bearer(secret) });
 
-  it('resumes without re-doing or re-charging anyone', async () => {
+  it('resumes without re-enriching, re-writing or re-charging anyone it had finished', async () => {
     first = await startTestSystem({ store: 'pglite', seed, env: env() });
     const started = await request(first.restUrl, 'POST', '/v1/communities/c_lab/enrich', { headers: bearer(secret), body: { depth: 'standard' } });
     expect(started.status, JSON.stringify(started.body)).toBe(202);
@@ -70,9 +72,16 @@ describe('an enrichment run across a restart (embedded store)', () => {
     await first.stop();
     first = undefined;
 
+    const stoppedAt = Date.now();
+
     // Between the two: the run is paused part-way, its lease handed back.
+    type Item = { profile_id: string; finished_at: Date; search_text: string };
+    const finishedItems = `SELECT profile_id, finished_at, search_text FROM enrichment.run_items WHERE run_id = $1 AND status = 'succeeded' ORDER BY profile_id`;
+    let finishedBefore: Item[];
     const store = await openDatabase({ DATA_DIR: dataDir });
     try {
+      finishedBefore = await store.query<Item>(finishedItems, [runId]);
+      expect(finishedBefore.length).toBeGreaterThanOrEqual(3);
       const [run] = await store.query<{ status: string; lease_until: Date }>('SELECT status, lease_until FROM enrichment.runs WHERE id = $1', [runId]);
       expect(run!.status).toBe('running');
       expect(run!.lease_until.getTime()).toBeLessThanOrEqual(Date.now());
@@ -105,5 +114,27 @@ describe('an enrichment run across a restart (embedded store)', () => {
     expect(charges).toHaveLength(MEMBERS);
     expect(new Set(charges.map((c) => c.reference)).size).toBe(MEMBERS);
     expect((await second.clients.billing.getWallet({ owner }, operator)).wallet!.balance).toBe(1000 - 3 * MEMBERS);
-  }, 120_000);
+
+    // Provider calls: everyone was asked about, and nobody finished before the stop again after it.
+    ids.forEach((_, i) => expect(requestsNaming(replay.requests, nameOf(i)).length, nameOf(i)).toBeGreaterThan(0));
+    for (const item of finishedBefore) {
+      const name = nameOf(ids.indexOf(item.profile_id));
+      expect(requestsNaming(replay.requests, name).filter((r) => r.at > stoppedAt), name).toEqual([]);
+    }
+    // Enrichment writes: their results stand as written before the stop.
+    await second.stop();
+    second = undefined;
+    const after = await openDatabase({ DATA_DIR: dataDir });
+    try {
+      const finishedAfter = await after.query<Item>(finishedItems, [runId]);
+      expect(finishedAfter).toHaveLength(MEMBERS);
+      const byId = new Map(finishedAfter.map((i) => [i.profile_id, i]));
+      for (const item of finishedBefore) {
+        expect(byId.get(item.profile_id)?.finished_at.getTime(), item.profile_id).toBe(item.finished_at.getTime());
+        expect(byId.get(item.profile_id)?.search_text, item.profile_id).toBe(item.search_text);
+      }
+    } finally {
+      await after.close();
+    }
+  }, 240_000);
 });

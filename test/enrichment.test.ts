@@ -238,10 +238,19 @@ describe.each(storeNames())('enrichment on %s', (store) => {
   });
 
   describe('community runs', () => {
-    let firstRun: JsonResponse;
+    // The first run, started by whichever test needs it first: each test stands alone.
+    let firstRunStart: Promise<JsonResponse> | undefined;
+    const startFirstRun = () =>
+      (firstRunStart ??= enrich(k.owner, 'c_lab', { depth: 'quick', profile_ids: people.slice(0, 6).map((p) => p.id).concat('p_closed') }));
+    const firstRunFinished = async () => {
+      const run = await startFirstRun();
+      expect(run.status, JSON.stringify(run.body)).toBe(202);
+      await until(() => communityPoll(k.poller, 'c_lab', run.body.run_id));
+      return run;
+    };
 
     it('starts: 202 with the queued run, Location and Retry-After; the poll shows it finished with every person', async () => {
-      firstRun = await enrich(k.owner, 'c_lab', { depth: 'quick', profile_ids: people.slice(0, 6).map((p) => p.id).concat('p_closed') });
+      const firstRun = await startFirstRun();
       expect(firstRun.status, JSON.stringify(firstRun.body)).toBe(202);
       const runId = firstRun.body.run_id;
       expect(firstRun.body).toMatchObject({
@@ -279,12 +288,14 @@ describe.each(storeNames())('enrichment on %s', (store) => {
     });
 
     it('charges the community billing owner one flat marker per enriched person, exactly once', async () => {
+      const firstRun = await firstRunFinished();
       const charges = await labCharges(firstRun.body.run_id);
       expect(charges.map((c) => c.reference).sort()).toEqual(people.slice(0, 6).map((p) => `enrichment_quick:${firstRun.body.run_id}:${p.id}`).sort());
       expect(charges.every((c) => c.amount === -1)).toBe(true);
     });
 
     it('the results land in the member read and the roster', async () => {
+      await firstRunFinished();
       const member = await request(sys.restUrl, 'GET', '/v1/communities/c_lab/members/p_m00', { headers: bearer(k.owner) });
       expect(member.status).toBe(200);
       expect(member.body.enrichment).toMatchObject({ depth: 'quick' });
@@ -298,6 +309,7 @@ describe.each(storeNames())('enrichment on %s', (store) => {
     });
 
     it('already enriched members are skipped unless asked for; a deeper tier makes them eligible again', async () => {
+      await firstRunFinished();
       const ids = people.slice(0, 3).map((p) => p.id);
       expect((await enrich(k.owner, 'c_lab', { depth: 'quick', dry_run: true, profile_ids: ids })).body.eligible_count).toBe(0);
       expect((await enrich(k.owner, 'c_lab', { depth: 'quick', dry_run: true, profile_ids: ids, include_already_enriched: true })).body.eligible_count).toBe(3);
@@ -352,6 +364,7 @@ describe.each(storeNames())('enrichment on %s', (store) => {
     });
 
     it('a poll is fenced: another community, an unknown id → 404; outside the read reach → 403; without enrich:read → 403', async () => {
+      const firstRun = await firstRunFinished();
       const runId = firstRun.body.run_id;
       expect((await communityPoll(k.owner, 'c_other', runId)).status).toBe(404);
       expect((await communityPoll(k.owner, 'c_lab', 'run_unknown')).status).toBe(404);

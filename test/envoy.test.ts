@@ -14,8 +14,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import protobuf from 'protobufjs';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ALLOWED_METHODS, ALLOWED_REQUEST_HEADERS, EXPOSED_HEADERS } from '../gateway/rest/plugins/cors.js';
+import { loadConfig } from '../services/kit/config.js';
 
 const repoRoot = path.resolve(new URL('..', import.meta.url).pathname);
 const ENVOY_YAML = path.join(repoRoot, 'envoy', 'envoy.yaml');
@@ -26,6 +28,7 @@ const PROTO_FILES = [
   'envoy/config/bootstrap/v3/bootstrap.proto',
   'envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto',
   'envoy/extensions/filters/http/router/v3/router.proto',
+  'envoy/extensions/filters/http/cors/v3/cors.proto',
   'envoy/extensions/access_loggers/file/v3/file.proto',
   'envoy/extensions/formatter/req_without_query/v3/req_without_query.proto',
   'envoy/config/trace/v3/opentelemetry.proto',
@@ -695,14 +698,53 @@ describe('envoy/envoy.yaml', () => {
       expect(retriedUnsafeRequests(httpConnectionManagers(object!)[0]!)).toContain('POST /v1/search');
     });
 
-    it('leaves CORS to the gateway: no CORS filter or policy, OPTIONS passes through', () => {
-      const filters = list(hcm.http_filters);
-      expect(filters.map((f) => f.name)).toEqual(['envoy.filters.http.router']);
-      const text = JSON.stringify(get(hcm, 'route_config'));
-      expect(text).not.toMatch(/cors/i);
-      const preflight = routeFor(hcm, { method: 'OPTIONS', path: '/v1/unknown' })!.route;
-      expect(preflight.route).toBeDefined(); // forwarded, not a direct_response
-      expect(preflight.direct_response).toBeUndefined();
+    /** The CORS policy of each route, by route name (from the YAML: typed_per_filter_config holds Any). */
+    const corsPolicies = (): Map<string, Obj | undefined> => {
+      const routes = list(get(rawHcm(raw), 'route_config', 'virtual_hosts', 0, 'routes'));
+      return new Map(routes.map((r) => [String(r.name), get(r, 'typed_per_filter_config', 'envoy.filters.http.cors') as Obj | undefined]));
+    };
+
+    it('answers CORS preflights on the gateway routes: the cors filter before the router, a CorsPolicy on /v1 and the fallback, none on /mcp', () => {
+      expect(list(hcm.http_filters).map((f) => f.name)).toEqual(['envoy.filters.http.cors', 'envoy.filters.http.router']);
+      expect(get(list(rawHcm(raw).http_filters as unknown)[0]!, 'typed_config', '@type')).toBe('type.googleapis.com/envoy.extensions.filters.http.cors.v3.Cors');
+      const policies = corsPolicies();
+      expect([...policies.keys()].sort()).toEqual(['fallback', 'mcp', 'v1', 'v1_safe']);
+      for (const name of ['v1_safe', 'v1', 'fallback']) {
+        expect(policies.get(name)?.['@type'], name).toBe('type.googleapis.com/envoy.extensions.filters.http.cors.v3.CorsPolicy');
+      }
+      // The MCP server answers its own preflights (MCP_ALLOWED_ORIGINS, its own methods and headers).
+      expect(policies.get('mcp')).toBeUndefined();
+      // A preflight of an origin not on the list goes on to the gateway, which answers it 204 without a grant.
+      expect(policies.get('v1')?.forward_not_matching_preflights).toBe(true);
+    });
+
+    it("grants exactly what the gateway grants: the ConfigMap's origins and max age, the gateway's methods and headers", () => {
+      const configMap = parseAllDocuments(readFileSync(path.join(repoRoot, 'deploy', 'k8s', 'configmap.yaml'), 'utf8'))
+        .map((d) => d.toJS() as { kind?: string; data?: Record<string, string> })
+        .find((d) => d.kind === 'ConfigMap' && d.data?.CORS_MAX_AGE_SECONDS !== undefined) as { data: Record<string, string> };
+      // Read the way the gateway reads them (services/kit/config.ts).
+      const gateway = loadConfig({ CORS_ALLOWED_ORIGINS: configMap.data.CORS_ALLOWED_ORIGINS, CORS_MAX_AGE_SECONDS: configMap.data.CORS_MAX_AGE_SECONDS });
+      expect(gateway.CORS_ALLOWED_ORIGINS.length).toBeGreaterThan(0);
+      const expected = {
+        '@type': 'type.googleapis.com/envoy.extensions.filters.http.cors.v3.CorsPolicy',
+        allow_origin_string_match: gateway.CORS_ALLOWED_ORIGINS.map((origin) => (origin === '*' ? { safe_regex: { regex: '.*' } } : { exact: origin })),
+        allow_methods: ALLOWED_METHODS,
+        allow_headers: ALLOWED_REQUEST_HEADERS,
+        expose_headers: EXPOSED_HEADERS,
+        max_age: String(gateway.CORS_MAX_AGE_SECONDS),
+        forward_not_matching_preflights: true,
+      };
+      for (const [name, policy] of corsPolicies()) if (name !== 'mcp') expect(policy, name).toEqual(expected);
+    });
+
+    it('a CorsPolicy with a misspelled field or a wrong value kind does not fit the schema', () => {
+      const misspelled = copy();
+      const route = list(get(rawHcm(misspelled), 'route_config', 'virtual_hosts', 0, 'routes'))[0]!;
+      const policy = { ...(get(route, 'typed_per_filter_config', 'envoy.filters.http.cors') as Obj) };
+      (route.typed_per_filter_config as Obj)['envoy.filters.http.cors'] = { ...policy, allow_origins: ['https://x.example'] };
+      expect(check(misspelled).problems.join('\n')).toMatch(/allow_origins/);
+      (route.typed_per_filter_config as Obj)['envoy.filters.http.cors'] = { ...policy, max_age: 600 };
+      expect(check(misspelled).problems.join('\n')).toMatch(/max_age/);
     });
 
     it('keeps a client X-Request-Id and generates a UUID otherwise', () => {

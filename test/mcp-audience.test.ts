@@ -14,7 +14,7 @@ import type { SeedInput } from '../services/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
-import { freePort, payloadOf } from './helpers/oauth.js';
+import { payloadOf } from './helpers/oauth.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -33,12 +33,11 @@ const MCP_ACCEPT = { accept: 'application/json, text/event-stream' };
 describe('access token audiences: the MCP resource and the REST API', () => {
   let sys: TestSystem;
   let mcpUrl: string;
-  let port: number;
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    port = await freePort();
-    sys = await startTestSystem({ seed, env: { MCP_PORT: String(port) } });
+    // MCP_PORT=0: the server binds what the OS gives it, and names itself by that port.
+    sys = await startTestSystem({ seed, env: { MCP_PORT: '0' } });
     mcpUrl = sys.mcpUrl!;
   });
   afterAll(async () => {
@@ -63,7 +62,7 @@ describe('access token audiences: the MCP resource and the REST API', () => {
   const mcpInit = (secret: string) => request(new URL(mcpUrl).origin, 'POST', '/mcp', { headers: { ...MCP_ACCEPT, ...bearer(secret) }, body: INIT });
 
   it('the MCP server names itself http://HOST:MCP_PORT/mcp, the resource identity accepts tokens for', async () => {
-    expect(mcpUrl).toBe(`http://127.0.0.1:${port}/mcp`);
+    expect(mcpUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/mcp$/);
     const metadata = await request(new URL(mcpUrl).origin, 'GET', '/.well-known/oauth-protected-resource');
     expect(metadata.body.resource).toBe(mcpUrl);
     expect(payloadOf((await issue(metadata.body.resource)).accessToken).aud).toBe(mcpUrl);
@@ -90,7 +89,7 @@ describe('access token audiences: the MCP resource and the REST API', () => {
     expect(refused.body.error).toMatchObject({ code: 'unauthorized', request_id: refused.headers.get('x-request-id') });
     const challenge = refused.headers.get('www-authenticate')!;
     expect(challenge).toMatch(/^Bearer /);
-    expect(challenge).toContain(`resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource"`);
+    expect(challenge).toContain(`resource_metadata="${new URL(mcpUrl).origin}/.well-known/oauth-protected-resource"`);
     expect(challenge).toContain('error="invalid_token"');
     expect(challenge).toContain('error_description="access token is not for this resource (aud)"');
     expect(challenge).not.toContain(accessToken);

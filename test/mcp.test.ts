@@ -2,6 +2,8 @@
 // over gRPC), the REST edge it starts, and an MCP server bound to an edge built from the same
 // clients and signer — the way the runtime builds it. Every tool is compared with its REST
 // operation (same credential, same data): status ↔ error code, body ↔ structuredContent.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -19,7 +21,6 @@ import { migrateAll } from '../services/kit/db/migrations.js';
 import { openPglite } from '../services/kit/db/pglite-database.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
-import { freePort } from './helpers/oauth.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -75,24 +76,30 @@ function envelopeOf(result: CallToolResult): { error: { code: string; message: s
 describe('MCP server (streamable HTTP, stateless; stdio)', () => {
   let sys: TestSystem;
   let mcp: RunningMcpServer;
+  let listener: Server;
   const clients: Client[] = [];
 
   beforeAll(async () => {
     // The server's default resource URI names its port; identity must know it (the audience of
-    // MCP access tokens) before the server starts, so the port is picked first.
-    const port = await freePort();
+    // MCP access tokens) before the server starts, so the socket is bound first (port 0) and
+    // handed to the server.
+    listener = createServer();
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const { port } = listener.address() as AddressInfo;
     sys = await startTestSystem({ seed, env: { MCP_RESOURCE_URL: `http://127.0.0.1:${port}/mcp` } });
     mcp = await startMcpHttpServer({
       edge: createEdge({ clients: sys.clients, signer: sys.signer, deadlineMs: 10_000 }),
       limiter: new MemoryRateLimiter(),
       host: '127.0.0.1',
       port,
+      server: listener,
       authorizationServers: ['http://127.0.0.1:8080/oauth'],
     });
   });
   afterAll(async () => {
     for (const c of clients) await c.close().catch(() => undefined);
-    await mcp?.close();
+    if (mcp) await mcp.close();
+    else listener?.close();
     await sys?.stop();
   });
 
@@ -290,7 +297,7 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
     expect((await call(scopeless, 'whoami')).isError ?? false).toBe(false);
   });
 
-  it('invalid arguments are tool errors, and nothing is called', async () => {
+  it('invalid arguments are tool errors saying the input failed validation', async () => {
     const client = await connect(k.ada);
     const bad = await call(client, 'list_community_members', { community_id: 'not a valid id!', limit: 0 });
     expect(bad.isError).toBe(true);

@@ -70,8 +70,22 @@ describe('rate limits', () => {
   });
 
   it('do not count or label unauthenticated requests', async () => {
-    const res = await request(sys.restUrl, 'GET', '/v1/me');
-    expect(res.status).toBe(401);
-    expect(res.headers.get('ratelimit-limit')).toBeNull();
+    // Counted: the limiter's checks, as the admin server's /metrics reports them.
+    const checks = async () => {
+      const text = await (await fetch(`${sys.adminUrl}/metrics`)).text();
+      return Number(/^rate_limit_checks_total (\d+)$/m.exec(text)?.[1]);
+    };
+    const before = await checks();
+    expect(Number.isInteger(before)).toBe(true);
+    for (const headers of [{}, bearer(liveKey())]) {
+      const res = await request(sys.restUrl, 'GET', '/v1/me', { headers });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('ratelimit-limit')).toBeNull();
+      expect(res.headers.get('ratelimit')).toBeNull();
+    }
+    expect(await checks()).toBe(before);
+    // The counter does move for an authenticated request: the comparison above can fail.
+    expect((await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(paidKey) })).status).toBe(200);
+    expect(await checks()).toBe(before + 1);
   });
 });

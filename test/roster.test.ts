@@ -7,7 +7,9 @@ import type { MemberView, RosterPageView } from '../gateway/core/members-read.js
 import type { CommunityMember, RosterPage } from '../gateway/core/contract/members.js';
 import { OwnerType, Role } from '../proto/gen/expertnet/common/v1/common.js';
 import type { SeedInput } from '../services/admin/seed-schema.js';
+import { Status } from 'nice-grpc';
 import { callAs } from '../services/kit/grpc/client.js';
+import { readRemoteError } from '../services/kit/grpc/errors.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { storeNames } from './helpers/stores.js';
@@ -397,14 +399,29 @@ describe.each(storeNames())('roster reads on %s', (store) => {
   });
 
   describe('the service re-checks what the edge checked', () => {
-    it('refuses a caller outside reach, and a cursor of another community, over gRPC too', async () => {
+    it('refuses a caller outside reach (forbidden), a cursor of another community (invalid_request) and an operator, over gRPC too', async () => {
       const edge = await callAs(sys.signer, { kind: 'edge' }, 'r', 5000);
-      const { caller } = await sys.clients.identity.authenticate({ apiKey: k.outsider, accessToken: '' }, edge);
-      const as = await callAs(sys.signer, { kind: 'caller', caller: caller! }, 'r', 5000);
-      await expect(sys.clients.communities.listMembers({ communityId: 'c_bio', pageSize: 1, pageToken: '' }, as)).rejects.toThrow(/read reach/);
-      await expect(sys.clients.communities.getMember({ communityId: 'c_bio', profileId: 'p_member' }, as)).rejects.toThrow(/read reach/);
+      const as = async (apiKey: string) => {
+        const { caller } = await sys.clients.identity.authenticate({ apiKey, accessToken: '' }, edge);
+        return callAs(sys.signer, { kind: 'caller', caller: caller! }, 'r', 5000);
+      };
+      const refusal = (call: Promise<unknown>) => call.then(() => undefined, (error: unknown) => readRemoteError(error));
+      const outsider = await as(k.outsider);
+      for (const call of [
+        sys.clients.communities.listMembers({ communityId: 'c_bio', pageSize: 1, pageToken: '' }, outsider),
+        sys.clients.communities.getMember({ communityId: 'c_bio', profileId: 'p_member' }, outsider),
+      ]) {
+        expect(await refusal(call)).toMatchObject({ status: Status.PERMISSION_DENIED, code: 'forbidden', message: expect.stringMatching(/read reach/) });
+      }
+      // A genuine cursor of c_chem (this caller reads both) is not a cursor of c_bio.
+      const member = await as(k.member);
+      const chem = await sys.clients.communities.listMembers({ communityId: 'c_chem', pageSize: 1, pageToken: '' }, member);
+      expect(chem.nextPageToken).not.toBe('');
+      expect(await refusal(sys.clients.communities.listMembers({ communityId: 'c_bio', pageSize: 2, pageToken: chem.nextPageToken }, member)))
+        .toMatchObject({ status: Status.INVALID_ARGUMENT, code: 'invalid_request' });
       // An operator is not an end user: the roster methods act for callers only.
-      await expect(sys.clients.communities.listMembers({ communityId: 'c_bio', pageSize: 1, pageToken: '' }, await operator())).rejects.toThrow();
+      expect(await refusal(sys.clients.communities.listMembers({ communityId: 'c_bio', pageSize: 1, pageToken: '' }, await operator())))
+        .toMatchObject({ status: Status.PERMISSION_DENIED });
     });
   });
 });

@@ -6,13 +6,15 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../deploy/local/launch.js';
+import { parseListenReport, type ListenReport } from '../services/kit/listen-report.js';
 import { repoRoot } from '../services/kit/paths.js';
 import { bearer, request } from './helpers/http.js';
 
 interface Started {
   child: ChildProcess;
   output: () => string;
+  /** The ports it bound, from its LISTENING line. */
+  listening: ListenReport;
 }
 
 async function start(env: Record<string, string>): Promise<Started> {
@@ -25,12 +27,13 @@ async function start(env: Record<string, string>): Promise<Started> {
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   const deadline = Date.now() + 90_000;
-  while (!/^Admin:/m.test(output)) {
+  let listening: ListenReport | undefined;
+  while (!(listening = parseListenReport(output))) {
     if (child.exitCode !== null) throw new Error(`exited early:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`no start-up banner:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`no LISTENING line:\n${output}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { child, output: () => output };
+  return { child, output: () => output, listening };
 }
 
 function stop(child: ChildProcess): Promise<number | null> {
@@ -42,27 +45,29 @@ function stop(child: ChildProcess): Promise<number | null> {
 
 describe('npm start', () => {
   it('seeds a demo key on first start, exits 0 on SIGTERM, and keeps data across restarts', async () => {
-    const env: Record<string, string> = { DATA_DIR: mkdtempSync(join(tmpdir(), 'en-start-')) };
-    for (const name of ['PORT', 'MCP_PORT', 'ADMIN_PORT', 'IDENTITY_GRPC_ADDR', 'COMMUNITIES_GRPC_ADDR', 'SEARCH_GRPC_ADDR', 'ENRICHMENT_GRPC_ADDR', 'BILLING_GRPC_ADDR']) {
-      const port = await freePort();
-      env[name] = name.endsWith('_ADDR') ? `127.0.0.1:${port}` : String(port);
-    }
+    // Every port 0: the process binds what the OS gives it and reports it (never picked up front).
+    const env: Record<string, string> = { DATA_DIR: mkdtempSync(join(tmpdir(), 'en-start-')), PORT: '0', MCP_PORT: '0', ADMIN_PORT: '0' };
+    for (const name of ['IDENTITY_GRPC_ADDR', 'COMMUNITIES_GRPC_ADDR', 'SEARCH_GRPC_ADDR', 'ENRICHMENT_GRPC_ADDR', 'BILLING_GRPC_ADDR']) env[name] = '127.0.0.1:0';
 
     const first = await start(env);
     const restUrl = /^REST API:\s+(\S+)\/v1$/m.exec(first.output())?.[1];
     const demoKey = /^API key key_demo \(shown once, keep it\): (svc_test_\w+)$/m.exec(first.output())?.[1];
-    expect(restUrl).toBe(`http://127.0.0.1:${env.PORT}`);
+    expect(restUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+    expect(first.listening.rest).toBe(restUrl);
+    expect(first.listening.mcp).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/mcp$/);
+    expect(Object.keys(first.listening.grpc).sort()).toEqual(['billing', 'communities', 'enrichment', 'identity', 'search']);
+    for (const address of Object.values(first.listening.grpc)) expect(address).toMatch(/^127\.0\.0\.1:[1-9]\d*$/);
     expect(demoKey).toMatch(/^svc_test_\w{49}$/);
     const me = await request(restUrl!, 'GET', '/v1/me', { headers: bearer(demoKey!) });
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ owner: { id: 'u_demo' }, key: { rate_tier: 'standard' }, credit_balance: 1000 });
     expect(me.body.scopes).toHaveLength(6);
-    expect((await request(`http://127.0.0.1:${env.ADMIN_PORT}`, 'GET', '/readyz')).status).toBe(200);
+    expect((await request(first.listening.admin, 'GET', '/readyz')).status).toBe(200);
     expect(await stop(first.child)).toBe(0);
 
     const second = await start(env);
     expect(second.output()).not.toContain('svc_test_');
-    const again = await request(restUrl!, 'GET', '/v1/me', { headers: bearer(demoKey!) });
+    const again = await request(second.listening.rest!, 'GET', '/v1/me', { headers: bearer(demoKey!) });
     expect(again.status).toBe(200);
     expect(again.body.usage.requests_today).toBe(me.body.usage.requests_today + 1);
     expect(await stop(second.child)).toBe(0);

@@ -1,29 +1,29 @@
 // The local multi-process topology: every role in its own process (the same entry point as
 // `npm start`, with ROLES set), against a shared PostgreSQL and Redis. `npm run topology` runs it
 // in the foreground; tests call launchTopology() and drive the processes.
+//
+// No port is chosen here: every process binds port 0 (PORT, ADMIN_PORT, its own gRPC address) and
+// reports what it got on its LISTENING line (services/kit/listen-report.ts). Services are reached
+// through a forwarder each (./forwarder.ts) that holds one address for the topology's lifetime,
+// so the services can call each other before they all have started, and a service restarted on a
+// new port is still found by the processes already running.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GRPC_ADDRESS_VARIABLES, SERVICE_ROLES } from '../../services/kit/config.js';
+import { GRPC_ADDRESS_VARIABLES, SERVICE_ROLES, type ServiceRole } from '../../services/kit/config.js';
+import { parseListenReport, type ListenReport } from '../../services/kit/listen-report.js';
 import { generateSecrets } from '../../services/kit/secrets.js';
+import { startForwarder, type Forwarder } from './forwarder.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject).listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 export interface RoleProcess {
   role: string;
   child: ChildProcess;
+  /** The process's admin server (from its LISTENING line). */
   adminUrl: string;
+  /** Every port the process bound, as it reported them: admin, rest (gateway), grpc (its service). */
+  listening: ListenReport;
   output(): string;
 }
 
@@ -35,6 +35,8 @@ export interface Topology {
   processes: RoleProcess[];
   /** The environment every process shares (addresses, secrets): enough to act as the operator. */
   env: Record<string, string>;
+  /** Where each service is reached (the same addresses as in `env`); stable across startRole. */
+  grpcAddresses: Record<ServiceRole, string>;
   /** Stops one role's process (SIGTERM; SIGKILL to crash it) and waits for it to exit. */
   stopRole(role: string, signal?: NodeJS.Signals): Promise<void>;
   /** Starts a stopped service role again (same address and environment) and waits until it is ready. */
@@ -54,6 +56,18 @@ async function waitFor(url: string, child: ChildProcess, output: () => string, t
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`${url} not ready after ${timeoutMs} ms:\n${output()}`);
+}
+
+/** Waits for the process's LISTENING line: the ports it bound. */
+async function listeningOf(child: ChildProcess, output: () => string, timeoutMs: number): Promise<ListenReport> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const report = parseListenReport(output());
+    if (report) return report;
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`process exited (${child.exitCode ?? child.signalCode}) before listening:\n${output()}`);
+    if (Date.now() > deadline) throw new Error(`no LISTENING line after ${timeoutMs} ms:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 function exited(child: ChildProcess): Promise<void> {
@@ -78,51 +92,67 @@ export async function launchTopology(
     HOST: '127.0.0.1',
     ...env,
   };
-  for (const s of SERVICE_ROLES) shared[GRPC_ADDRESS_VARIABLES[s]] ??= `127.0.0.1:${await freePort()}`;
+  // Each service gets a forwarder unless the caller named its address.
+  const forwarders = new Map<ServiceRole, Forwarder>();
   const processes: RoleProcess[] = [];
-
-  const start = async (role: string, extra: Record<string, string>) => {
-    const adminPort = String(await freePort());
-    let log = '';
-    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'services', 'main.ts')], {
-      cwd: repoRoot,
-      env: { ...process.env, ...shared, ...extra, ROLES: role, ADMIN_PORT: adminPort },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (d) => (log = (log + d).slice(-20_000)));
-    child.stderr!.on('data', (d) => (log = (log + d).slice(-20_000)));
-    const rp: RoleProcess = { role, child, adminUrl: `http://127.0.0.1:${adminPort}`, output: () => log };
-    processes.push(rp);
-    return rp;
-  };
-
   const stop = async () => {
     for (const p of [...processes].reverse()) {
       if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
       await exited(p.child);
     }
+    for (const f of forwarders.values()) await f.close();
+  };
+  const timeout = options.readyTimeoutMs ?? 60_000;
+
+  /** Spawns one role on ports of its own choosing and waits for it to report them. */
+  const start = async (role: string, extra: Record<string, string>) => {
+    const own: Record<string, string> = { ADMIN_PORT: '0' };
+    const forwarder = forwarders.get(role as ServiceRole);
+    if (forwarder) own[GRPC_ADDRESS_VARIABLES[role as ServiceRole]] = '127.0.0.1:0';
+    let log = '';
+    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'services', 'main.ts')], {
+      cwd: repoRoot,
+      env: { ...process.env, ...shared, ...extra, ...own, ROLES: role },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (d) => (log = (log + d).slice(-20_000)));
+    child.stderr!.on('data', (d) => (log = (log + d).slice(-20_000)));
+    const rp: RoleProcess = { role, child, adminUrl: '', listening: { admin: '', grpc: {} }, output: () => log };
+    processes.push(rp);
+    rp.listening = await listeningOf(child, rp.output, timeout);
+    rp.adminUrl = rp.listening.admin;
+    const bound = rp.listening.grpc[role];
+    if (forwarder && bound) forwarder.setTarget(bound);
+    return rp;
   };
 
   try {
-    const timeout = options.readyTimeoutMs ?? 60_000;
+    for (const s of SERVICE_ROLES) {
+      if (shared[GRPC_ADDRESS_VARIABLES[s]]) continue;
+      const forwarder = await startForwarder();
+      forwarders.set(s, forwarder);
+      shared[GRPC_ADDRESS_VARIABLES[s]] = forwarder.address;
+    }
+    const grpcAddresses = Object.fromEntries(SERVICE_ROLES.map((s) => [s, shared[GRPC_ADDRESS_VARIABLES[s]]!])) as Record<ServiceRole, string>;
     const services = await Promise.all(SERVICE_ROLES.map((s) => start(s, {})));
     await Promise.all(services.map((p) => waitFor(`${p.adminUrl}/readyz`, p.child, p.output, timeout)));
     // Replicas start one after another: the first applies the seed, the others find it applied.
     const restUrls: string[] = [];
     for (let i = 0; i < (options.gateways ?? 1); i++) {
-      const port = i === 0 && env.PORT ? env.PORT : String(await freePort());
-      const gateway = await start('gateway', { PORT: port });
+      const gateway = await start('gateway', { PORT: i === 0 && env.PORT ? env.PORT : '0' });
       await waitFor(`${gateway.adminUrl}/readyz`, gateway.child, gateway.output, timeout);
-      restUrls.push(`http://127.0.0.1:${port}`);
+      restUrls.push(gateway.listening.rest!);
     }
     return {
       restUrl: restUrls[0]!,
       restUrls,
       env: shared,
+      grpcAddresses,
       processes,
       async stopRole(role, signal = 'SIGTERM') {
         const p = processes.find((x) => x.role === role && x.child.exitCode === null && x.child.signalCode === null);
         if (!p) throw new Error(`no ${role} process`);
+        forwarders.get(role as ServiceRole)?.setTarget(undefined);
         p.child.kill(signal);
         await exited(p.child);
       },

@@ -48,6 +48,11 @@ export interface McpHttpServerOptions {
   host: string;
   /** 0: the OS picks. */
   port: number;
+  /**
+   * An HTTP server already listening (with no request handler yet), used instead of binding `port`:
+   * for when the resource URL must be known — from the bound port — before this server starts.
+   */
+  server?: Server;
   /** OAuth authorization servers for the protected-resource metadata (OAUTH_ISSUER). */
   authorizationServers: string[];
   /**
@@ -239,7 +244,8 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
     await transport.handleRequest(req, res, parsedBody);
   };
 
-  const http = createServer((req, res) => {
+  const http = options.server ?? createServer();
+  http.on('request', (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: unknown) => {
       options.logger?.error({ err }, 'MCP request failed');
       if (!res.headersSent) send(res, 500, { error: { code: 'internal', message: 'internal error', request_id: String(res.getHeader('x-request-id') ?? '') } });
@@ -248,13 +254,15 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
   });
   // Requests Node's parser refuses (oversized or malformed headers) get the envelope too.
   http.on('clientError', answerClientError);
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port, options.host, () => {
-      http.off('error', reject);
-      resolve();
+  if (!options.server) {
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(options.port, options.host, () => {
+        http.off('error', reject);
+        resolve();
+      });
     });
-  });
+  }
   const { port } = http.address() as AddressInfo;
   const endpoint = defaultMcpResourceUrl(options.host, port);
   const url = endpoint.slice(0, -MCP_PATH.length);

@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, pino.destination(2));
   // With REDIS_URL the limits are shared with the gateway replicas; otherwise kept in this process.
   const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL) : undefined;
-  const limiter: RateLimiter = redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter();
+  const limiter: RateLimiter = redis ? new RedisRateLimiter(redis, { prefix: config.RATE_LIMIT_PREFIX }) : new MemoryRateLimiter();
 
   try {
     await edge.authenticate(credential, freshRequestId());

@@ -28,6 +28,8 @@ const person = (id: string): PersonInput => ({
 /** The outside world of a run, recorded: charges are posted once per reference, as billing does. */
 function recordingEffects(members: string[]) {
   const charges = new Map<string, number>();
+  /** Charge calls that went through, per reference: what the worker asked billing for. */
+  const chargeCalls = new Map<string, number>();
   const indexed: string[] = [];
   let failCharges = 0;
   const effects: RunEffects = {
@@ -46,6 +48,7 @@ function recordingEffects(members: string[]) {
         throw new Error('billing unavailable');
       }
       const reference = `enrichment_${run.depth}:${run.id}:${profileId}`;
+      chargeCalls.set(reference, (chargeCalls.get(reference) ?? 0) + 1);
       if (!charges.has(reference)) charges.set(reference, 1);
       return 1;
     },
@@ -57,14 +60,15 @@ function recordingEffects(members: string[]) {
     },
     async applyOwn() {},
   };
-  return { effects, charges, indexed, failNextCharges: (n: number) => (failCharges = n) };
+  return { effects, charges, chargeCalls, indexed, failNextCharges: (n: number) => (failCharges = n) };
 }
 
-/** The offline pipeline, except for the people it is told to fail on. */
-function pipelineFailingFor(ids: string[]): EnrichmentPipeline {
+/** The offline pipeline, except for the people it is told to fail on; `enriched` counts its calls per person. */
+function pipelineFailingFor(ids: string[], enriched = new Map<string, number>()): EnrichmentPipeline {
   const real = createEnrichmentPipeline(OFFLINE_PROVIDERS);
   return {
     async enrich(p, depth, context) {
+      enriched.set(p.profileId, (enriched.get(p.profileId) ?? 0) + 1);
       if (ids.includes(p.profileId)) throw new Error(`cannot enrich ${p.profileId}`);
       return real.enrich(p, depth, context);
     },
@@ -180,18 +184,22 @@ describe.each(storeNames())('enrichment run worker on %s', (store) => {
     world.failNextCharges(1);
     const runId = await newRun(people);
     // The first claim stops at the failed charge, leaving the run running under a short lease.
-    const first = worker(pipelineFailingFor([]), world.effects, 1000);
+    const enriched = new Map<string, number>();
+    const first = worker(pipelineFailingFor([], enriched), world.effects, 1000);
     await first.claimAndWork(runId);
     await new Promise((r) => setTimeout(r, 300));
     const paused = await createRunsRepository(db).find(runId);
     expect(paused?.status).toBe('running');
     await new Promise((r) => setTimeout(r, 1000));
     // Any worker's tick takes the run over once the lease has run out, and settles it.
-    await worker(pipelineFailingFor([]), world.effects, 1000).tick();
+    await worker(pipelineFailingFor([], enriched), world.effects, 1000).tick();
     const run = await untilFinished(runId);
     expect(run.status).toBe('succeeded');
     expect(run.attempts).toBe(2);
-    expect(world.charges.size).toBe(3);
+    // Exactly once, counted at the calls (not at a billing that would drop repeats): one charge
+    // that went through per person, and nobody enriched twice.
+    expect(Object.fromEntries(world.chargeCalls)).toEqual(Object.fromEntries(people.map((id) => [`enrichment_quick:${runId}:${id}`, 1])));
+    expect(Object.fromEntries(enriched)).toEqual(Object.fromEntries(people.map((id) => [id, 1])));
     expect(Object.values(await items(runId)).every((i) => i.charged && i.credits_charged === 1)).toBe(true);
   });
 

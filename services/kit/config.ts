@@ -25,6 +25,9 @@ const schema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL').optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected a redis:// URL').optional(),
+  // Prefix of every rate-limit key in Redis: deployments (or test runs) sharing one Redis keep
+  // their buckets apart by giving each its own.
+  RATE_LIMIT_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'expected up to 64 letters, digits, _ : . -').default('rl:'),
   ROLES: z.string().default('all').pipe(roles),
   SEED_FILE: z.string().min(1).optional(),
   CREDIT_ENFORCEMENT: onOff.default('off'),

@@ -12,5 +12,5 @@ const body = {
 
 const app = Fastify();
 app.get('/v1/me', async () => body);
-await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT) });
-console.log('ready');
+// PORT=0: the OS picks; the line says which URL it got.
+console.log(`ready ${await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) })}`);

@@ -6,8 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort } from '../../deploy/local/launch.js';
 import { generateSecret } from '../../services/identity/api-key-secret.js';
+import { parseListenReport } from '../../services/kit/listen-report.js';
 import { repoRoot } from '../../services/kit/paths.js';
 import { freshPostgresDatabase } from '../helpers/stores.js';
 import { runEnrichmentBench } from './enrichment-bench.js';
@@ -28,23 +28,25 @@ interface Result {
   errors: number;
 }
 
-async function startProcess(script: string, env: Record<string, string>, readyLine: RegExp): Promise<ChildProcess> {
+/** Starts a server process and waits until `listening` finds its URL in what it printed. */
+async function startProcess(script: string, env: Record<string, string>, listening: (output: string) => string | undefined): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, script)], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  await new Promise<void>((resolve, reject) => {
+  const url = await new Promise<string>((resolve, reject) => {
     const onData = (d: Buffer) => {
       output += d;
-      if (readyLine.test(output)) resolve();
+      const found = listening(output);
+      if (found) resolve(found);
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (d) => (output += d));
     child.once('exit', (code) => reject(new Error(`${script} exited ${code}:\n${output}`)));
   });
-  return child;
+  return { child, url };
 }
 
 function stopProcess(child: ChildProcess): Promise<void> {
@@ -77,24 +79,23 @@ async function benchSystem(name: string, env: Record<string, string>): Promise<R
     wallets: [{ owner: { user: 'u_bench' }, balance: 1000 }],
     keys: secrets.map((secret, i) => ({ id: `k_bench_${i}`, secret, owner: { user: 'u_bench' }, scopes: ['search:read', 'profile:read'], requested_rate: 6000 })),
   }));
-  const port = await freePort();
+  // Every port is the OS's pick; the process reports them on its LISTENING line.
   const grpc: Record<string, string> = {};
-  for (const v of ['IDENTITY', 'COMMUNITIES', 'SEARCH', 'ENRICHMENT', 'BILLING']) grpc[`${v}_GRPC_ADDR`] = `127.0.0.1:${await freePort()}`;
-  const child = await startProcess('services/main.ts', {
-    ...grpc, PORT: String(port), MCP_PORT: String(await freePort()), ADMIN_PORT: String(await freePort()), DATA_DIR: join(dir, 'data'), SEED_FILE: seedFile, LOG_LEVEL: 'warn', ...env,
-  }, /^REST API:/m);
+  for (const v of ['IDENTITY', 'COMMUNITIES', 'SEARCH', 'ENRICHMENT', 'BILLING']) grpc[`${v}_GRPC_ADDR`] = '127.0.0.1:0';
+  const { child, url } = await startProcess('services/main.ts', {
+    ...grpc, PORT: '0', MCP_PORT: '0', ADMIN_PORT: '0', DATA_DIR: join(dir, 'data'), SEED_FILE: seedFile, LOG_LEVEL: 'warn', ...env,
+  }, (output) => parseListenReport(output)?.rest);
   try {
-    return await measure(name, `http://127.0.0.1:${port}`, secrets);
+    return await measure(name, url, secrets);
   } finally {
     await stopProcess(child);
   }
 }
 
 async function benchBare(): Promise<Result> {
-  const port = await freePort();
-  const child = await startProcess('test/bench/bare-server.ts', { PORT: String(port) }, /ready/);
+  const { child, url } = await startProcess('test/bench/bare-server.ts', { PORT: '0' }, (output) => /^ready (\S+)$/m.exec(output)?.[1]);
   try {
-    return await measure('bare Fastify route (baseline)', `http://127.0.0.1:${port}`, ['none']);
+    return await measure('bare Fastify route (baseline)', url, ['none']);
   } finally {
     await stopProcess(child);
   }

@@ -1,10 +1,9 @@
 // OAuth test tools: signing keys of the algorithms an external issuer may use, hand-made access
 // tokens (well-formed or deliberately wrong), a JWKS endpoint on a loopback port whose key set a
-// test can change (key rotation), and a port for an MCP server whose resource URI (a token
-// audience identity must know before the server starts) is fixed in advance.
+// test can change (key rotation).
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { exportJWK, SignJWT, type JWK } from 'jose';
 
 export type TestAlgorithm = 'EdDSA' | 'ES256' | 'RS256';
@@ -137,19 +136,6 @@ export async function startJwksServer(keys: TestSigningKey[] = []): Promise<Jwks
   };
   await jwks.serve(keys);
   return jwks;
-}
-
-/**
- * A loopback port that is free now. An MCP server's default resource URI names its port, and
- * identity must be configured with it before the server starts: a test picks the port first, then
- * gives it to both (MCP_PORT, or MCP_RESOURCE_URL and the server's `port`).
- */
-export async function freePort(): Promise<number> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** The JSON payload of a JWT, unverified (to look at what a test was given). */

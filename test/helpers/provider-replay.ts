@@ -175,3 +175,17 @@ export async function startProviderReplay(options: ProviderReplayOptions = {}): 
     },
   };
 }
+
+/** The requests that name this person (path, query or body, decoded): what a provider was asked about them. */
+export function requestsNaming(requests: RecordedRequest[], name: string): RecordedRequest[] {
+  // "Researcher 1" must not match "Researcher 12".
+  const pattern = new RegExp(`${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w])`);
+  const decode = (s: string) => {
+    try {
+      return decodeURIComponent(s.replace(/\+/g, ' '));
+    } catch {
+      return s;
+    }
+  };
+  return requests.filter((r) => pattern.test(decode(r.path)) || pattern.test(r.body ?? ''));
+}

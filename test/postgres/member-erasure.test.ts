@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchTopology, type Topology } from '../../deploy/local/launch.js';
 import { bearer, request, type JsonResponse } from '../helpers/http.js';
 import { liveKey } from '../helpers/keys.js';
+import { redisTestPrefix } from '../helpers/redis-prefix.js';
 import { freshPostgresDatabase, type FreshDatabase } from '../helpers/stores.js';
 
 const secret = liveKey();
@@ -16,6 +17,8 @@ const secret = liveKey();
 const keyId = `k_erasure_${Date.now().toString(36)}`;
 
 describe('erasure interrupted between its steps (multi-process)', () => {
+  // Rate-limit keys under a prefix of this run's own, deleted afterwards.
+  const redisPrefix = redisTestPrefix();
   let db: FreshDatabase;
   let topology: Topology;
   let sql: pg.Client;
@@ -28,7 +31,7 @@ describe('erasure interrupted between its steps (multi-process)', () => {
       communities: [{ id: 'c_bio', name: 'Biology', owner: { organization: 'o_lab' }, api_writes: true }],
       keys: [{ id: keyId, secret, owner: { user: 'u_manager' }, scopes: ['member:write'], requested_rate: 600 }],
     }));
-    const env = { DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL!, SEED_FILE: seedFile, LOG_LEVEL: 'warn' };
+    const env = { DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL!, ...redisPrefix.env, SEED_FILE: seedFile, LOG_LEVEL: 'warn' };
     topology = await launchTopology(env, { readyTimeoutMs: 90_000 });
     sql = new pg.Client({ connectionString: db.url });
     await sql.connect();
@@ -37,6 +40,7 @@ describe('erasure interrupted between its steps (multi-process)', () => {
     await sql?.end();
     await topology?.stop();
     await db?.drop();
+    await redisPrefix.cleanup();
   });
 
   const rows = async (query: string, params: unknown[]) => (await sql.query(query, params)).rows;

@@ -7,11 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchTopology, type Topology } from '../../deploy/local/launch.js';
 import { bearer, request } from '../helpers/http.js';
 import { liveKey } from '../helpers/keys.js';
+import { redisTestPrefix } from '../helpers/redis-prefix.js';
 import { freshPostgresDatabase, type FreshDatabase } from '../helpers/stores.js';
 
 const secret = liveKey();
 
 describe('multi-process topology', () => {
+  // Rate-limit keys under a prefix of this run's own, deleted afterwards.
+  const redisPrefix = redisTestPrefix();
   let db: FreshDatabase;
   let topology: Topology;
   beforeAll(async () => {
@@ -22,12 +25,13 @@ describe('multi-process topology', () => {
       wallets: [{ owner: { user: 'u_ada' }, balance: 42 }],
       keys: [{ id: 'k_ada', secret, owner: { user: 'u_ada' }, scopes: ['search:read'] }],
     }));
-    const env = { DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL!, SEED_FILE: seedFile, LOG_LEVEL: 'warn' };
+    const env = { DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL!, ...redisPrefix.env, SEED_FILE: seedFile, LOG_LEVEL: 'warn' };
     topology = await launchTopology(env, { readyTimeoutMs: 90_000 });
   }, 180_000);
   afterAll(async () => {
     await topology?.stop();
     await db?.drop();
+    await redisPrefix.cleanup();
   });
 
   it('runs every role in its own process', () => {

@@ -12,6 +12,7 @@ import { RedisRateLimiter } from '../../gateway/core/rate-limit/redis-limiter.js
 import { connectRedis } from '../../services/kit/redis.js';
 import { bearer, request } from '../helpers/http.js';
 import { liveKey } from '../helpers/keys.js';
+import { redisTestPrefix } from '../helpers/redis-prefix.js';
 import { freshPostgresDatabase, type FreshDatabase } from '../helpers/stores.js';
 
 const keepKey = liveKey();
@@ -23,6 +24,8 @@ const freeKeyId = `k_free_${Date.now().toString(36)}`;
 const cappedKeyId = `k_capped_${Date.now().toString(36)}`;
 
 describe('two gateway replicas', () => {
+  // Rate-limit keys under a prefix of this run's own, deleted afterwards.
+  const redisPrefix = redisTestPrefix();
   let db: FreshDatabase;
   let topology: Topology;
   let clients: ServiceClients;
@@ -42,7 +45,7 @@ describe('two gateway replicas', () => {
         { id: 'k_revoke', secret: revokeKey, owner: { user: 'u_ada' }, scopes: ['search:read'] },
       ],
     }));
-    const env = { DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL!, SEED_FILE: seedFile, LOG_LEVEL: 'warn' };
+    const env = { DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL!, ...redisPrefix.env, SEED_FILE: seedFile, LOG_LEVEL: 'warn' };
     topology = await launchTopology(env, { gateways: 2, readyTimeoutMs: 90_000 });
     clients = createServiceClients(grpcAddressesOf(loadConfig(topology.env)));
     signer = new TokenSigner(topology.env.CALLER_TOKEN_PRIVATE_KEY!);
@@ -51,6 +54,7 @@ describe('two gateway replicas', () => {
     clients?.close();
     await topology?.stop();
     await db?.drop();
+    await redisPrefix.cleanup();
   });
 
   it('refuses a revoked key on its next request through every replica', async () => {
@@ -72,13 +76,21 @@ describe('two gateway replicas', () => {
     const codes = statuses.map((r) => r.status);
     expect(codes.filter((c) => c === 200)).toHaveLength(5);
     expect(codes.filter((c) => c === 429)).toHaveLength(3);
+    // The bucket is under this run's prefix (RATE_LIMIT_PREFIX), none under the default `rl:`.
+    const redis = await connectRedis(process.env.REDIS_URL!);
+    try {
+      expect(await redis.keys(`${redisPrefix.prefix}{${freeKeyId}}*`)).not.toHaveLength(0);
+      expect(await redis.keys(`rl:{${freeKeyId}}*`)).toHaveLength(0);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('stop a restricted key at 20 requests per UTC day, whichever replica answers', async () => {
     // Arrange 19 requests already made today (as if spread over the day) in the shared store.
     const redis = await connectRedis(process.env.REDIS_URL!);
     try {
-      const { day } = new RedisRateLimiter(redis).keys(cappedKeyId, Date.now());
+      const { day } = new RedisRateLimiter(redis, { prefix: redisPrefix.prefix }).keys(cappedKeyId, Date.now());
       await redis.set(day, '19', 'EX', 2 * 86_400);
       const twentieth = await request(topology.restUrls[0]!, 'GET', '/v1/me', { headers: bearer(cappedKey) });
       expect(twentieth.status).toBe(200);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchTopology, type Topology } from '../../deploy/local/launch.js';
 import { bearer, request } from '../helpers/http.js';
 import { liveKey } from '../helpers/keys.js';
+import { redisTestPrefix } from '../helpers/redis-prefix.js';
 import { freshPostgresDatabase, type FreshDatabase } from '../helpers/stores.js';
 
 const secret = liveKey();
@@ -81,6 +82,8 @@ async function startReceiver(): Promise<{ url: string; spans: Received[]; raw: s
 }
 
 describe('distributed tracing across processes', () => {
+  // Rate-limit keys under a prefix of this run's own, deleted afterwards.
+  const redisPrefix = redisTestPrefix();
   let db: FreshDatabase;
   let topology: Topology;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -99,7 +102,7 @@ describe('distributed tracing across processes', () => {
     }));
     topology = await launchTopology({
       DATABASE_URL: db.url,
-      REDIS_URL: process.env.REDIS_URL!,
+      REDIS_URL: process.env.REDIS_URL!, ...redisPrefix.env,
       SEED_FILE: seedFile,
       LOG_LEVEL: 'warn',
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
@@ -110,6 +113,7 @@ describe('distributed tracing across processes', () => {
   afterAll(async () => {
     await topology?.stop();
     await db?.drop();
+    await redisPrefix.cleanup();
     await receiver?.close();
   });
 
