@@ -2,7 +2,7 @@
 // on its own gRPC server with its own schema and migrations, and the edge calling services only
 // over gRPC — the same in one process (npm start) as across many (deploy/).
 import { readFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { createEdge } from '../gateway/core/edge.js';
@@ -10,7 +10,7 @@ import { parseDeprecations } from '../gateway/core/deprecations.js';
 import { MemoryRateLimiter } from '../gateway/core/rate-limit/memory-limiter.js';
 import type { RateLimiter } from '../gateway/core/rate-limit/limiter.js';
 import { RedisRateLimiter } from '../gateway/core/rate-limit/redis-limiter.js';
-import { startMcpHttpServer } from '../gateway/mcp/server.js';
+import { createMcpHttpServer, startMcpHttpServer } from '../gateway/mcp/server.js';
 import { buildRestApp } from '../gateway/rest/app.js';
 import { applySeed } from './admin/apply-seed.js';
 import { demoSeed } from './admin/demo-data.js';
@@ -107,9 +107,9 @@ async function seedAtStart(config: Config, clients: ServiceClients, signer: Toke
   return (await applySeed(clients, signer, demoSeed(), { actor: 'demo-seed', deadlineMs: config.GRPC_DEADLINE_MS })).keys;
 }
 
-/** An HTTP server bound to host:port (0: the OS picks), with no request handler yet. */
+/** The MCP port's HTTP server bound to host:port (0: the OS picks), with no request handler yet. */
 async function bindHttp(host: string, port: number): Promise<Server> {
-  const server = createHttpServer();
+  const server = createMcpHttpServer();
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, () => resolve()));
   return server;
 }

@@ -2,7 +2,7 @@
 // over gRPC), the REST edge it starts, and an MCP server bound to an edge built from the same
 // clients and signer — the way the runtime builds it. Every tool is compared with its REST
 // operation (same credential, same data): status ↔ error code, body ↔ structuredContent.
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEdge } from '../gateway/core/edge.js';
 import { MemoryRateLimiter } from '../gateway/core/rate-limit/memory-limiter.js';
-import { startMcpHttpServer, type RunningMcpServer } from '../gateway/mcp/server.js';
+import { createMcpHttpServer, startMcpHttpServer, type RunningMcpServer } from '../gateway/mcp/server.js';
 import type { SeedInput } from '../services/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { SCOPES } from '../services/kit/scopes.js';
@@ -83,7 +83,7 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
     // The server's default resource URI names its port; identity must know it (the audience of
     // MCP access tokens) before the server starts, so the socket is bound first (port 0) and
     // handed to the server.
-    listener = createServer();
+    listener = createMcpHttpServer();
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
     const { port } = listener.address() as AddressInfo;
     sys = await startTestSystem({ seed, env: { MCP_RESOURCE_URL: `http://127.0.0.1:${port}/mcp` } });

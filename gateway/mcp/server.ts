@@ -109,6 +109,15 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/**
+ * The MCP port's HTTP server, not yet listening. Without Host, Node would answer a bare 400 of its
+ * own; with `requireHostHeader` off the request reaches the handler, which answers in the envelope
+ * (after the credential check, like every refusal; the allowed-hosts check then refuses it).
+ */
+export function createMcpHttpServer(): Server {
+  return createServer({ requireHostHeader: false });
+}
+
 export async function startMcpHttpServer(options: McpHttpServerOptions): Promise<RunningMcpServer> {
   const allowedHosts = options.allowedHosts ?? DEFAULT_ALLOWED_HOSTS;
   const idempotency = options.db ? new McpIdempotency(options.db, options.logger) : undefined;
@@ -244,7 +253,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
     await transport.handleRequest(req, res, parsedBody);
   };
 
-  const http = options.server ?? createServer();
+  const http = options.server ?? createMcpHttpServer();
   http.on('request', (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: unknown) => {
       options.logger?.error({ err }, 'MCP request failed');

@@ -57,6 +57,9 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrors(options.edge),
     clientErrorHandler: answerClientError,
+    // Node answers a request without Host with a bare 400 of its own; ours goes through
+    // authentication and the envelope like any other (docs/API-DECISIONS.md).
+    http: { requireHostHeader: false },
   });
   app.register(errorEnvelope);
   app.register(jsonBody);
