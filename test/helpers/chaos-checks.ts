@@ -245,3 +245,19 @@ export function reconcileCli(env: Record<string, string>): Promise<{ code: numbe
     );
   });
 }
+
+/** What the run exercised, for the test log: how much traffic, how much of it the kills cut off, how long keys stayed claimed. */
+export function summary(w: ChaosWorkload, charged: { searches: number; enriched: number }): string {
+  const interrupted = w.calls.filter((c) => c.failedAt !== undefined);
+  const conflicts = w.calls.flatMap((c) => (c.conflict && c.failedAt !== undefined ? [c.conflict.last - c.failedAt] : []));
+  return JSON.stringify({
+    keyed_requests: w.calls.length,
+    interrupted: interrupted.length,
+    keys_answering_409: conflicts.length,
+    longest_409_ms_after_crash: conflicts.length > 0 ? Math.max(...conflicts) : 0,
+    runs: w.runIds.size,
+    people_enriched: charged.enriched,
+    searches_charged: charged.searches,
+    erasures: w.erasures.length,
+  });
+}

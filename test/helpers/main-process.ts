@@ -28,7 +28,7 @@ function exited(child: ChildProcess): Promise<void> {
  * resolves once it has reported its REST, admin and gRPC addresses. LOG_LEVEL is info at least,
  * because the gRPC addresses are reported in the log.
  */
-export async function startMainProcess(env: Record<string, string>, timeoutMs = 90_000): Promise<MainProcess> {
+export async function startMainProcess(env: Record<string, string>, timeoutMs = 180_000): Promise<MainProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'services', 'main.ts')], {
     cwd: repoRoot,
     env: {

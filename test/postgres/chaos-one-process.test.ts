@@ -18,6 +18,7 @@ import {
   settleErasures,
   settleKeyedCalls,
   settleSearches,
+  summary,
   waitForQuiet,
 } from '../helpers/chaos-checks.js';
 import { CHAOS_COMMUNITY, writeChaosSeed } from '../helpers/chaos-seed.js';
@@ -127,5 +128,6 @@ describe('chaos: the one-process mode killed with SIGKILL under load (PostgreSQL
     expect(reconcile.stderr).toBe('');
     expect(reconcile.code).toBe(0);
     expect(JSON.parse(reconcile.stdout).mismatches).toEqual([]);
-  }, 240_000);
+    console.info(`chaos: ${summary(w, charged)}`);
+  }, 600_000);
 });
