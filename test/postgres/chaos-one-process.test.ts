@@ -61,7 +61,7 @@ describe('chaos: the one-process mode killed with SIGKILL under load (PostgreSQL
     proc = await startMainProcess(env);
     sql = new pg.Client({ connectionString: db.url });
     await sql.connect();
-  }, 180_000);
+  }, 300_000);
   afterAll(async () => {
     await proc?.kill('SIGTERM');
     await sql?.end();
@@ -107,7 +107,7 @@ describe('chaos: the one-process mode killed with SIGKILL under load (PostgreSQL
     }
     const erasures = await settleErasures(w, base, secret, CHAOS_COMMUNITY);
     expect(erasures.size).toBeGreaterThan(0);
-    const searches = await settleSearches(w, base, secret, 30_000);
+    const searches = await settleSearches(w, base, secret, 60_000);
     expect(searches.size).toBeGreaterThan(0);
 
     await expectErasuresComplete(w, sql, base, secret, CHAOS_COMMUNITY);
