@@ -55,7 +55,7 @@ describe('chaos: service processes of the multi-process topology killed with SIG
     );
     sql = new pg.Client({ connectionString: db.url });
     await sql.connect();
-  }, 420_000);
+  }, 660_000);
   afterAll(async () => {
     await sql?.end();
     await topology?.stop();
