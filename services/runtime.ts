@@ -56,7 +56,7 @@ function counted(limiter: RateLimiter): RateLimiter {
 const SERVICE_FACTORIES: Record<ServiceRole, (deps: ServiceDeps, config: Config, secrets: ServerSecrets) => ServiceInstance> = {
   identity: (d, config, secrets) => createIdentityService(d, { oauth: oauthOptionsFrom(config, secrets) }),
   communities: (d) => createCommunitiesService(d),
-  search: (d) => createSearchService(d),
+  search: (d, config) => createSearchService(d, { worker: { leaseMs: config.SEARCH_JOB_LEASE_MS } }),
   enrichment: (d, config) => createEnrichmentService({ ...d, config }),
   billing: (d, config) => createBillingService({ ...d, enforcement: config.CREDIT_ENFORCEMENT === 'on' }),
 };

@@ -30,6 +30,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ ROLES: ',' })).toThrow(ConfigError);
   });
 
+  it('reads the work leases (how soon the run or search of a dead process is taken over): 30 s by default, at least 1 s', () => {
+    expect(loadConfig({})).toMatchObject({ ENRICHMENT_RUN_LEASE_MS: 30_000, SEARCH_JOB_LEASE_MS: 30_000 });
+    expect(loadConfig({ SEARCH_JOB_LEASE_MS: '1500' }).SEARCH_JOB_LEASE_MS).toBe(1500);
+    expect(() => loadConfig({ SEARCH_JOB_LEASE_MS: '999' })).toThrow(/SEARCH_JOB_LEASE_MS/);
+  });
+
   it('treats empty variables as unset and requires the caller-token key pair together', () => {
     expect(loadConfig({ PORT: '' }).PORT).toBe(8080);
     expect(() => loadConfig({ CALLER_TOKEN_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----' })).toThrow(/together/);

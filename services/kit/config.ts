@@ -77,6 +77,8 @@ const schema = z.object({
   // How long a run's worker holds it between heartbeats: a run whose process died resumes
   // elsewhere after this long.
   ENRICHMENT_RUN_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  // The same for a search job: a search whose process died is taken over after this long.
+  SEARCH_JOB_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   // Server secrets. Unset: generated once and kept in DATA_DIR/secrets.json (see docs/OPERATIONS.md).
   API_KEY_PEPPER: z.string().min(32, 'use at least 32 characters').optional(),
   CALLER_TOKEN_PRIVATE_KEY: z.string().includes('PRIVATE KEY', { message: 'expected a PKCS#8 PEM' }).optional(),

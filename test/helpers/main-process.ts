@@ -1,0 +1,83 @@
+// The one-process mode (`npm start`: services/main.ts with ROLES=all) as a child process, on ports
+// the OS picks: every port variable is 0 and the URLs and gRPC addresses are read from the one
+// line the process reports once it listens (services/kit/listen-report.ts).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { SERVICE_ROLES, type ServiceRole } from '../../services/kit/config.js';
+import { parseListenReport } from '../../services/kit/listen-report.js';
+import { repoRoot } from '../../services/kit/paths.js';
+
+export interface MainProcess {
+  child: ChildProcess;
+  restUrl: string;
+  adminUrl: string;
+  /** Where each service's gRPC server listens (as it reported). */
+  grpcAddresses: Record<ServiceRole, string>;
+  /** The tail of its stdout and stderr. */
+  output(): string;
+  /** Sends the signal and waits for the process to exit. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  const gone = child.exitCode !== null || child.signalCode !== null;
+  return gone ? Promise.resolve() : new Promise((r) => child.once('exit', () => r()));
+}
+
+/**
+ * Starts services/main.ts with `env` (DATABASE_URL, secrets, SEED_FILE, …) and every port at 0;
+ * resolves once it has reported its REST, admin and gRPC addresses.
+ */
+export async function startMainProcess(env: Record<string, string>, timeoutMs = 180_000): Promise<MainProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'services', 'main.ts')], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      ...env,
+      ROLES: 'all',
+      PORT: '0',
+      MCP_PORT: '0',
+      ADMIN_PORT: '0',
+      IDENTITY_GRPC_ADDR: '127.0.0.1:0',
+      COMMUNITIES_GRPC_ADDR: '127.0.0.1:0',
+      SEARCH_GRPC_ADDR: '127.0.0.1:0',
+      ENRICHMENT_GRPC_ADDR: '127.0.0.1:0',
+      BILLING_GRPC_ADDR: '127.0.0.1:0',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // The whole stdout is kept until the report line arrives (it comes after the start-up logs).
+  let out = '';
+  let tail = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    tail = (tail + d).slice(-20_000);
+    if (!parseListenReport(out)) out += d.toString('utf8');
+  });
+  child.stderr!.on('data', (d: Buffer) => (tail = (tail + d).slice(-20_000)));
+
+  const deadline = Date.now() + timeoutMs;
+  let report = parseListenReport(out);
+  while (!report?.rest || !SERVICE_ROLES.every((s) => report!.grpc[s])) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`main.ts exited (${child.exitCode ?? child.signalCode}) before ready:\n${tail}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`main.ts did not report its addresses within ${timeoutMs} ms:\n${tail}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    report = parseListenReport(out);
+  }
+  const restUrl = report.rest;
+  const adminUrl = report.admin;
+  const grpc = report.grpc;
+  return {
+    child,
+    restUrl,
+    adminUrl,
+    grpcAddresses: grpc as Record<ServiceRole, string>,
+    output: () => tail,
+    async kill(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited(child);
+    },
+  };
+}
