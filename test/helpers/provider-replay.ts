@@ -71,6 +71,8 @@ export interface ProviderReplayOptions {
   failFirst?: number;
   /** Sent as Retry-After (seconds) with those 503 answers. */
   retryAfterSeconds?: number;
+  /** Answers nothing before this settles: a suite holds a worker inside its provider calls. */
+  hold?: Promise<void>;
 }
 
 function json(path: string): any {
@@ -158,8 +160,9 @@ export async function startProviderReplay(options: ProviderReplayOptions = {}): 
           send(res, { status: 503, body: { error: 'Service Unavailable', message: 'replayed failure' } }, retryAfter);
         } else send(res, answer(req, new URL(target, 'http://replay'), body));
       };
-      if (options.latencyMs) setTimeout(reply, options.latencyMs);
-      else reply();
+      const delayed = () => (options.latencyMs ? void setTimeout(reply, options.latencyMs) : reply());
+      if (options.hold) void options.hold.then(delayed, delayed);
+      else delayed();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
