@@ -292,8 +292,8 @@ describe.each(storeNames())('expert search on %s', (store) => {
       await client.connect();
       try {
         pgvector = (await client.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`)).rowCount === 1;
-        // Every document the seed indexed holds the offline embedder's 512-dimension vector.
-        const { rows } = await client.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE embedding_model = 'offline-hash-512' AND cardinality(embedding) = 512)::int AS embedded FROM search.documents`);
+        // Every document the seed indexed holds the default embedder's 100-dimension vector.
+        const { rows } = await client.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE embedding_model = 'glove-6b-100d-sif' AND cardinality(embedding) = 100)::int AS embedded FROM search.documents`);
         expect(rows[0].n).toBeGreaterThan(0);
         expect(rows[0].embedded).toBe(rows[0].n);
       } finally {
@@ -303,7 +303,7 @@ describe.each(storeNames())('expert search on %s', (store) => {
     const res = await search(k.ana, { query: 'freshwater pond ecologist', scope: 'all' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const elin = matchOf(res, 'p_eco') as unknown as { explanation: string };
-    expect(elin.explanation).toContain('offline-hash-512');
+    expect(elin.explanation).toContain('glove-6b-100d-sif');
     if (pgvector) expect(elin.explanation).toMatch(/Found by .*pgvector nearest-neighbour search/);
     else expect(elin.explanation).not.toContain('pgvector');
   });

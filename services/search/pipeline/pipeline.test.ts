@@ -36,8 +36,8 @@ describe.each(storeNames())('search pipeline on %s', (store) => {
   });
   afterAll(async () => handle?.close());
 
-  it('names the offline embedder as provider by default', () => {
-    expect(pipeline.provider).toBe('offline-hash-512');
+  it('names the local GloVe model as provider by default', () => {
+    expect(pipeline.provider).toBe('glove-6b-100d-sif');
   });
 
   it('searches only the requested communities, and the public corpus only when asked', async () => {
@@ -75,7 +75,7 @@ describe.each(storeNames())('search pipeline on %s', (store) => {
     expect(['p1', 'p3']).toContain(match!.profileId);
     expect(match!.explanation).toMatch(/"cardiologist" \(narrower term of "heart doctor"\) in headline/);
     expect(match!.explanation).toContain('WordNet synonym search');
-    expect(match!.explanation).toContain('offline-hash-512');
+    expect(match!.explanation).toContain('glove-6b-100d-sif');
     expect(match!.semanticScore).toBeGreaterThan(0);
     expect(match!.semanticScore).toBeLessThanOrEqual(1);
   });
