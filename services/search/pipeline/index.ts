@@ -48,6 +48,14 @@ function timeout(value: string | undefined, fallback: number): number {
 let sharedWordNet: WordNet | null | undefined;
 
 /**
+ * The nearest-neighbour leg's floor for the GloVe embedder (the ranker's dense default is 0.3):
+ * averaged word vectors put texts of neighbouring fields at 0.3–0.45 ("pond ecologist" and an
+ * organic chemist: 0.41), which a floor of 0.3 let in as matches of their own; on the judged set
+ * 0.45 ranks as well as 0.3 (docs/SEARCH-RANKING.md "The default embedder").
+ */
+const GLOVE_MIN_SIMILARITY = 0.45;
+
+/**
  * The default embedder: the GloVe model, loaded once per process (built first if the install step
  * did not build it). When it cannot be, the hashing embedder, and the log says why.
  */
@@ -94,6 +102,8 @@ export function createSearchPipeline(options: SearchPipelineOptions = {}): Searc
     wordnet = sharedWordNet;
   }
   const floor = Number(env.EMBEDDINGS_MIN_SIMILARITY);
-  const minVectorSimilarity = options.minVectorSimilarity ?? (env.EMBEDDINGS_MIN_SIMILARITY && floor >= 0 && floor <= 1 ? floor : undefined);
+  const minVectorSimilarity =
+    options.minVectorSimilarity ??
+    (env.EMBEDDINGS_MIN_SIMILARITY && floor >= 0 && floor <= 1 ? floor : embedder instanceof GloveSifEmbedder ? GLOVE_MIN_SIMILARITY : undefined);
   return new Ranker({ ...options, embedder, fallbackEmbedder: fallback, reranker, wordnet, minVectorSimilarity });
 }
