@@ -189,26 +189,59 @@ describe.each(storeNames())('search reindex on %s', (store) => {
     expect(readRemoteError(tooBig)?.code).toBe('invalid_request');
   });
 
-  it('npm run admin -- search reindex prints the counts', async () => {
+  it('npm run admin -- search reindex prints the counts, and its progress on stderr', async () => {
     await eraseAll();
     await writeStray();
     const out = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        [tsxCli, adminCli, 'search', 'reindex'],
-        { cwd: repo, env: { ...process.env, ...sys.env, LOG_LEVEL: 'silent', USER: 'ops' }, timeout: 30_000 },
+        [tsxCli, adminCli, 'search', 'reindex', '--batch', '2', '--progress-every', '5'],
+        { cwd: repo, env: { ...process.env, ...sys.env, LOG_LEVEL: 'silent', USER: 'ops' }, timeout: 150_000 },
         (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );
     });
-    expect(out.stderr).toBe('');
-    expect(out.code).toBe(0);
-    expect(JSON.parse(out.stdout)).toEqual({ ...expected, batches: 1, removed: 2 });
+    expect(out.code, out.stderr).toBe(0);
+    // 3 batches of two profiles, each with documents.
+    expect(JSON.parse(out.stdout)).toEqual({ ...expected, batches: 3, removed: 2 });
+    // Progress lines while it ran (as many as polls saw it move), then one for the run as it ended:
+    // every document the run indexed was erased before, so each one was embedded anew.
+    const lines = out.stderr.trim().split('\n');
+    const done = /^search reindex run \d+: (\d+) \/ 6 documents \(([\d.]+)%\), (\d+) embedded by glove-6b-100d-sif/;
+    for (const line of lines) expect(line).toMatch(done);
+    const counts = lines.map((l) => Number(done.exec(l)![1]));
+    expect(counts).toEqual([...counts].sort((a, b) => a - b));
+    expect(lines[lines.length - 1]).toMatch(/^search reindex run \d+: 6 \/ 6 documents \(100\.0%\), 6 embedded by glove-6b-100d-sif, [\d.]+ documents\/s, done, 2 removed$/);
     const back = await search({ query: 'pond ecologist', scope: 'all', limit: 50 });
     expect(ids(back).sort()).toEqual(['p_eco', 'p_public']);
     expect(ids(await search({ query: 'organic chemistry', scope: 'community', community_id: 'c_bio' }))).toEqual([]);
-  });
+  }, 180_000);
 
   if (store === 'postgres') {
+    it("re-embeds documents holding the hashing embedder's vectors with the default model, and reports it", async () => {
+      await sys.clients.communities.reindexSearch({ batchSize: 500 }, await operator());
+      // As an upgrade finds them: every document embedded by the hashing embedder (512 dimensions).
+      const client = new pg.Client({ connectionString: sys.env.DATABASE_URL });
+      await client.connect();
+      try {
+        await client.query(`UPDATE search.documents SET embedding = array_fill(0.04::real, ARRAY[512]), embedding_model = 'offline-hash-512'`);
+        const models = async () =>
+          (await client.query<{ m: string; n: number; c: number }>(
+            'SELECT embedding_model AS m, cardinality(embedding)::int AS n, count(*)::int AS c FROM search.documents GROUP BY 1, 2',
+          )).rows;
+        expect(await models()).toEqual([{ m: 'offline-hash-512', n: 512, c: 6 }]);
+
+        await sys.clients.communities.reindexSearch({ batchSize: 2 }, await operator());
+        expect(await models()).toEqual([{ m: 'glove-6b-100d-sif', n: 100, c: 6 }]);
+        const progress = await sys.clients.search.getReindexRun({ run: 0 }, await operator());
+        expect(progress).toMatchObject({ expectedDocuments: 6, indexedDocuments: 6, embeddedDocuments: 6, embedder: 'glove-6b-100d-sif', pruned: true, removed: 0 });
+        // Nothing left to re-embed: the next run embeds none.
+        await sys.clients.communities.reindexSearch({ batchSize: 500 }, await operator());
+        expect(await sys.clients.search.getReindexRun({ run: 0 }, await operator())).toMatchObject({ indexedDocuments: 6, embeddedDocuments: 0 });
+      } finally {
+        await client.end();
+      }
+    });
+
     it('sweeps a membership erased and a profile made private directly in the communities tables', async () => {
       // Behind the communities service's back: no EraseDocuments, no RemovePublicDocument.
       const client = new pg.Client({ connectionString: sys.env.DATABASE_URL });

@@ -290,8 +290,8 @@ describe.each(storeNames())('expert search on %s', (store) => {
       const client = new pg.Client({ connectionString: sys.env.DATABASE_URL });
       await client.connect();
       try {
-        // Every document the seed indexed holds the offline embedder's 512-dimension vector.
-        const { rows } = await client.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE embedding_model = 'offline-hash-512' AND cardinality(embedding) = 512)::int AS embedded FROM search.documents`);
+        // Every document the seed indexed holds the default embedder's 100-dimension vector.
+        const { rows } = await client.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE embedding_model = 'glove-6b-100d-sif' AND cardinality(embedding) = 100)::int AS embedded FROM search.documents`);
         expect(rows[0].n).toBeGreaterThan(0);
         expect(rows[0].embedded).toBe(rows[0].n);
       } finally {
@@ -301,7 +301,7 @@ describe.each(storeNames())('expert search on %s', (store) => {
     const res = await search(k.ana, { query: 'freshwater pond ecologist', scope: 'all' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const elin = matchOf(res, 'p_eco') as unknown as { explanation: string };
-    for (const machinery of ['offline-hash-512', 'embedder', 'pgvector', 'nearest-neighbour', 'WordNet', 'RRF']) expect(elin.explanation).not.toContain(machinery);
+    for (const machinery of ['glove-6b-100d-sif', 'offline-hash-512', 'embedder', 'pgvector', 'nearest-neighbour', 'WordNet', 'RRF']) expect(elin.explanation).not.toContain(machinery);
   });
 
   it('explanations quote the profile with the query’s words in bold; a poor fit is flagged weak_match and said so', async () => {

@@ -12,6 +12,7 @@ import { checkGrpcHealth } from '../kit/grpc/health.js';
 import { mcpResourceUrlOf } from '../kit/mcp-resource.js';
 import { loadSecrets } from '../kit/secrets.js';
 import { applySeed } from './apply-seed.js';
+import { watchReindex } from './reindex-progress.js';
 import { SeedError } from './seed-schema.js';
 import {
   CreditWalletResponse,
@@ -67,9 +68,11 @@ const USAGE = `usage: npm run admin -- <command>
   billing rates                                     (credits per unit of each billable operation, as configured)
   billing reconcile                                 (wallets whose balance differs from the sum of their ledger;
                                                     exits 1 when there is any)
-  search reindex [--batch N]                        (re-indexes every membership and public claimed profile
-                                                    into the search corpus, removes the documents of anyone
-                                                    else; prints the counts)
+  search reindex [--batch N] [--progress-every MS]  (re-indexes every membership and public claimed profile
+                                                    into the search corpus, re-embedding documents whose
+                                                    vector is another embedder's, removes the documents of
+                                                    anyone else; progress lines on stderr every MS ms
+                                                    (default 2000) and at the end; prints the counts)
   health`;
 
 class UsageError extends Error {}
@@ -134,6 +137,7 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
       name: { type: 'string' }, owner: { type: 'string' }, unarchive: { type: 'boolean' },
       community: { type: 'string' }, standing: { type: 'boolean' }, budget: { type: 'string' },
       batch: { type: 'string' },
+      'progress-every': { type: 'string' },
     },
   });
   const [group, action, ...rest] = positionals;
@@ -282,7 +286,12 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
       const batchSize = values.batch === undefined ? 0 : positive(wholeNumber(values.batch, '--batch'), '--batch');
       // A large corpus takes a while: this call gets its own, longer deadline.
       const long = await callAs(signer, { kind: 'operator', actor }, undefined, 30 * 60_000);
-      const r = await clients.communities.reindexSearch({ batchSize }, long);
+      // Progress on stderr while it runs (the run's own record in the search service, polled).
+      const poll = async () => clients.search.getReindexRun({ run: 0 }, await callAs(signer, { kind: 'operator', actor }, undefined, 10_000));
+      const before = (await poll()).run;
+      const every = values['progress-every'] === undefined ? 2000 : positive(wholeNumber(values['progress-every'], '--progress-every'), '--progress-every');
+      const watch = watchReindex(poll, before, (line) => process.stderr.write(`${line}\n`), every);
+      const r = await clients.communities.reindexSearch({ batchSize }, long).finally(() => watch.stop());
       return { profiles: r.profiles, membership_documents: r.membershipDocuments, public_documents: r.publicDocuments, batches: r.batches, removed: r.removed };
     }
     case 'health': {

@@ -132,8 +132,14 @@ export async function reindexAll(context: HandlerContext, batchSize: number, req
   const search = context.deps.clients.search;
   // Fresh call options per call: a big corpus takes longer than one signed token lives.
   const options = () => asCommunitiesService(context, requestId);
+  // What the run is going to index, for its progress reports only (the walk below decides what is
+  // indexed; a member added meanwhile makes it a little more).
+  const [expected] = await context.deps.db.query<{ n: number }>(
+    `SELECT ((SELECT count(*) FROM communities.memberships) +
+             (SELECT count(*) FROM communities.profiles WHERE public AND user_id IS NOT NULL))::float8 AS n`,
+  );
   // The run opens before the first read, so anything written after a read is stamped with it.
-  const { run } = await search.beginReindex({}, await options()).catch(relayOrUnavailable);
+  const { run } = await search.beginReindex({ expectedDocuments: expected?.n ?? 0 }, await options()).catch(relayOrUnavailable);
   let after = '';
   for (;;) {
     const profiles = await context.deps.db.query<ProfileRow>(

@@ -76,6 +76,18 @@ export type IndexedDocument = DocumentRow;
 /** Jobs are kept this long after they finish, then answer 404 and are purged. */
 export const JOB_RETENTION_SQL = "interval '1 hour'";
 
+/** A re-index run as GetReindexRun reports it. */
+export interface ReindexRunRow {
+  id: number;
+  started_at: Date;
+  updated_at: Date;
+  expected_documents: number;
+  indexed_documents: number;
+  embedded_documents: number;
+  pruned_at: Date | null;
+  removed: number | null;
+}
+
 export function createSearchJobsRepository(db: Queryable) {
   return {
     async insert(job: NewJob): Promise<JobRow> {
@@ -259,9 +271,33 @@ export function createSearchJobsRepository(db: Queryable) {
       return docs.length;
     },
 
-    /** Opens a re-index run; its id is the mark documents written from now on carry (or a newer one). */
-    async beginReindexRun(): Promise<number> {
-      return (await db.query<{ id: number }>('INSERT INTO search.reindex_runs DEFAULT VALUES RETURNING id'))[0]!.id;
+    /**
+     * Opens a re-index run; its id is the mark documents written from now on carry (or a newer one).
+     * `expectedDocuments` (0: not known) is only for progress reports.
+     */
+    async beginReindexRun(expectedDocuments = 0): Promise<number> {
+      return (await db.query<{ id: number }>('INSERT INTO search.reindex_runs (expected_documents) VALUES ($1) RETURNING id', [expectedDocuments]))[0]!.id;
+    },
+
+    /** Counts a run's indexed batch: its documents, and how many of them got a new vector. */
+    async recordReindexProgress(run: number, indexed: number, embedded: number): Promise<void> {
+      await db.query(
+        `UPDATE search.reindex_runs
+            SET indexed_documents = indexed_documents + $2, embedded_documents = embedded_documents + $3, updated_at = now()
+          WHERE id = $1`,
+        [run, indexed, embedded],
+      );
+    },
+
+    /** A run's progress (the newest run when `run` is 0); undefined when there is none. */
+    async findReindexRun(run: number): Promise<ReindexRunRow | undefined> {
+      const rows = await db.query<ReindexRunRow>(
+        `SELECT id::int AS id, started_at, updated_at, expected_documents::float8 AS expected_documents,
+                indexed_documents::float8 AS indexed_documents, embedded_documents::float8 AS embedded_documents, pruned_at, removed
+           FROM search.reindex_runs WHERE ($1::bigint = 0 OR id = $1) ORDER BY id DESC LIMIT 1`,
+        [run],
+      );
+      return rows[0];
     },
 
     /**

@@ -136,7 +136,7 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
   const asService = (requestId: string | undefined): Promise<CallOptions> =>
     callAs(deps.signer, { kind: 'service', service: 'search' }, requestId, deps.deadlineMs);
 
-  const pipeline = options.pipeline ?? createSearchPipeline();
+  const pipeline = options.pipeline ?? createSearchPipeline({ logger: deps.logger });
   const runner = createJobRunner({
     db: deps.db,
     pipeline,
@@ -250,14 +250,36 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
       // The documents' vectors, after the text is committed (an embeddings service is never called
       // inside a transaction). Written only where the text is still what was embedded; if the
       // embedder fails, the documents are embedded at rank time until the next index call.
-      await pipeline.storeVectors(deps.db, docs).catch((err: unknown) =>
-        deps.logger.warn({ err, documents: docs.length }, 'search documents indexed without vectors (embedded at rank time until stored)'),
-      );
+      const embedded = await pipeline.storeVectors(deps.db, docs).catch((err: unknown) => {
+        deps.logger.warn({ err, documents: docs.length }, 'search documents indexed without vectors (embedded at rank time until stored)');
+        return 0;
+      });
+      // A run's batch counts towards its progress (GetReindexRun) once its vectors are stored.
+      if (run !== 0) await repo.recordReindexProgress(run, indexed, embedded);
       return { indexed };
     },
 
-    async beginReindex() {
-      return { run: await repo.beginReindexRun() };
+    async beginReindex(request) {
+      return { run: await repo.beginReindexRun(request.expectedDocuments) };
+    },
+
+    async getReindexRun(request) {
+      const found = await repo.findReindexRun(request.run);
+      if (!found) {
+        if (request.run !== 0) throw domainError('not_found', `re-index run ${request.run} not found`);
+        return { run: 0, startedAt: undefined, updatedAt: undefined, expectedDocuments: 0, indexedDocuments: 0, embeddedDocuments: 0, embedder: pipeline.provider, pruned: false, removed: 0 };
+      }
+      return {
+        run: found.id,
+        startedAt: new Date(found.started_at).toISOString(),
+        updatedAt: new Date(found.updated_at).toISOString(),
+        expectedDocuments: found.expected_documents,
+        indexedDocuments: found.indexed_documents,
+        embeddedDocuments: found.embedded_documents,
+        embedder: pipeline.provider,
+        pruned: found.pruned_at !== null,
+        removed: found.removed ?? 0,
+      };
     },
 
     async pruneDocuments(request) {
@@ -301,6 +323,7 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
       removePublicDocument: ['service', 'operator'],
       beginReindex: ['service', 'operator'],
       pruneDocuments: ['service', 'operator'],
+      getReindexRun: ['service', 'operator'],
     },
   };
   return { registration, stop: () => runner.stop(), runner };

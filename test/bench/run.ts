@@ -10,6 +10,7 @@ import { generateSecret } from '../../services/identity/api-key-secret.js';
 import { parseListenReport } from '../../services/kit/listen-report.js';
 import { repoRoot } from '../../services/kit/paths.js';
 import { freshPostgresDatabase } from '../helpers/stores.js';
+import { runEmbedderBench } from './embedder-bench.js';
 import { runEnrichmentBench } from './enrichment-bench.js';
 import { runSearchBench } from './search-bench.js';
 
@@ -111,7 +112,9 @@ if (process.env.DATABASE_URL && process.env.REDIS_URL) {
   }
 }
 
-// The search benchmark (test/bench/search-bench.ts) needs PostgreSQL; its section follows the table.
+// The embedders in-process (no store needed), then the search benchmark (test/bench/search-bench.ts),
+// which needs PostgreSQL; their sections follow the table.
+const embedderSection = await runEmbedderBench();
 const searchSection = process.env.DATABASE_URL
   ? await runSearchBench()
   : '## Search (PostgreSQL)\n\nNot run: DATABASE_URL was not set.\n';
@@ -164,6 +167,7 @@ Profiled with \`node --cpu-prof\` under the same load (2026-11-21):
 
 ${table}
 
+${embedderSection}
 ${searchSection}
 ${enrichmentSection}`);
 process.exit(0);

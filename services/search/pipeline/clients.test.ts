@@ -85,10 +85,10 @@ describe('text-embeddings-inference style rerank client', () => {
 });
 
 describe('createSearchPipeline from the environment', () => {
-  it('uses the configured embeddings service and names it as provider', () => {
+  it('uses the configured embeddings service and names it as provider, else the local GloVe model', () => {
     expect(createSearchPipeline({ env: { EMBEDDINGS_URL: base, EMBEDDINGS_MODEL: 'm1' } }).provider).toBe('embeddings:m1');
-    expect(createSearchPipeline({ env: { EMBEDDINGS_URL: base } }).provider).toBe('offline-hash-512');
-    expect(createSearchPipeline({ env: {} }).provider).toBe('offline-hash-512');
+    expect(createSearchPipeline({ env: { EMBEDDINGS_URL: base } }).provider).toBe('glove-6b-100d-sif');
+    expect(createSearchPipeline({ env: {} }).provider).toBe('glove-6b-100d-sif');
   });
 });
 

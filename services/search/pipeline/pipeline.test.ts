@@ -36,8 +36,8 @@ describe.each(storeNames())('search pipeline on %s', (store) => {
   });
   afterAll(async () => handle?.close());
 
-  it('names the offline embedder as provider by default', () => {
-    expect(pipeline.provider).toBe('offline-hash-512');
+  it('names the local GloVe model as provider by default', () => {
+    expect(pipeline.provider).toBe('glove-6b-100d-sif');
   });
 
   it('searches only the requested communities, and the public corpus only when asked', async () => {
@@ -76,7 +76,7 @@ describe.each(storeNames())('search pipeline on %s', (store) => {
     expect(match!.explanation).toContain('Related: "cardiologist" (a narrower term of "heart doctor") in the headline: "**Cardiologist**"');
     expect(match!.explanation).toContain('Good match: 2 of 2 words of the request found (some through related words).');
     expect(match!.weakMatch).toBe(false);
-    for (const machinery of ['offline-hash-512', 'embedder', 'pgvector', 'WordNet', 'RRF', 'nearest-neighbour', 'full-text']) {
+    for (const machinery of ['glove-6b-100d-sif', 'offline-hash-512', 'embedder', 'pgvector', 'WordNet', 'RRF', 'nearest-neighbour', 'full-text']) {
       expect(match!.explanation).not.toContain(machinery);
     }
     expect(match!.semanticScore).toBeGreaterThan(0);

@@ -11,10 +11,10 @@ import type { Database } from '../../kit/db/database.js';
 import { createSearchPipeline } from './index.js';
 
 // Measured when written (offline embedder, PGlite): nDCG@10 0.833, recall@20 0.295 against BM25's
-// 0.704 and 0.278; with stored vectors and the nearest-neighbour leg, 0.834 / 0.295; with
-// expansions held below the typed words in any field and places weighed, 0.823 / 0.291; see
-// docs/SEARCH-RANKING.md.
-const FLOOR = { ndcg10: 0.8, recall20: 0.27 };
+// 0.704 and 0.278; with stored vectors and the nearest-neighbour leg, 0.834 / 0.295; with the default
+// GloVe SIF embedder, the BM25 leg and the place and expansion rules: see docs/SEARCH-RANKING.md
+// ("Quality") for the figures the floors sit under.
+const FLOOR = { ndcg10: 0.85, recall20: 0.28 };
 
 async function insertCorpus(db: Database, profiles: readonly Profile[], communityId: string) {
   for (let i = 0; i < profiles.length; i += 200) {
@@ -92,5 +92,6 @@ describe('search quality (generated corpus, judged queries)', () => {
     // Topical queries in other words than the profiles use are where the pipeline earns its keep.
     const topical = rows.filter((r) => r.kind === 'topic');
     expect(mean((r) => r.ndcg, topical)).toBeGreaterThan(mean((r) => r.bNdcg, topical));
-  });
+    // 71 searches one after another: ≈ 30 s on a quiet 2-core machine, more on a shared one.
+  }, 180_000);
 });

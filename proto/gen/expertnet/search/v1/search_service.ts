@@ -201,6 +201,8 @@ export interface RemovePublicDocumentResponse {
 }
 
 export interface BeginReindexRequest {
+  /** Documents the run is going to index, for progress reports; 0: not known. */
+  expectedDocuments: number;
 }
 
 export interface BeginReindexResponse {
@@ -214,6 +216,37 @@ export interface PruneDocumentsRequest {
 
 export interface PruneDocumentsResponse {
   /** Documents deleted: not written since the run began. */
+  removed: number;
+}
+
+export interface GetReindexRunRequest {
+  /** 0: the newest run. */
+  run: number;
+}
+
+export interface GetReindexRunResponse {
+  /** 0 when there is no such run (or no run yet). */
+  run: number;
+  startedAt:
+    | string
+    | undefined;
+  /** When the run's last batch was indexed (started_at before the first). */
+  updatedAt:
+    | string
+    | undefined;
+  /** As given to BeginReindex (0: not known). */
+  expectedDocuments: number;
+  /** Documents the run's batches have indexed so far. */
+  indexedDocuments: number;
+  /**
+   * Of those, documents whose vector was (re-)embedded by the active embedder: missing, stale, or
+   * another embedder's (a re-index after changing embedders re-embeds every document).
+   */
+  embeddedDocuments: number;
+  /** The active embedder (the one that stored those vectors). */
+  embedder: string;
+  pruned: boolean;
+  /** Documents the prune removed (once pruned). */
   removed: number;
 }
 
@@ -1711,11 +1744,14 @@ export const RemovePublicDocumentResponse: MessageFns<RemovePublicDocumentRespon
 };
 
 function createBaseBeginReindexRequest(): BeginReindexRequest {
-  return {};
+  return { expectedDocuments: 0 };
 }
 
 export const BeginReindexRequest: MessageFns<BeginReindexRequest> = {
-  encode(_: BeginReindexRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(message: BeginReindexRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.expectedDocuments !== 0) {
+      writer.uint32(8).uint64(message.expectedDocuments);
+    }
     return writer;
   },
 
@@ -1732,6 +1768,14 @@ export const BeginReindexRequest: MessageFns<BeginReindexRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.expectedDocuments = longToNumber(reader.uint64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1744,20 +1788,30 @@ export const BeginReindexRequest: MessageFns<BeginReindexRequest> = {
     }
   },
 
-  fromJSON(_: any): BeginReindexRequest {
-    return {};
+  fromJSON(object: any): BeginReindexRequest {
+    return {
+      expectedDocuments: isSet(object.expectedDocuments)
+        ? globalThis.Number(object.expectedDocuments)
+        : isSet(object.expected_documents)
+        ? globalThis.Number(object.expected_documents)
+        : 0,
+    };
   },
 
-  toJSON(_: BeginReindexRequest): unknown {
+  toJSON(message: BeginReindexRequest): unknown {
     const obj: any = {};
+    if (message.expectedDocuments !== 0) {
+      obj.expectedDocuments = Math.round(message.expectedDocuments);
+    }
     return obj;
   },
 
   create(base?: DeepPartial<BeginReindexRequest>): BeginReindexRequest {
     return BeginReindexRequest.fromPartial(base ?? {});
   },
-  fromPartial(_: DeepPartial<BeginReindexRequest>): BeginReindexRequest {
+  fromPartial(object: DeepPartial<BeginReindexRequest>): BeginReindexRequest {
     const message = createBaseBeginReindexRequest();
+    message.expectedDocuments = object.expectedDocuments ?? 0;
     return message;
   },
 };
@@ -1963,6 +2017,300 @@ export const PruneDocumentsResponse: MessageFns<PruneDocumentsResponse> = {
   },
 };
 
+function createBaseGetReindexRunRequest(): GetReindexRunRequest {
+  return { run: 0 };
+}
+
+export const GetReindexRunRequest: MessageFns<GetReindexRunRequest> = {
+  encode(message: GetReindexRunRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.run !== 0) {
+      writer.uint32(8).uint64(message.run);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetReindexRunRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetReindexRunRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.run = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetReindexRunRequest {
+    return { run: isSet(object.run) ? globalThis.Number(object.run) : 0 };
+  },
+
+  toJSON(message: GetReindexRunRequest): unknown {
+    const obj: any = {};
+    if (message.run !== 0) {
+      obj.run = Math.round(message.run);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetReindexRunRequest>): GetReindexRunRequest {
+    return GetReindexRunRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetReindexRunRequest>): GetReindexRunRequest {
+    const message = createBaseGetReindexRunRequest();
+    message.run = object.run ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetReindexRunResponse(): GetReindexRunResponse {
+  return {
+    run: 0,
+    startedAt: undefined,
+    updatedAt: undefined,
+    expectedDocuments: 0,
+    indexedDocuments: 0,
+    embeddedDocuments: 0,
+    embedder: "",
+    pruned: false,
+    removed: 0,
+  };
+}
+
+export const GetReindexRunResponse: MessageFns<GetReindexRunResponse> = {
+  encode(message: GetReindexRunResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.run !== 0) {
+      writer.uint32(8).uint64(message.run);
+    }
+    if (message.startedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.startedAt), writer.uint32(18).fork()).join();
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(26).fork()).join();
+    }
+    if (message.expectedDocuments !== 0) {
+      writer.uint32(32).uint64(message.expectedDocuments);
+    }
+    if (message.indexedDocuments !== 0) {
+      writer.uint32(40).uint64(message.indexedDocuments);
+    }
+    if (message.embeddedDocuments !== 0) {
+      writer.uint32(48).uint64(message.embeddedDocuments);
+    }
+    if (message.embedder !== "") {
+      writer.uint32(58).string(message.embedder);
+    }
+    if (message.pruned !== false) {
+      writer.uint32(64).bool(message.pruned);
+    }
+    if (message.removed !== 0) {
+      writer.uint32(72).uint32(message.removed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetReindexRunResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetReindexRunResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.run = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.startedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.expectedDocuments = longToNumber(reader.uint64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.indexedDocuments = longToNumber(reader.uint64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.embeddedDocuments = longToNumber(reader.uint64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.embedder = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.pruned = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.removed = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetReindexRunResponse {
+    return {
+      run: isSet(object.run) ? globalThis.Number(object.run) : 0,
+      startedAt: isSet(object.startedAt)
+        ? globalThis.String(object.startedAt)
+        : isSet(object.started_at)
+        ? globalThis.String(object.started_at)
+        : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : undefined,
+      expectedDocuments: isSet(object.expectedDocuments)
+        ? globalThis.Number(object.expectedDocuments)
+        : isSet(object.expected_documents)
+        ? globalThis.Number(object.expected_documents)
+        : 0,
+      indexedDocuments: isSet(object.indexedDocuments)
+        ? globalThis.Number(object.indexedDocuments)
+        : isSet(object.indexed_documents)
+        ? globalThis.Number(object.indexed_documents)
+        : 0,
+      embeddedDocuments: isSet(object.embeddedDocuments)
+        ? globalThis.Number(object.embeddedDocuments)
+        : isSet(object.embedded_documents)
+        ? globalThis.Number(object.embedded_documents)
+        : 0,
+      embedder: isSet(object.embedder) ? globalThis.String(object.embedder) : "",
+      pruned: isSet(object.pruned) ? globalThis.Boolean(object.pruned) : false,
+      removed: isSet(object.removed) ? globalThis.Number(object.removed) : 0,
+    };
+  },
+
+  toJSON(message: GetReindexRunResponse): unknown {
+    const obj: any = {};
+    if (message.run !== 0) {
+      obj.run = Math.round(message.run);
+    }
+    if (message.startedAt !== undefined) {
+      obj.startedAt = message.startedAt;
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt;
+    }
+    if (message.expectedDocuments !== 0) {
+      obj.expectedDocuments = Math.round(message.expectedDocuments);
+    }
+    if (message.indexedDocuments !== 0) {
+      obj.indexedDocuments = Math.round(message.indexedDocuments);
+    }
+    if (message.embeddedDocuments !== 0) {
+      obj.embeddedDocuments = Math.round(message.embeddedDocuments);
+    }
+    if (message.embedder !== "") {
+      obj.embedder = message.embedder;
+    }
+    if (message.pruned !== false) {
+      obj.pruned = message.pruned;
+    }
+    if (message.removed !== 0) {
+      obj.removed = Math.round(message.removed);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetReindexRunResponse>): GetReindexRunResponse {
+    return GetReindexRunResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetReindexRunResponse>): GetReindexRunResponse {
+    const message = createBaseGetReindexRunResponse();
+    message.run = object.run ?? 0;
+    message.startedAt = object.startedAt ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    message.expectedDocuments = object.expectedDocuments ?? 0;
+    message.indexedDocuments = object.indexedDocuments ?? 0;
+    message.embeddedDocuments = object.embeddedDocuments ?? 0;
+    message.embedder = object.embedder ?? "";
+    message.pruned = object.pruned ?? false;
+    message.removed = object.removed ?? 0;
+    return message;
+  },
+};
+
 /** Asynchronous expert search over the search service's own corpus. */
 export type SearchServiceDefinition = typeof SearchServiceDefinition;
 export const SearchServiceDefinition = {
@@ -2034,6 +2382,18 @@ export const SearchServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * How far a re-index run has got (the newest run when run is 0): what the operator's CLI polls
+     * and prints while the run goes on.
+     */
+    getReindexRun: {
+      name: "GetReindexRun",
+      requestType: GetReindexRunRequest as typeof GetReindexRunRequest,
+      requestStream: false,
+      responseType: GetReindexRunResponse as typeof GetReindexRunResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -2072,6 +2432,14 @@ export interface SearchServiceImplementation<CallContextExt = {}> {
     request: PruneDocumentsRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<PruneDocumentsResponse>>;
+  /**
+   * How far a re-index run has got (the newest run when run is 0): what the operator's CLI polls
+   * and prints while the run goes on.
+   */
+  getReindexRun(
+    request: GetReindexRunRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<GetReindexRunResponse>>;
 }
 
 export interface SearchServiceClient<CallOptionsExt = {}> {
@@ -2109,6 +2477,14 @@ export interface SearchServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<PruneDocumentsRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<PruneDocumentsResponse>;
+  /**
+   * How far a re-index run has got (the newest run when run is 0): what the operator's CLI polls
+   * and prints while the run goes on.
+   */
+  getReindexRun(
+    request: DeepPartial<GetReindexRunRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<GetReindexRunResponse>;
 }
 
 function floatToJson(value: number | null | undefined): number | string | null | undefined {
