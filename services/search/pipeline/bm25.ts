@@ -16,8 +16,14 @@ export const B = 0.75;
  */
 export const LABEL_WEIGHT = { A: 2, B: 1.5, C: 1, D: 1 } as const;
 
-/** Terms scored at most (the rarest first): each costs a ts_rank call per matching row. */
+/** Terms retrieval scores at most (the rarest first): each costs a ts_rank call per matching row. */
 export const MAX_SCORED_TERMS = 12;
+/**
+ * Terms the reranker scores at most: every term of a pasted abstract, since it reads only the
+ * ≤ 200 fused candidates. Scoring only the 12 rarest dropped the signal of a long query's commoner
+ * words (a paper's field: "network", "learning").
+ */
+export const MAX_RERANK_TERMS = 40;
 /**
  * Candidates come from the query's rarer terms: those in at most this share of the corpus (the
  * rarest term always). A term in most documents adds little to any score and would make every
@@ -39,6 +45,8 @@ export interface QueryTerm {
 export interface QueryStats {
   /** Terms found in the searched corpora, rarest first (at most MAX_SCORED_TERMS). */
   terms: QueryTerm[];
+  /** The same, at most MAX_RERANK_TERMS: what the reranker scores candidates with. */
+  rerankTerms: QueryTerm[];
   /** Of those, the ones candidates are retrieved by. */
   candidateTerms: QueryTerm[];
   docs: number;
@@ -73,14 +81,16 @@ export async function queryStats(db: Queryable, text: string, corpora: readonly 
   );
   const docs = Number(rows[0]?.docs ?? 0);
   const length = Number(rows[0]?.length ?? 0);
-  const terms = rows
+  let terms = rows
     .filter((r) => Number(r.df) > 0)
     .map((r) => ({ term: r.term, df: Number(r.df), idf: idf(docs, Number(r.df)) }))
     .sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1))
-    .slice(0, MAX_SCORED_TERMS);
+    .slice(0, MAX_RERANK_TERMS);
+  const rerankTerms = terms;
+  terms = rerankTerms.slice(0, MAX_SCORED_TERMS);
   const rarest = terms[0]?.df ?? 0;
   const candidateTerms = terms.filter((t) => t.df <= Math.max(rarest, CANDIDATE_MAX_SHARE * docs)).slice(0, MAX_CANDIDATE_TERMS);
-  return { terms, candidateTerms, docs, avgLength: docs > 0 ? Math.max(length / docs, 1) : 1 };
+  return { terms, rerankTerms, candidateTerms, docs, avgLength: docs > 0 ? Math.max(length / docs, 1) : 1 };
 }
 
 /** A lexeme as a tsquery operand: quoted, so the cast takes it verbatim (no parsing, no stemming). */
