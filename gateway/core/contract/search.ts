@@ -66,10 +66,11 @@ export const SearchMatch = z
     score: z
       .number()
       .describe(
-        'Relevance, 0 to 1, higher is better; matches come best first. It blends how much of the query the profile holds (weighted by field: ' +
-          'name and headline above organization and location, above bio), agreement between the retrieval methods, similarity in meaning and ' +
-          'name resemblance. Scores compare matches of one search, not across searches. On the demo data a profile holding every word of ' +
-          'the query scores about 0.5–0.7, one holding a single word of several about 0.2–0.4; `weak_match` says when a match is poor.',
+        'Relevance, 0 to 1, higher is better; matches come best first. It blends a BM25 score of the query\'s words in the profile ' +
+          '(rarer words weigh more; name and headline above organization and location, above bio), similarity in meaning, agreement ' +
+          'between the retrieval methods, name resemblance and, when the query names a place, being located there. Scores compare ' +
+          'matches of one search, not across searches. On the demo data the people a searcher expects score about 0.5–0.8, partial ' +
+          'matches about 0.2–0.5; `weak_match` says when a match is poor.',
       ),
     semantic_score: z.number().describe('Similarity in meaning between the query and the profile, 0 to 1.'),
     explanation: z

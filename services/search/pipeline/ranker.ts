@@ -105,7 +105,8 @@ const EXPANSION_CEILING = 0.9 * Math.min(...Object.values(FIELD_WEIGHT));
 const WEAK_COVERAGE = 0.25;
 
 /**
- * Features → score: 0 to 1, plus up to `place` when the query names a place the person is in.
+ * Features → score, 0 to 1: the weights sum to 1, and `place` (a person in a place the query
+ * names) is added over them and the sum divided by 1 + `place` when the query names a place.
  * `bm25` is the person's BM25F score over the query's terms relative to the best candidate's;
  * `semantic` the GloVe similarity; `coverage` credits what BM25 cannot see (WordNet expansions:
  * "heart doctor" → cardiologist). Chosen on the generated suite, the searcher's-words requests and
@@ -441,8 +442,11 @@ export class Ranker implements SearchPipeline {
         const nameOrg = Math.max(nameSim, orgSim);
         const semantic = Math.max(0, cosine(queryVector, vectors[i]!));
         const bm25 = maxBm25 > 0 ? Math.min(1, person.bm25 / maxBm25) : 0;
+        // Divided by the weights in play, so the score stays 0 to 1 whether or not a place is named.
+        const weights = 1 + (context.places && context.places.length > 0 ? W.place : 0);
         const score =
-          W.fusion * (person.rrf / context.maxRrf) + W.bm25 * bm25 + W.coverage * coverage.score + W.semantic * semantic + W.nameOrg * (nameOrg >= 0.5 ? nameOrg : 0) + W.place * coverage.placeBoost;
+          (W.fusion * (person.rrf / context.maxRrf) + W.bm25 * bm25 + W.coverage * coverage.score + W.semantic * semantic + W.nameOrg * (nameOrg >= 0.5 ? nameOrg : 0) + W.place * coverage.placeBoost) /
+          weights;
         const weak = coverage.evidence < WEAK_COVERAGE && nameOrg < 0.5;
         top.offer({ person, parts: parts[i]!, coverage, nameSim, orgSim, semantic, score, rerank: null, weak });
       });
