@@ -114,7 +114,8 @@ describe('access token audiences: the MCP resource and the REST API', () => {
       execFile(
         process.execPath,
         [tsxCli, adminCli, ...args],
-        { cwd: repo, env: { ...process.env, ...sys.env, LOG_LEVEL: 'silent' }, timeout: 30_000 },
+        // The operator's MCP_PORT is the port the server bound (it was started with 0).
+        { cwd: repo, env: { ...process.env, ...sys.env, MCP_PORT: new URL(mcpUrl).port, LOG_LEVEL: 'silent' }, timeout: 30_000 },
         (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );
     });
