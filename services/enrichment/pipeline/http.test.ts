@@ -59,8 +59,9 @@ describe('JsonClient', () => {
   });
 
   it('fails fast on an unreachable host after its retries', async () => {
-    // Port 1 (tcpmux) has no listener: a port found free and released could be taken meanwhile.
-    const client = new JsonClient({ baseUrl: 'http://127.0.0.1:1', timeoutMs: 1000, retries: 2 });
+    // Port 2 has no listener and, being privileged, is never handed out as an ephemeral port (a port
+    // found free and released could be taken meanwhile); port 1 is on fetch's list of bad ports.
+    const client = new JsonClient({ baseUrl: 'http://127.0.0.1:2', timeoutMs: 1000, retries: 2 });
     const started = performance.now();
     const error = await client.get('/anything').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
