@@ -514,6 +514,27 @@ describe.each(storeNames())('member writes on %s', (store) => {
           await db.end();
         }
       });
+
+      it('a retried erasure finds the membership gone, still erases what was written meanwhile, and answers 404', async () => {
+        const res = await add(k.manager, 'c_bio', { members: [{ email: 'late.write@example.org', name: 'Late Write' }] });
+        const id = res.body.results[0].profile_id;
+        await add(k.manager, 'c_chem', { members: [{ email: 'late.write@example.org' }] });
+        expect((await erase(k.manager, 'c_bio', id)).status).toBe(200);
+        const db = new pg.Client({ connectionString: sys.env.DATABASE_URL });
+        await db.connect();
+        try {
+          // What a crash between the membership's removal and the erasure's last step could leave.
+          await db.query(`INSERT INTO search.documents (community_id, profile_id, name) VALUES ('c_bio', $1, 'Late Write')`, [id]);
+          await db.query(`INSERT INTO enrichment.member_enrichment (community_id, profile_id, depth, data) VALUES ('c_bio', $1, 'quick', '{"k":1}')`, [id]);
+          expect((await erase(k.manager, 'c_bio', id)).status).toBe(404);
+          const docs = await db.query('SELECT community_id FROM search.documents WHERE profile_id = $1', [id]);
+          expect(docs.rows.map((r) => r.community_id)).toEqual(['c_chem']);
+          const data = await db.query('SELECT community_id FROM enrichment.member_enrichment WHERE profile_id = $1', [id]);
+          expect(data.rows).toEqual([]);
+        } finally {
+          await db.end();
+        }
+      });
     }
   });
 });

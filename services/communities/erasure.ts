@@ -32,11 +32,16 @@ export async function eraseMember(
   requestId: string,
 ): Promise<ErasureOutcome> {
   const { deps } = context;
-  if (!(await context.repo.findMembership(communityId, profileId))) {
-    throw domainError('not_found', `profile ${profileId} is not a member of community ${communityId}`);
-  }
   const log = deps.logger.child({ requestId, communityId, profileId });
   const options = await asCommunitiesService(context, requestId);
+  if (!(await context.repo.findMembership(communityId, profileId))) {
+    // A retry after a crash between the membership's removal and step 4 lands here: what an index
+    // call or a run wrote meanwhile is erased now (both steps are idempotent and touch only this
+    // community's data of this person), then the answer is the 404 of a non-member.
+    await deps.clients.search.eraseDocuments({ communityId, profileId }, options).catch(relayOrUnavailable);
+    await deps.clients.enrichment.eraseMemberEnrichment({ communityId, profileId }, options).catch(relayOrUnavailable);
+    throw domainError('not_found', `profile ${profileId} is not a member of community ${communityId}`);
+  }
 
   const search = await deps.clients.search.eraseDocuments({ communityId, profileId }, options).catch(relayOrUnavailable);
   log.info({ step: 'search', erased: search.erased }, 'erasure step done');
