@@ -4,23 +4,12 @@
 // a write still in flight when the sweep runs is waited for and kept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, storeNames } from '../../test/helpers/stores.js';
+import { memberDocument } from '../../test/helpers/search-documents.js';
 import type { Database } from '../kit/db/database.js';
 import { createSearchJobsRepository, type IndexedDocument } from './search-jobs.repository.js';
 
-function doc(community_id: string, profile_id: string, enrichment_text: string | null = null): IndexedDocument {
-  return {
-    community_id,
-    profile_id,
-    user_id: null,
-    name: `Person ${profile_id}`,
-    headline: null,
-    bio: null,
-    organization: null,
-    location: null,
-    avatar_url: null,
-    enrichment_text,
-  };
-}
+const doc = (community_id: string, profile_id: string, enrichment_text: string | null = null): IndexedDocument =>
+  memberDocument(community_id, profile_id, { enrichment_text });
 
 describe.each(storeNames())('search re-index sweep on %s', (store) => {
   let handle: Awaited<ReturnType<typeof openTestDatabase>>;

@@ -5,24 +5,12 @@
 // search.term_frequency (occurrences of one lexeme, read through ts_rank), against unnest().
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, storeNames } from '../../test/helpers/stores.js';
+import { memberDocument } from '../../test/helpers/search-documents.js';
 import type { Database } from '../kit/db/database.js';
 import { createSearchJobsRepository, type IndexedDocument } from './search-jobs.repository.js';
 
-function doc(community_id: string, profile_id: string, bio: string, more: Partial<IndexedDocument> = {}): IndexedDocument {
-  return {
-    community_id,
-    profile_id,
-    user_id: null,
-    name: `Person ${profile_id}`,
-    headline: 'Research scientist',
-    bio,
-    organization: null,
-    location: null,
-    avatar_url: null,
-    enrichment_text: null,
-    ...more,
-  };
-}
+const doc = (community_id: string, profile_id: string, bio: string, more: Partial<IndexedDocument> = {}): IndexedDocument =>
+  memberDocument(community_id, profile_id, { headline: 'Research scientist', bio, ...more });
 
 const RECOUNT = `
   SELECT 'corpus' AS kind, community_id, '' AS term, count(*)::bigint AS a, sum(doc_length)::bigint AS b

@@ -3,14 +3,14 @@
 // ones, and a document need not hold every word — on every store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, storeNames } from '../../../test/helpers/stores.js';
+import { memberDocument } from '../../../test/helpers/search-documents.js';
 import type { Database } from '../../kit/db/database.js';
 import { createSearchJobsRepository, type IndexedDocument } from '../search-jobs.repository.js';
 import { idf, queryStats } from './bm25.js';
 import { createSearchPipeline } from './index.js';
 
-function doc(community_id: string, profile_id: string, bio: string, headline = 'Researcher'): IndexedDocument {
-  return { community_id, profile_id, user_id: null, name: `Person ${profile_id}`, headline, bio, organization: null, location: null, avatar_url: null, enrichment_text: null };
-}
+const doc = (community_id: string, profile_id: string, bio: string, headline = 'Researcher'): IndexedDocument =>
+  memberDocument(community_id, profile_id, { headline, bio });
 
 describe.each(storeNames())('BM25 on %s', (store) => {
   let handle: Awaited<ReturnType<typeof openTestDatabase>>;
