@@ -6,17 +6,11 @@
 // from a bulk add (seed files, the operator), shows the profile as it is.
 import type { ProfileRow } from './community.repository.js';
 
-/** The add item as the community sent it (normalized identifiers, trimmed seed fields). */
-export interface Supplied {
-  name: string;
-  headline: string | null;
-  bio: string | null;
-  organization: string | null;
-  location: string | null;
-  email: string | null;
-  linkedin_url: string | null;
-  orcid: string | null;
-}
+/**
+ * The add item as the community sent it (normalized identifiers, trimmed seed fields): the profile
+ * fields an add item can carry, in the profile's own columns' types.
+ */
+export type Supplied = Pick<ProfileRow, 'name' | 'headline' | 'bio' | 'organization' | 'location' | 'email' | 'linkedin_url' | 'orcid'>;
 
 /** The profile as this community may see it, given the membership's `supplied` column. */
 export function asCommunitySees<P extends ProfileRow>(profile: P, supplied: Supplied | null | undefined): P {
