@@ -7,11 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
 import type { SeedInput } from '../services/admin/seed-schema.js';
 import { callAs, type CallOptions } from '../services/kit/grpc/client.js';
+import { startEnrichmentSystem, type EnrichmentSystem } from './helpers/enrichment-system.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
-import { startProviderReplay, type ProviderReplay } from './helpers/provider-replay.js';
 import { storeNames } from './helpers/stores.js';
-import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const ownerKey = liveKey();
 const DEEP_RATE = 8;
@@ -38,22 +37,13 @@ const seed: SeedInput = {
 const LAB = { type: OwnerType.OWNER_TYPE_ORGANIZATION, id: 'o_lab' };
 
 describe.each(storeNames())('overlapping enrichment runs on %s', (store) => {
-  let sys: TestSystem;
-  let replay: ProviderReplay;
+  let sys: EnrichmentSystem;
   let operator: CallOptions;
   beforeAll(async () => {
-    replay = await startProviderReplay();
-    sys = await startTestSystem({
-      store,
-      seed,
-      env: { ORCID_API_URL: replay.orcidUrl, OPENALEX_API_URL: replay.openAlexUrl, ENRICHMENT_HTTP_RETRIES: '0' },
-    });
+    sys = await startEnrichmentSystem({ store, seed });
     operator = await callAs(sys.signer, { kind: 'operator', actor: 'test' }, undefined, 10_000);
   });
-  afterAll(async () => {
-    await sys?.stop();
-    await replay?.close();
-  });
+  afterAll(async () => sys?.stop());
 
   const start = (body: unknown) => request(sys.restUrl, 'POST', '/v1/communities/c_lab/enrich', { headers: bearer(ownerKey), body });
   const poll = (runId: string) => request(sys.restUrl, 'GET', `/v1/communities/c_lab/enrich/runs/${runId}`, { headers: bearer(ownerKey) });

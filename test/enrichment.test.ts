@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
 import type { SeedInput } from '../services/admin/seed-schema.js';
 import { callAs, type CallOptions } from '../services/kit/grpc/client.js';
+import { startEnrichmentSystem, type EnrichmentSystem } from './helpers/enrichment-system.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
-import { FIXTURE_PEOPLE, startProviderReplay, type ProviderReplay } from './helpers/provider-replay.js';
+import { FIXTURE_PEOPLE } from './helpers/provider-replay.js';
 import { storeNames } from './helpers/stores.js';
-import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const k = {
   owner: liveKey(), read: liveKey(), poller: liveKey(), outsider: liveKey(), closed: liveKey(), jit: liveKey(),
@@ -96,22 +96,13 @@ const seed: SeedInput = {
 const LAB_MEMBERS = people.length + 1;
 
 describe.each(storeNames())('enrichment on %s', (store) => {
-  let sys: TestSystem;
-  let replay: ProviderReplay;
+  let sys: EnrichmentSystem;
   let operator: CallOptions;
   beforeAll(async () => {
-    replay = await startProviderReplay();
-    sys = await startTestSystem({
-      store,
-      seed,
-      env: { ORCID_API_URL: replay.orcidUrl, OPENALEX_API_URL: replay.openAlexUrl, ENRICHMENT_HTTP_RETRIES: '0' },
-    });
+    sys = await startEnrichmentSystem({ store, seed });
     operator = await callAs(sys.signer, { kind: 'operator', actor: 'test' }, undefined, 10_000);
   });
-  afterAll(async () => {
-    await sys?.stop();
-    await replay?.close();
-  });
+  afterAll(async () => sys?.stop());
 
   const enrich = (secret: string, community: string, body?: unknown, headers: Record<string, string> = {}) =>
     request(sys.restUrl, 'POST', `/v1/communities/${community}/enrich`, { headers: { ...bearer(secret), ...headers }, body });

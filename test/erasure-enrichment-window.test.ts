@@ -13,11 +13,10 @@
 //   its result only after the erasure is complete.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../services/admin/seed-schema.js';
+import { startEnrichmentSystem, type EnrichmentSystem } from './helpers/enrichment-system.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
-import { startProviderReplay, type ProviderReplay } from './helpers/provider-replay.js';
 import { storeNames } from './helpers/stores.js';
-import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const secret = liveKey();
 const COMMUNITY = 'c_glacier';
@@ -57,23 +56,16 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T 
 }
 
 describe.each(storeNames())('erasure racing an enrichment run on %s', (store) => {
-  let sys: TestSystem;
-  let replay: ProviderReplay;
+  let sys: EnrichmentSystem;
   let release!: () => void;
   const hold = new Promise<void>((resolve) => (release = resolve));
   beforeAll(async () => {
-    replay = await startProviderReplay({ hold });
-    sys = await startTestSystem({
-      store,
-      seed,
-      // A long provider timeout: the held answer must not time out on a busy machine.
-      env: { ORCID_API_URL: replay.orcidUrl, OPENALEX_API_URL: replay.openAlexUrl, ENRICHMENT_HTTP_RETRIES: '0', ENRICHMENT_HTTP_TIMEOUT_MS: '60000' },
-    });
+    // A long provider timeout: the held answer must not time out on a busy machine.
+    sys = await startEnrichmentSystem({ store, seed, replay: { hold }, env: { ENRICHMENT_HTTP_TIMEOUT_MS: '60000' } });
   }, 120_000);
   afterAll(async () => {
     release?.();
     await sys?.stop();
-    await replay?.close();
   });
 
   const call = (method: string, path: string, body?: unknown) => request(sys.restUrl, method, path, { headers: bearer(secret), body });
@@ -100,7 +92,7 @@ describe.each(storeNames())('erasure racing an enrichment run on %s', (store) =>
           const answer = await target.eraseMemberEnrichment(...args);
           if (args[0].profileId === PERSON && ++window.erases === 1) {
             window.start = await call('POST', `/v1/communities/${COMMUNITY}/enrich`, { depth: 'standard', profile_ids: [PERSON] });
-            window.workerInProviders = await waitFor('the worker to call a provider', () => (replay.requests.length > 0 ? true : undefined)).catch(() => false);
+            window.workerInProviders = await waitFor('the worker to call a provider', () => (sys.replay.requests.length > 0 ? true : undefined)).catch(() => false);
           }
           return answer;
         };
