@@ -261,3 +261,42 @@ export function summary(w: ChaosWorkload, charged: { searches: number; enriched:
     erasures: w.erasures.length,
   });
 }
+
+/**
+ * Once every keyed call has its final answer: each key replays that answer; the erasures and the
+ * searches are finished; and the stored state is exact — every erasure complete, the workers quiet,
+ * every run finished, the ledger matching the work, and the billing reconcile (run against the
+ * system `reconcileEnv` points at) finding no mismatch. Logs what the run exercised.
+ */
+export async function expectExactAfterChaos(
+  w: ChaosWorkload,
+  sql: pg.Client,
+  baseUrl: string,
+  secret: string,
+  communityId: string,
+  reconcileEnv: Record<string, string>,
+): Promise<void> {
+  for (const call of w.calls) {
+    const again = await send(baseUrl, secret, 'POST', call.path, call.body, call.key);
+    expect(again.status, call.key).toBe(call.answer.status);
+    expect(again.headers?.get('idempotent-replayed'), call.key).toBe('true');
+    expect(again.body, call.key).toEqual(call.answer.body);
+  }
+  const erasures = await settleErasures(w, baseUrl, secret, communityId);
+  expect(erasures.size).toBeGreaterThan(0);
+  const searches = await settleSearches(w, baseUrl, secret, 60_000);
+  expect(searches.size).toBeGreaterThan(0);
+
+  await expectErasuresComplete(w, sql, baseUrl, secret, communityId);
+  expect(await waitForQuiet(sql, 60_000)).toEqual({ openRuns: 0, unchargedItems: 0, openSearches: 0, unchargedSearches: 0 });
+  expect(w.runIds.size).toBeGreaterThan(0);
+  await expectRunsFinished(w, baseUrl, secret, communityId);
+  const charged = await expectLedgerMatchesWork(sql);
+  expect(charged.enriched).toBeGreaterThan(0);
+
+  const reconcile = await reconcileCli(reconcileEnv);
+  expect(reconcile.stderr).toBe('');
+  expect(reconcile.code).toBe(0);
+  expect(JSON.parse(reconcile.stdout).mismatches).toEqual([]);
+  console.info(`chaos: ${summary(w, charged)}`);
+}
