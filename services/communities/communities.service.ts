@@ -11,7 +11,7 @@ import {
 import { computeReach } from './reach.js';
 import { createEnrichmentSupportHandlers } from './enrichment-support.handlers.js';
 import { createMemberWriteHandlers } from './member-write.handlers.js';
-import { startPlaceholderSweeper } from './placeholders.js';
+import { startTaskSweeper } from './task-sweeper.js';
 import { createRosterHandlers } from './roster.handlers.js';
 import { indexMemberships, indexProfile, reindexAll } from './search-index.js';
 import type { CommunitiesDeps, HandlerContext } from './handler-context.js';
@@ -199,7 +199,7 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       applyOwnEnrichment: ['service'],
     },
   };
-  // Finishes placeholder-account work an add or erasure could not (member-write: placeholders.ts).
-  const sweeper = startPlaceholderSweeper(context);
+  // Finishes placeholder-account work and erasure follow-ups an add or erasure could not (task-sweeper.ts).
+  const sweeper = startTaskSweeper(context, { atStart: true });
   return { registration, stop: () => sweeper.stop() };
 }

@@ -4,18 +4,21 @@
 // completes:
 //   1. search:      this community's documents (embeddings) of the person;
 //   2. enrichment:  this community's enrichment data of the person;
-//   3. communities: one transaction — the membership (with the community's source identifier);
-//                   and, for an unclaimed placeholder now in no community, its profile row plus a
-//                   durable task to delete its auth account;
-//   4. search and enrichment: once more, best effort, for a document indexed or a run's items
-//                   created while steps 1-3 ran (a run started between steps 2 and 3 selected the
-//                   person while still a member; erasing again marks its item erased, so the run
-//                   never writes the data back);
+//   3. communities: one transaction — the membership (with the community's source identifier),
+//                   a durable follow-up for step 4, and, for an unclaimed placeholder now in no
+//                   community, its profile row plus a durable task to delete its auth account;
+//   4. search and enrichment: once more, for a document indexed or a run's items created while
+//                   steps 1-3 ran (a run started between steps 2 and 3 selected the person while
+//                   still a member; erasing again marks its item erased, so the run never writes the
+//                   data back). Attempted right away; what fails (or a crash) is left to the
+//                   sweeper through its follow-up row (erasure-followup.ts), never lost;
 //   5. identity:    the placeholder's auth account, best effort (a failure leaves the task to the
 //                   sweeper and answers auth_account_deleted = false; the erasure is complete).
 // A claimed person's account and profile are never touched; other communities' data is untouched.
 import type { HandlerContext } from './handler-context.js';
 import { domainError } from '../kit/grpc/errors.js';
+import { createErasureFollowupRepository } from './erasure-followup.repository.js';
+import { runErasureFollowup } from './erasure-followup.js';
 import { createMemberWriteRepository } from './member-write.repository.js';
 import { runDeleteAccount } from './placeholders.js';
 import { asCommunitiesService, relayOrUnavailable } from './remote.js';
@@ -36,10 +39,12 @@ export async function eraseMember(
   const options = await asCommunitiesService(context, requestId);
   if (!(await context.repo.findMembership(communityId, profileId))) {
     // A retry after a crash between the membership's removal and step 4 lands here: what an index
-    // call or a run wrote meanwhile is erased now (both steps are idempotent and touch only this
-    // community's data of this person), then the answer is the 404 of a non-member.
+    // call or a run wrote meanwhile is erased now rather than at the sweeper's next pass (both steps
+    // are idempotent and touch only this community's data of this person), then the answer is the
+    // 404 of a non-member.
     await deps.clients.search.eraseDocuments({ communityId, profileId }, options).catch(relayOrUnavailable);
     await deps.clients.enrichment.eraseMemberEnrichment({ communityId, profileId }, options).catch(relayOrUnavailable);
+    await createErasureFollowupRepository(deps.db).remove(communityId, profileId);
     throw domainError('not_found', `profile ${profileId} is not a member of community ${communityId}`);
   }
 
@@ -53,6 +58,7 @@ export async function eraseMember(
     // Locked first: a concurrent add of this person (any community) waits, or finds no profile.
     const profile = await writes.lockProfile(profileId);
     const deleted = await writes.deleteMembership(communityId, profileId);
+    await createErasureFollowupRepository(tx).add(communityId, profileId);
     if (!profile || profile.user_id || (await writes.hasAnyMembership(profileId))) return { deleted, cleanup: undefined };
     // An unclaimed placeholder in no community any more: its profile carries only what the
     // communities supplied, so it goes; its auth account follows through a durable task.
@@ -66,16 +72,8 @@ export async function eraseMember(
 
   // Once more, now that no one can index the person here any longer (indexing checks the
   // membership): a document an enrichment run or an add indexed between step 1 and the membership's
-  // removal goes too. Best effort — the membership is gone, so a retry of the erasure would not
-  // come back here; a failure is logged for the operator.
-  await deps.clients.search.eraseDocuments({ communityId, profileId }, options).then(
-    (again) => log.info({ step: 'search_again', erased: again.erased }, 'erasure step done'),
-    (err: unknown) => log.error({ err }, 'erasure: the second search erase failed; a late search document may remain'),
-  );
-  await deps.clients.enrichment.eraseMemberEnrichment({ communityId, profileId }, options).then(
-    (again) => log.info({ step: 'enrichment_again', erased: again.erased }, 'erasure step done'),
-    (err: unknown) => log.error({ err }, 'erasure: the second enrichment erase failed; a run started during the erasure may write data back'),
-  );
+  // removal goes too. A failure leaves the follow-up to the sweeper; the answer does not wait for it.
+  await runErasureFollowup(context, communityId, profileId, requestId);
 
   let authAccountDeleted = false;
   if (removed.cleanup) {

@@ -2,15 +2,14 @@
 // unreachable, a crash between the commit and the call) the sweeper finishes, and an account
 // created for a profile erased meanwhile is removed again.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { communitiesContext } from '../../test/helpers/communities-context.js';
 import { openTestDatabase } from '../../test/helpers/stores.js';
 import type { Database } from '../kit/db/database.js';
-import { createLogger } from '../kit/logger.js';
 import type { ServiceClients } from '../kit/grpc/client.js';
-import type { TokenSigner } from '../kit/grpc/caller-token.js';
-import { createCommunityRepository } from './community.repository.js';
 import type { HandlerContext } from './handler-context.js';
 import { createMemberWriteRepository } from './member-write.repository.js';
-import { runCreateAccount, runDeleteAccount, startPlaceholderSweeper } from './placeholders.js';
+import { runCreateAccount, runDeleteAccount } from './placeholders.js';
+import { startTaskSweeper } from './task-sweeper.js';
 
 describe('placeholder-account tasks', () => {
   let db: Database;
@@ -36,16 +35,7 @@ describe('placeholder-account tasks', () => {
         return { deleted: accounts.delete(request.profileId) };
       },
     };
-    const deps = {
-      db,
-      clients: { identity } as unknown as ServiceClients,
-      signer: { sign: async () => 'token' } as unknown as TokenSigner,
-      deadlineMs: 1000,
-      logger: createLogger('silent'),
-      pepper: 'x'.repeat(32),
-    };
-    const repo = createCommunityRepository(db);
-    context = { deps, repo, reachDeps: { db, clients: deps.clients, signer: deps.signer, deadlineMs: 1000 } };
+    context = communitiesContext(db, { identity } as unknown as Partial<ServiceClients>);
   });
   afterAll(async () => close());
   beforeEach(() => {
@@ -66,7 +56,7 @@ describe('placeholder-account tasks', () => {
     expect(await runCreateAccount(context, 'p_one')).toBe(false);
     expect(await tasks()).toEqual([{ kind: 'create_account', profile_id: 'p_one', attempts: 1 }]);
     identityDown = false;
-    const sweeper = startPlaceholderSweeper(context, { intervalMs: 60_000, graceMs: 0 });
+    const sweeper = startTaskSweeper(context, { intervalMs: 60_000, graceMs: 0 });
     await sweeper.sweep();
     await sweeper.stop();
     expect(await tasks()).toEqual([]);
@@ -91,7 +81,7 @@ describe('placeholder-account tasks', () => {
     expect(await runDeleteAccount(context, 'p_gone', 'u_ph_p_gone')).toBeUndefined();
     expect(await tasks()).toEqual([{ kind: 'delete_account', profile_id: 'p_gone', attempts: 1 }]);
     identityDown = false;
-    const sweeper = startPlaceholderSweeper(context, { intervalMs: 60_000, graceMs: 0 });
+    const sweeper = startTaskSweeper(context, { intervalMs: 60_000, graceMs: 0 });
     await sweeper.sweep();
     await sweeper.stop();
     expect(accounts.has('p_gone')).toBe(false);
@@ -100,7 +90,7 @@ describe('placeholder-account tasks', () => {
 
   it('leaves young tasks to their inline attempt', async () => {
     await newPlaceholder('p_young');
-    const sweeper = startPlaceholderSweeper(context, { intervalMs: 60_000, graceMs: 60_000 });
+    const sweeper = startTaskSweeper(context, { intervalMs: 60_000, graceMs: 60_000 });
     await sweeper.sweep();
     await sweeper.stop();
     expect(await tasks()).toEqual([{ kind: 'create_account', profile_id: 'p_young', attempts: 0 }]);

@@ -1,7 +1,7 @@
 // Placeholder auth accounts (identity service) of unclaimed profiles created by a bulk add, and
 // their removal when an erasure leaves such a profile in no community. The work is recorded as a
 // task in the same transaction as the profile change (communities.placeholder_tasks), attempted
-// right after the commit, and retried by a background sweeper until it succeeds — so a crash or
+// right after the commit, and retried by the background sweeper (task-sweeper.ts) until it succeeds — so a crash or
 // an unreachable identity service delays it but never loses it. Both identity calls are
 // idempotent by profile id, so doing a task twice is harmless.
 import type { HandlerContext } from './handler-context.js';
@@ -69,44 +69,11 @@ async function runTask(context: HandlerContext, task: PlaceholderTaskRow): Promi
   else await runDeleteAccount(context, task.profile_id, task.user_id);
 }
 
-export interface Sweeper {
-  /** One pass over the due tasks (tests and start-up). */
-  sweep(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-/**
- * Retries placeholder tasks the inline attempt could not finish (identity unreachable, or the
- * process died between the commit and the call). Tasks younger than `graceMs` are left to their
- * inline attempt. Several replicas may sweep at once: every task is idempotent.
- */
-export function startPlaceholderSweeper(context: HandlerContext, options: { intervalMs?: number; graceMs?: number } = {}): Sweeper {
-  const intervalMs = options.intervalMs ?? 30_000;
-  const graceMs = options.graceMs ?? 10_000;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  const sweep = async () => {
-    if (stopped) return;
-    const tasks = await createMemberWriteRepository(context.deps.db).dueTasks(graceMs, 100);
-    for (const task of tasks) {
-      if (stopped) return;
-      await runTask(context, task);
-    }
-  };
-  const tick = () => {
-    if (running || stopped) return;
-    running = sweep()
-      .catch((err) => context.deps.logger.warn({ err }, 'placeholder sweep failed'))
-      .finally(() => (running = undefined));
-  };
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
-  return {
-    sweep,
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+/** One pass over the tasks older than `graceMs` (younger ones are left to their inline attempt). */
+export async function sweepPlaceholderTasks(context: HandlerContext, graceMs: number, shouldStop: () => boolean): Promise<void> {
+  const tasks = await createMemberWriteRepository(context.deps.db).dueTasks(graceMs, 100);
+  for (const task of tasks) {
+    if (shouldStop()) return;
+    await runTask(context, task);
+  }
 }

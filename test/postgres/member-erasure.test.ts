@@ -1,6 +1,8 @@
 // The erasure saga across processes: with the enrichment process gone, an erasure fails part-way
 // (503) after erasing the search documents, leaving the enrichment data and — removed last — the
-// membership in place; once enrichment is back, the retry completes the erasure.
+// membership in place; once enrichment is back, the retry completes the erasure. And what a crash
+// right after the membership's removal leaves (the second erase owed, late-written data) is
+// finished by the communities process when it starts again, with no retry by the client.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,5 +90,34 @@ describe('erasure interrupted between its steps (multi-process)', () => {
 
     const again = await request(topology.restUrl, 'DELETE', `/v1/communities/c_bio/members/${id}`, { headers: bearer(secret) });
     expect(again.status).toBe(404);
+  });
+
+  it('a crash after the membership is removed: the restarted communities process finishes the second erase', async () => {
+    const added = await request(topology.restUrl, 'POST', '/v1/communities/c_bio/members', {
+      headers: bearer(secret),
+      body: { members: [{ email: 'crash.after@example.org', name: 'Crash After' }] },
+    });
+    expect(added.status).toBe(200);
+    const id: string = added.body.results[0].profile_id;
+    const erased = await request(topology.restUrl, 'DELETE', `/v1/communities/c_bio/members/${id}`, { headers: bearer(secret) });
+    expect(erased.status).toBe(200);
+    expect(await rows('SELECT 1 FROM communities.erasure_followups WHERE profile_id = $1', [id])).toHaveLength(0);
+
+    // The state a kill -9 between the membership's removal and the second erase leaves: the
+    // membership gone, its follow-up recorded (past the sweeper's grace), and what an index call and
+    // a run wrote while the erasure ran.
+    await topology.stopRole('communities');
+    await sql.query(`INSERT INTO communities.erasure_followups (community_id, profile_id, created_at) VALUES ('c_bio', $1, now() - interval '1 minute')`, [id]);
+    await sql.query(`INSERT INTO search.documents (community_id, profile_id, name) VALUES ('c_bio', $1, 'Crash After')`, [id]);
+    await sql.query(`INSERT INTO enrichment.member_enrichment (community_id, profile_id, depth, data) VALUES ('c_bio', $1, 'quick', '{}')`, [id]);
+    await topology.startRole('communities');
+
+    // Well inside the sweeper's 30 s interval: only its pass at start-up can finish this in time.
+    for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+      if ((await rows('SELECT 1 FROM communities.erasure_followups WHERE profile_id = $1', [id])).length === 0) break;
+    }
+    expect(await rows('SELECT 1 FROM communities.erasure_followups WHERE profile_id = $1', [id])).toHaveLength(0);
+    expect(await rows('SELECT 1 FROM search.documents WHERE profile_id = $1', [id])).toHaveLength(0);
+    expect(await rows('SELECT 1 FROM enrichment.member_enrichment WHERE profile_id = $1', [id])).toHaveLength(0);
   });
 });
