@@ -28,6 +28,7 @@ import type { Edge } from '../core/edge.js';
 import type { RateLimiter } from '../core/rate-limit/limiter.js';
 import { answerClientError } from '../core/client-error.js';
 import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../core/json-depth.js';
+import { logAccess } from '../core/access-log.js';
 import { requestIdFrom } from '../core/request-id.js';
 import { annotateRequest } from '../core/request-span.js';
 import { McpIdempotency } from './idempotency.js';
@@ -156,6 +157,16 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
     const requestId = requestIdFrom(req.headers['x-request-id']);
     res.setHeader('x-request-id', requestId);
     annotateRequest(req, requestId);
+    // The access log's line (gateway/core/access-log.ts), written once the answer has left.
+    const started = performance.now();
+    let known: Caller | undefined;
+    res.once('finish', () => {
+      if (!options.logger) return;
+      const route = (req.url ?? '').split('?')[0] === MCP_PATH ? MCP_PATH : 'unmatched';
+      logAccess(options.logger, {
+        surface: 'mcp', method: req.method ?? '', route, status: res.statusCode, durationMs: performance.now() - started, requestId, caller: known,
+      });
+    });
 
     // DNS rebinding: Host first, then Origin (browsers only).
     const hostname = hostnameOf(single(req.headers.host) ?? '');
@@ -208,6 +219,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
       return sendError(res, apiError, requestId);
     }
     annotateRequest(req, requestId, caller);
+    known = caller;
 
     if (req.method !== 'POST') {
       // Stateless: no standalone SSE stream (GET) and no session to end (DELETE).

@@ -9,7 +9,8 @@
 //   5. rate limits (every authenticated request counts), scopes, deprecation headers;
 //   6. idempotency (preHandler/onSend) on routes with config.idempotent — after every refusal above;
 //   7. routes, grouped by major version under its own prefix so a /v2 can be served beside /v1.
-// Every answer is counted and timed per route (services/kit/metrics.ts), and its trace spans carry
+// Every answer is counted and timed per route (services/kit/metrics.ts) and written to the access
+// log (gateway/core/access-log.ts: one line, Fastify's own request logging stays off), and its trace spans carry
 // the request id and the key id of the caller (gateway/core/request-span.ts, shared with MCP; never
 // the secret).
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
@@ -19,6 +20,7 @@ import { metrics, statusClass } from '../../services/kit/metrics.js';
 import type { Deprecation } from '../core/deprecations.js';
 import type { Edge } from '../core/edge.js';
 import type { RateLimiter } from '../core/rate-limit/limiter.js';
+import { logAccess } from '../core/access-log.js';
 import { answerClientError } from '../core/client-error.js';
 import { requestIdFrom } from '../core/request-id.js';
 import { annotateRequest } from '../core/request-span.js';
@@ -76,6 +78,15 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
     const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_class: statusClass(reply.statusCode) };
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    logAccess(options.logger, {
+      surface: 'rest',
+      method: request.method,
+      route: labels.route,
+      status: reply.statusCode,
+      durationMs: reply.elapsedTime,
+      requestId: request.id,
+      caller: request.caller,
+    });
   });
   app.register(cors, options.cors);
   app.register(authentication, { edge: options.edge });

@@ -11,6 +11,8 @@ export interface MainProcess {
   child: ChildProcess;
   restUrl: string;
   adminUrl: string;
+  /** The MCP endpoint's URL. */
+  mcpUrl: string;
   /** Where each service's gRPC server listens (as it reported). */
   grpcAddresses: Record<ServiceRole, string>;
   /** The tail of its stdout and stderr. */
@@ -73,6 +75,7 @@ export async function startMainProcess(env: Record<string, string>, timeoutMs = 
     child,
     restUrl,
     adminUrl,
+    mcpUrl: report.mcp ?? '',
     grpcAddresses: grpc as Record<ServiceRole, string>,
     output: () => tail,
     async kill(signal = 'SIGTERM') {
