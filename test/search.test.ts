@@ -23,7 +23,8 @@ import { createLogger } from '../services/kit/logger.js';
 import { createSearchPipeline } from '../services/search/pipeline/index.js';
 import type { SearchPipeline } from '../services/search/pipeline/pipeline.js';
 import { createJobRunner } from '../services/search/search-jobs.js';
-import { createSearchJobsRepository, type NewJob } from '../services/search/search-jobs.repository.js';
+import { createSearchCorpusRepository } from '../services/search/search-corpus.repository.js';
+import { createSearchJobQueue, createSearchJobsRepository, type NewJob } from '../services/search/search-jobs.repository.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { openTestDatabase, storeNames } from './helpers/stores.js';
@@ -417,7 +418,7 @@ describe.each(storeNames())('search worker on %s', (store) => {
   let handle: Awaited<ReturnType<typeof openTestDatabase>>;
   beforeAll(async () => {
     handle = await openTestDatabase(store);
-    await createSearchJobsRepository(handle.db).upsertDocuments([
+    await createSearchCorpusRepository(handle.db).upsertDocuments([
       { community_id: 'c_a', profile_id: 'p_x', user_id: null, name: 'Xena', headline: 'Pond ecologist', bio: null, organization: null,
         location: null, avatar_url: null, enrichment_text: null },
     ]);
@@ -444,7 +445,7 @@ describe.each(storeNames())('search worker on %s', (store) => {
   it('a job whose worker died (lease expired) is taken over by the next claim and completed; the dead claim cannot store', async () => {
     const repo = createSearchJobsRepository(handle.db);
     await repo.insert(job('srch_dead'));
-    const dead = await repo.claim(60_000, 3, 'srch_dead'); // this worker "dies": it never heartbeats or finishes
+    const dead = await createSearchJobQueue(handle.db, { leaseMs: 60_000, maxAttempts: 3 }).claim('srch_dead'); // this worker "dies": it never heartbeats or finishes
     expect(dead).toMatchObject({ status: 'running', attempts: 1 });
     const { r, charged } = runner();
     expect(await r.claimAndRun('srch_dead')).toBeUndefined(); // the lease still holds
@@ -454,15 +455,16 @@ describe.each(storeNames())('search worker on %s', (store) => {
     expect(done!.matches!.map((m) => m.profileId)).toEqual(['p_x']);
     expect(charged).toEqual(['srch_dead']);
     // The first worker wakes up: its claim is fenced off.
-    expect(await repo.complete('srch_dead', 1, [])).toBeUndefined();
+    expect(await createSearchJobQueue(handle.db, { leaseMs: 60_000, maxAttempts: 3 }).finish('srch_dead', 1, { status: 'complete', matches: '[]' })).toBeUndefined();
     expect((await repo.find('srch_dead'))!.matches).toHaveLength(1);
   });
 
   it('a job that keeps losing its worker fails after the last attempt, and is not charged', async () => {
     const repo = createSearchJobsRepository(handle.db);
     await repo.insert(job('srch_doomed'));
+    const queue = createSearchJobQueue(handle.db, { leaseMs: 60_000, maxAttempts: 2 });
     for (let i = 0; i < 2; i++) {
-      expect(await repo.claim(60_000, 2, 'srch_doomed')).toBeDefined();
+      expect(await queue.claim('srch_doomed')).toBeDefined();
       await expire('srch_doomed');
     }
     const { r, charged } = runner(undefined, 2);
