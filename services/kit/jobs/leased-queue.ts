@@ -1,13 +1,14 @@
-// A job queue kept in a table of the caller's, worked under leases: search jobs and
-// enrichment runs (docs/SEARCH.md, docs/ENRICHMENT.md); the worker loop over it is leased-worker.ts. A job is claimable while waiting, or while running with an
-// expired lease (its worker died: crash, deploy). A claim bumps `attempts`, which is that claim's
-// fencing token: heartbeats, hand-backs and the job's end are written only `WHERE attempts = <token>`,
-// so a worker that lost its lease can never overwrite the work of the claim that took over.
+// A job queue kept in a table of the caller's, worked under leases: search jobs and enrichment runs
+// (docs/SEARCH.md, docs/ENRICHMENT.md); the worker loop over it is leased-worker.ts. A job is
+// claimable while waiting, or while running with an expired lease (its worker died: crash,
+// deploy). A claim bumps `attempts`, which is that claim's fencing token: heartbeats, hand-backs
+// and the job's end are written only `WHERE attempts = <token>`, so a worker that lost its lease
+// can never overwrite the work of the claim that took over.
 //
-// The table needs the columns `id` (text), `status` (text, with 'running' for a held job),
-// `attempts` (integer), `error` (text), `lease_until`, `created_at` and `finished_at` (timestamptz). Claims use
-// `FOR UPDATE SKIP LOCKED`, which both stores (PostgreSQL and PGlite) run: two claimers never
-// wait on each other and never take the same job.
+// The table needs the columns `id` and `error` (text), `status` (text; 'running' while a claim
+// holds the job), `attempts` (integer), `lease_until`, `created_at` and `finished_at`
+// (timestamptz). Claims use `FOR UPDATE SKIP LOCKED`, which both stores (PostgreSQL and PGlite)
+// run: two claimers never wait on each other and never take the same job.
 import type { Queryable } from '../db/database.js';
 
 /** The columns every leased job row has. */
