@@ -144,6 +144,7 @@ export function createJobRunner(options: JobRunnerOptions) {
       return done && { done };
     },
     tick: worker.tick,
+    isStopping: worker.isStopping,
     chargeStored,
     start: worker.start,
     /** Stops claiming and waits a little for running jobs; one left running is claimable at once elsewhere. */

@@ -178,12 +178,13 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
    * poll, and only in this case: a job this process runs is answered by its worker (startSearch).
    * The store interface has no LISTEN/NOTIFY (PGlite is embedded: every worker of its store is in
    * this process), and a crossed wait is rare: it needs another replica's tick to claim a job in
-   * the moment between its insert and its claim here, or this claim's lease to be lost.
+   * the moment between its insert and its claim here, or this claim's lease to be lost. A process
+   * that is stopping claims nothing and answers at once (pending): another replica's tick takes the job.
    */
   async function watchElsewhere(row: JobRow, deadline: number): Promise<JobRow> {
     for (;;) {
       row = (await repo.find(row.id)) ?? row;
-      if (finished(row) || Date.now() >= deadline) return row;
+      if (finished(row) || Date.now() >= deadline || runner.isStopping()) return row;
       await new Promise((r) => setTimeout(r, Math.min(CROSS_PROCESS_POLL_MS, deadline - Date.now())));
     }
   }

@@ -123,6 +123,8 @@ export function createLeasedWorker<Row extends LeasedRow, R>(options: LeasedWork
     inProcess(id: string): Promise<R> | undefined {
       return inFlight.get(id);
     },
+    /** Whether stop() was called: nothing more is claimed here. */
+    isStopping: () => stopping,
     start() {
       timer ??= setInterval(() => void tick(), options.tickMs ?? 1000);
       timer.unref();
