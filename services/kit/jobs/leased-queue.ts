@@ -100,7 +100,11 @@ export function createLeasedQueue<Row extends LeasedRow>(db: Queryable, spec: Le
 
     /** Hands the lease of this claim back (a stopping process): the job is claimable at once. */
     async release(id: string, token: number): Promise<void> {
-      await db.query(`UPDATE ${t} SET lease_until = now() WHERE id = $1 AND attempts = $2 AND status = '${RUNNING}'`, [id, token]);
+      // Already past (not now(): the next statement's now() may be the same instant, and a claim needs it past).
+      await db.query(
+        `UPDATE ${t} SET lease_until = now() - interval '1 millisecond' WHERE id = $1 AND attempts = $2 AND status = '${RUNNING}'`,
+        [id, token],
+      );
     },
 
     /**
