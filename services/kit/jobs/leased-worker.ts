@@ -88,8 +88,8 @@ export function createLeasedWorker<Row extends LeasedRow, R>(options: LeasedWork
     // Removed only while it is this claim's: the same job may be claimed again here after a loss.
     const forget = () => inFlight.get(job.id) === done && inFlight.delete(job.id);
     void done.then(forget, (err: unknown) => {
-        forget();
-        log.error({ err, jobId: job.id, attempt: job.attempts }, 'job interrupted; it is retried after its lease');
+      forget();
+      log.error({ err, jobId: job.id, attempt: job.attempts }, 'job interrupted; it is retried after its lease');
     });
     return { id: job.id, token: job.attempts, done };
   }
