@@ -1,7 +1,7 @@
 // Expert search over real HTTP (docs/SEARCH.md): the request rules, the scope rules (spec rules
 // 2–7), jobs (200 complete, 202 pending then polling, fencing, expiry by 404), billing exactly once
 // (spec billing rules 3–5) and never for failures, a reach change between start and poll, MCP
-// parity; and, against the job store directly, a worker that died mid-search.
+// parity. The worker against the job store directly is services/search/search-jobs.test.ts.
 //
 // The product's ranking pipeline (services/search/pipeline) runs unchanged; this suite only wraps it
 // so that chosen queries wait for a gate (to observe a running job) or fail like a provider outage.
@@ -19,14 +19,10 @@ import { startMcpHttpServer, type RunningMcpServer } from '../gateway/mcp/server
 import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
 import type { SeedInput } from '../services/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
-import { createLogger } from '../services/kit/logger.js';
-import { createSearchPipeline } from '../services/search/pipeline/index.js';
 import type { SearchPipeline } from '../services/search/pipeline/pipeline.js';
-import { createJobRunner } from '../services/search/search-jobs.js';
-import { createSearchJobsRepository, type NewJob } from '../services/search/search-jobs.repository.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
-import { openTestDatabase, storeNames } from './helpers/stores.js';
+import { storeNames } from './helpers/stores.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 /** Test control of the wrapped pipeline: queries starting "gated" wait for the gate; "outage" fails. */
@@ -410,80 +406,5 @@ describe.each(storeNames())('expert search on %s', (store) => {
     expect(errorCode(await call('search_experts', { query: 'pond', scope: 'community', community_id: 'c_other' }))).toBe('forbidden');
     expect(errorCode(await call('get_search', { search_id: 'srch_unknown' }))).toBe('not_found');
     expect((await searchCharges()).filter((r) => r === `search:${toolId}`)).toHaveLength(1);
-  });
-});
-
-describe.each(storeNames())('search worker on %s', (store) => {
-  let handle: Awaited<ReturnType<typeof openTestDatabase>>;
-  beforeAll(async () => {
-    handle = await openTestDatabase(store);
-    await createSearchJobsRepository(handle.db).upsertDocuments([
-      { community_id: 'c_a', profile_id: 'p_x', user_id: null, name: 'Xena', headline: 'Pond ecologist', bio: null, organization: null,
-        location: null, avatar_url: null, enrichment_text: null },
-    ]);
-  });
-  afterAll(async () => handle?.close());
-
-  const job = (id: string): NewJob => ({
-    id, credentialId: 'k_1', caller: {}, query: 'pond ecologist', scope: 'community', namedCommunityId: 'c_a', communityIds: ['c_a'],
-    includePublic: false, reachIds: ['c_a'], limit: 10, payer: { type: 'user', id: 'u_1' },
-  });
-
-  function runner(pipeline: SearchPipeline = createSearchPipeline({ wordnet: false }), maxAttempts = 3) {
-    const charged: string[] = [];
-    const r = createJobRunner({
-      db: handle.db, pipeline, logger: createLogger('silent'), leaseMs: 60_000, maxAttempts,
-      charge: async (j) => void charged.push(j.id),
-    });
-    return { r, charged };
-  }
-  /** Time passes beyond the job's lease (its worker is gone). */
-  const expire = (id: string) =>
-    handle.db.query(`UPDATE search.search_jobs SET lease_until = now() - interval '1 second' WHERE id = $1`, [id]);
-
-  it('a job whose worker died (lease expired) is taken over by the next claim and completed; the dead claim cannot store', async () => {
-    const repo = createSearchJobsRepository(handle.db);
-    await repo.insert(job('srch_dead'));
-    const dead = await repo.claim(60_000, 3, 'srch_dead'); // this worker "dies": it never heartbeats or finishes
-    expect(dead).toMatchObject({ status: 'running', attempts: 1 });
-    const { r, charged } = runner();
-    expect(await r.claimAndRun('srch_dead')).toBeUndefined(); // the lease still holds
-    await expire('srch_dead');
-    const done = await r.claimAndRun('srch_dead');
-    expect(done).toMatchObject({ status: 'complete', attempts: 2 });
-    expect(done!.matches!.map((m) => m.profileId)).toEqual(['p_x']);
-    expect(charged).toEqual(['srch_dead']);
-    // The first worker wakes up: its claim is fenced off.
-    expect(await repo.complete('srch_dead', 1, [])).toBeUndefined();
-    expect((await repo.find('srch_dead'))!.matches).toHaveLength(1);
-  });
-
-  it('a job that keeps losing its worker fails after the last attempt, and is not charged', async () => {
-    const repo = createSearchJobsRepository(handle.db);
-    await repo.insert(job('srch_doomed'));
-    for (let i = 0; i < 2; i++) {
-      expect(await repo.claim(60_000, 2, 'srch_doomed')).toBeDefined();
-      await expire('srch_doomed');
-    }
-    const { r, charged } = runner(undefined, 2);
-    await r.tick();
-    expect(await repo.find('srch_doomed')).toMatchObject({ status: 'failed', attempts: 2 });
-    expect(charged).toEqual([]);
-  });
-
-  it('a pipeline failure fails the job, uncharged; a finished job expires an hour later', async () => {
-    const repo = createSearchJobsRepository(handle.db);
-    await repo.insert(job('srch_fail'));
-    const { r, charged } = runner({ provider: 'broken', rank: async () => Promise.reject(new Error('provider down')), storeVectors: async () => 0 });
-    expect(await r.claimAndRun('srch_fail')).toMatchObject({ status: 'failed' });
-    expect(charged).toEqual([]);
-    const row = (await repo.find('srch_fail'))!;
-    expect(row.expires_at!.getTime() - row.finished_at!.getTime()).toBe(3_600_000);
-    expect(await repo.findForCredential('srch_fail', 'k_1')).toBeDefined();
-    expect(await repo.findForCredential('srch_fail', 'k_other')).toBeUndefined();
-    await handle.db.query(`UPDATE search.search_jobs SET expires_at = now() - interval '1 second' WHERE id = 'srch_fail'`);
-    expect(await repo.findForCredential('srch_fail', 'k_1')).toBeUndefined();
-    await r.tick();
-    expect(await repo.find('srch_fail')).toBeUndefined();
   });
 });

@@ -7,7 +7,7 @@
 //   - a community enrichment run → that community's documents of the people it enriched.
 // Every path builds the document with documentOf. Enrichment text travels only with enrichment:
 // the other paths send '', which search's upsert reads as "keep the text you hold", so indexing a
-// profile again never wipes what a run added (services/search/search-jobs.repository.ts).
+// profile again never wipes what a run added (services/search/search-corpus.repository.ts).
 // Erasure removes a community's document itself (erasure.ts). A community's document of a person
 // holds what that community sees of them (member-view.ts); only the public corpus holds the profile.
 

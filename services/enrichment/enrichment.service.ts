@@ -51,8 +51,6 @@ const ITEMS_PAGE = 100;
 
 export function createEnrichmentService(deps: EnrichmentDeps, options: EnrichmentServiceOptions = {}) {
   const repo = createRunsRepository(deps.db);
-  // Queue depth, read from the store when /metrics is scraped (every replica reports the same total).
-  gaugeFromStore('enrichment_runs_open', 'Enrichment runs queued or running (all replicas).', () => repo.countOpen());
   const effects = options.effects ?? createRunEffects(deps);
   const worker = createRunWorker({
     db: deps.db,
@@ -64,6 +62,8 @@ export function createEnrichmentService(deps: EnrichmentDeps, options: Enrichmen
     ...options.worker,
   });
   worker.start();
+  // Queue depth, read from the store when /metrics is scraped (every replica reports the same total).
+  gaugeFromStore('enrichment_runs_open', 'Enrichment runs queued or running (all replicas).', () => worker.countOpen());
   /** Starts work on a new run here and now, without waiting for it. */
   const kick = (runId: string) =>
     void worker.claimAndWork(runId).catch((err: unknown) => deps.logger.error({ err, runId }, 'enrichment run could not be claimed'));

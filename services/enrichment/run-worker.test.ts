@@ -11,7 +11,7 @@ import { createLogger } from '../kit/logger.js';
 import { createEnrichmentPipeline, OFFLINE_PROVIDERS, type EnrichmentPipeline, type PersonInput } from './pipeline/index.js';
 import type { RunEffects } from './run-effects.js';
 import { createRunWorker } from './run-worker.js';
-import { createRunsRepository } from './runs.repository.js';
+import { createRunQueue, createRunsRepository } from './runs.repository.js';
 
 const COMMUNITY = 'c_lab';
 const person = (id: string): PersonInput => ({
@@ -207,12 +207,13 @@ describe.each(storeNames())('enrichment run worker on %s', (store) => {
     const people = [`p${n}_a`];
     const runId = await newRun(people);
     const repo = createRunsRepository(db);
-    const firstClaim = await repo.claim(1000, 5, runId);
+    const queue = createRunQueue(db, { leaseMs: 1000, maxAttempts: 5 });
+    const firstClaim = await queue.claim(runId);
     expect(firstClaim?.attempts).toBe(1);
     await db.query(`UPDATE enrichment.runs SET lease_until = now() - interval '1 second' WHERE id = $1`, [runId]);
-    const second = await repo.claim(1000, 5, runId);
+    const second = await queue.claim(runId);
     expect(second?.attempts).toBe(2);
-    expect(await repo.heartbeat(runId, 1, 1000)).toBe(false);
+    expect(await queue.heartbeat(runId, 1)).toBe(false);
     expect(await repo.succeedItem(runId, 1, people[0]!, 'text')).toBe(false);
     expect(await repo.succeedItem(runId, 2, people[0]!, 'text')).toBe(true);
   });
@@ -224,7 +225,8 @@ describe.each(storeNames())('enrichment run worker on %s', (store) => {
     // Four workers died holding it; the fifth claims it, enriches the first person, and dies too.
     await db.query(`UPDATE enrichment.runs SET attempts = 4 WHERE id = $1`, [runId]);
     const repo = createRunsRepository(db);
-    const lastClaim = await repo.claim(1000, 5, runId);
+    const queue = createRunQueue(db, { leaseMs: 1000, maxAttempts: 5 });
+    const lastClaim = await queue.claim(runId);
     expect(lastClaim?.attempts).toBe(5);
     expect(await repo.succeedItem(runId, 5, people[0]!, 'text')).toBe(true);
     await db.query(`UPDATE enrichment.runs SET lease_until = now() - interval '1 second' WHERE id = $1`, [runId]);
@@ -239,7 +241,7 @@ describe.each(storeNames())('enrichment run worker on %s', (store) => {
     expect(byId[people[1]!]).toMatchObject({ status: 'failed', reason: 'the run stopped before reaching this person', credits_charged: 0 });
     expect([...world.charges.keys()]).toEqual([`enrichment_quick:${runId}:${people[0]}`]);
     // No claim can take the run again.
-    expect(await repo.claim(1000, 5, runId)).toBeUndefined();
+    expect(await queue.claim(runId)).toBeUndefined();
     await worker(pipelineFailingFor([]), world.effects).tick();
     expect(world.charges.size).toBe(1);
   });

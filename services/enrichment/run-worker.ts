@@ -1,18 +1,20 @@
-// The enrichment run worker (docs/ENRICHMENT.md "Runs"): claims a run with a lease, keeps the lease
-// alive while it works, and enriches the run's pending people a batch at a time. Each person's data
-// and its item's `succeeded` are written in one transaction fenced by the claim; the charge (by a
-// reference unique to the run and person) and the search indexing follow and are recorded on the
-// item, so a crash at any point resumes without re-doing a finished person or charging twice. A
-// background tick takes over runs whose worker died, fails those out of attempts, and settles
-// charges or indexing that did not go through.
+// The enrichment run worker (docs/ENRICHMENT.md "Runs"): runs are a leased queue (kit/jobs), so
+// the claim, its lease and heartbeats, takeover of runs whose worker died, the end of runs out of
+// attempts and the hand-back of leases by a stopping process are the kit's. Here: enrich the run's
+// pending people a batch at a time. Each person's data and its item's `succeeded` are written in
+// one transaction fenced by the claim; the charge (by a reference unique to the run and person)
+// and the search indexing follow and are recorded on the item, so a crash at any point resumes
+// without re-doing a finished person or charging twice. Each tick also settles charges or
+// indexing that did not go through.
 import pLimit from 'p-limit';
 import { readRemoteError } from '../kit/grpc/errors.js';
 import type { Database } from '../kit/db/database.js';
+import { createLeasedWorker, type Lease } from '../kit/jobs/leased-worker.js';
 import type { Logger } from '../kit/logger.js';
 import { metrics } from '../kit/metrics.js';
 import type { CommunityPeer, EnrichmentPipeline, PersonInput } from './pipeline/index.js';
 import type { RunEffects } from './run-effects.js';
-import { createRunsRepository, type RunRow } from './runs.repository.js';
+import { createRunQueue, createRunsRepository, type RunRow } from './runs.repository.js';
 
 export interface RunWorkerOptions {
   db: Database;
@@ -41,13 +43,11 @@ class ItemSettled extends Error {}
 
 export function createRunWorker(options: RunWorkerOptions) {
   const repo = createRunsRepository(options.db);
-  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const queue = createRunQueue(options.db, {
+    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+    maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+  });
   const log = options.logger.child({ component: 'enrichment-worker' });
-  const inFlight = new Set<Promise<void>>();
-  let timer: NodeJS.Timeout | undefined;
-  let ticking = false;
-  let stopping = false;
 
   /** Charges one succeeded person (by the run's reference for them: billing posts it once) and records it. */
   async function chargeOne(run: RunRow, profileId: string): Promise<void> {
@@ -74,7 +74,7 @@ export function createRunWorker(options: RunWorkerOptions) {
 
   /** An item write found its item no longer pending: fine when the claim holds (erased), else stop. */
   async function itemGone(run: RunRow, attempt: number): Promise<void> {
-    if (!(await repo.holds(run.id, attempt))) throw new ClaimLost();
+    if (!(await queue.holds(run.id, attempt))) throw new ClaimLost();
   }
 
   async function enrichCommunityPerson(run: RunRow, attempt: number, person: PersonInput | undefined, profileId: string, peers: CommunityPeer[]) {
@@ -111,18 +111,20 @@ export function createRunWorker(options: RunWorkerOptions) {
     await chargeOne(run, profileId);
   }
 
-  async function workCommunityRun(run: RunRow, attempt: number, lost: () => boolean): Promise<void> {
+  async function workCommunityRun(run: RunRow, lease: Lease): Promise<void> {
+    const attempt = lease.token;
+    // A lost claim or a stopping process pauses the run at the next person.
+    const paused = () => lease.lost || lease.stopping;
     const communityId = run.community_id!;
     const peers = run.depth === 'deep' ? await options.effects.peers(communityId) : [];
     const limit = pLimit(options.concurrency);
     for (;;) {
-      if (lost() || stopping) throw new ClaimLost();
+      if (paused()) throw new ClaimLost();
       const pending = await repo.pendingItems(run.id, BATCH);
       if (pending.length === 0) break;
       const people = await options.effects.members(communityId, pending);
-      // A lost claim or a stopping process pauses the run at the next person.
       await Promise.all(
-        pending.map((id) => limit(() => (lost() || stopping ? Promise.reject(new ClaimLost()) : enrichCommunityPerson(run, attempt, people.get(id), id, peers)))),
+        pending.map((id) => limit(() => (paused() ? Promise.reject(new ClaimLost()) : enrichCommunityPerson(run, attempt, people.get(id), id, peers)))),
       );
       await settle(run);
     }
@@ -160,86 +162,49 @@ export function createRunWorker(options: RunWorkerOptions) {
   }
 
   /** Works a claimed run to its end, or until its claim is lost or the process stops. */
-  async function work(run: RunRow): Promise<void> {
-    const attempt = run.attempts;
-    let lost = false;
-    const beat = setInterval(() => {
-      repo.heartbeat(run.id, attempt, leaseMs).then(
-        (held) => {
-          if (!held) lost = true;
-        },
-        (err: unknown) => log.warn({ err, runId: run.id }, 'enrichment lease heartbeat failed'),
-      );
-    }, Math.max(50, Math.floor(leaseMs / 3)));
-    beat.unref();
+  async function work(run: RunRow, lease: Lease): Promise<void> {
+    const attempt = lease.token;
     try {
-      if (run.kind === 'community') await workCommunityRun(run, attempt, () => lost);
+      if (run.kind === 'community') await workCommunityRun(run, lease);
       else await workSelfRun(run, attempt);
       await settle(run);
       const counts = await repo.counts(run.id);
       const allFailed = counts.succeeded === 0 && counts.failed > 0;
-      const finished = await repo.finish(run.id, attempt, allFailed ? 'failed' : 'succeeded', allFailed ? 'no person could be enriched' : null);
+      const finished = await queue.finish(run.id, attempt, allFailed ? { status: 'failed', error: 'no person could be enriched' } : { status: 'succeeded', error: null });
       if (finished) {
         metrics.enrichmentRunsFinished.inc({ kind: run.kind, outcome: finished.status });
         log.info({ runId: run.id, kind: run.kind, status: finished.status, ...counts }, 'enrichment run finished');
       }
     } catch (err) {
-      // Left running: the lease runs out and another claim (here or elsewhere) resumes the run. A
-      // process that is stopping hands its lease back, so another replica resumes it at once.
-      if (err instanceof ClaimLost) log.warn({ runId: run.id, attempt, stopping }, 'enrichment run paused: claim lost or stopping');
+      // Left running: the lease runs out and another claim (here or elsewhere) resumes the run; a
+      // stopping process hands its lease back (the kit's worker), so another replica resumes it at once.
+      if (err instanceof ClaimLost) log.warn({ runId: run.id, attempt, stopping: lease.stopping }, 'enrichment run paused: claim lost or stopping');
       else log.error({ err, runId: run.id, attempt }, 'enrichment run interrupted; it resumes after its lease');
-      if (stopping) await repo.release(run.id, attempt).catch((e: unknown) => log.warn({ err: e, runId: run.id }, 'lease not handed back'));
-    } finally {
-      clearInterval(beat);
     }
   }
 
-  function track(p: Promise<void>): Promise<void> {
-    inFlight.add(p);
-    void p.finally(() => inFlight.delete(p));
-    return p;
-  }
-
-  /** Claims this run (or the oldest claimable one) and works it; false when nothing was claimed. */
-  async function claimAndWork(id?: string): Promise<boolean> {
-    if (stopping) return false;
-    const run = await repo.claim(leaseMs, maxAttempts, id);
-    if (!run) return false;
-    void track(work(run));
-    return true;
-  }
-
-  async function tick(): Promise<void> {
-    if (ticking || stopping) return;
-    ticking = true;
-    try {
-      const failed = await repo.giveUpAbandoned(maxAttempts);
-      if (failed.length > 0) log.warn({ runIds: failed }, 'enrichment runs failed after their last attempt');
+  const worker = createLeasedWorker<RunRow, void>({
+    queue,
+    logger: log,
+    capacity: options.runsAtOnce ?? 2,
+    tickMs: options.tickMs,
+    work,
+    onAbandoned: (ids) => repo.failOpenItems(ids),
+    async upkeep() {
       for (const run of await repo.finishedUnsettled(5)) await settle(run);
-      while (inFlight.size < (options.runsAtOnce ?? 2) && (await claimAndWork())) {
-        // Claimed one; try for another.
-      }
-    } catch (err) {
-      log.error({ err }, 'enrichment worker tick failed');
-    } finally {
-      ticking = false;
-    }
-  }
+    },
+  });
 
   return {
-    claimAndWork,
-    tick,
-    start() {
-      timer ??= setInterval(() => void tick(), options.tickMs ?? 1000);
-      timer.unref();
+    /** Claims this run (or the oldest claimable one) and works it; false when nothing was claimed. */
+    async claimAndWork(id?: string): Promise<boolean> {
+      return (await worker.claimAndRun(id)) !== undefined;
     },
-    /** Stops claiming and pauses running runs at the next person; they resume after their lease. */
-    async stop(waitMs = 5000): Promise<void> {
-      stopping = true;
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      await Promise.race([Promise.allSettled([...inFlight]), new Promise((r) => setTimeout(r, waitMs).unref())]);
-    },
+    tick: worker.tick,
+    start: worker.start,
+    /** Stops claiming and pauses running runs at the next person, handing their leases back. */
+    stop: worker.stop,
+    countOpen: () => queue.countOpen(),
   };
 }
 

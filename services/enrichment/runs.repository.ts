@@ -1,10 +1,11 @@
 // SQL for enrichment runs, their items and the enrichment data they write. Nothing else: the
 // rules live in the handlers and the worker.
 //
-// Claiming works as for search jobs: a run is claimable while queued, or while running with an
-// expired lease (its worker died). A claim bumps `attempts`, the fencing token of that claim:
-// heartbeats, item results and the final status are written only `WHERE attempts = <token>`.
+// Runs are a leased queue (kit/jobs/leased-queue.ts): a claim bumps `attempts`, the fencing token
+// of that claim, and its heartbeats, item results and the run's end are written only while that
+// token still holds the run (`leaseHeld`).
 import type { Queryable } from '../kit/db/database.js';
+import { createLeasedQueue, leaseHeld, type LeasedTable, type LeasePolicy } from '../kit/jobs/leased-queue.js';
 import type { Depth } from './pipeline/index.js';
 
 export type RunKind = 'self' | 'community';
@@ -76,6 +77,21 @@ export const DEPTH_ORDER: readonly Depth[] = ['quick', 'standard', 'deep'];
 export function depthsFrom(depth: Depth): Depth[] {
   return DEPTH_ORDER.slice(DEPTH_ORDER.indexOf(depth));
 }
+
+/** Enrichment runs as a leased queue: queued until claimed; a claim records when work first began. */
+export const ENRICHMENT_RUNS: LeasedTable = {
+  table: 'enrichment.runs',
+  waiting: 'queued',
+  abandoned: { status: 'failed', error: 'the enrichment worker stopped too many times' },
+  onClaim: 'started_at = coalesce(started_at, now())',
+};
+
+export function createRunQueue(db: Queryable, policy: LeasePolicy) {
+  return createLeasedQueue<RunRow>(db, ENRICHMENT_RUNS, policy);
+}
+
+/** SQL true while claim $2 still holds run $1. */
+const HELD = leaseHeld(ENRICHMENT_RUNS, '$1', '$2');
 
 export function createRunsRepository(db: Queryable) {
   const repository = {
@@ -180,72 +196,15 @@ export function createRunsRepository(db: Queryable) {
       );
     },
 
-    /** Runs waiting for a worker or being worked on (the queue depth). */
-    async countOpen(): Promise<number> {
-      const rows = await db.query<{ n: number }>(`SELECT count(*)::int8 AS n FROM enrichment.runs WHERE status IN ('queued', 'running')`);
-      return Number(rows[0]?.n ?? 0);
-    },
-
-    /** Claims this run, or the oldest claimable one, for leaseMs; undefined when none (or held elsewhere). */
-    async claim(leaseMs: number, maxAttempts: number, id?: string): Promise<RunRow | undefined> {
-      const rows = await db.query<RunRow>(
-        `UPDATE enrichment.runs r
-            SET status = 'running', attempts = r.attempts + 1, lease_until = now() + ($1::int * interval '1 millisecond'),
-                started_at = coalesce(r.started_at, now())
-          WHERE r.id = (
-                SELECT id FROM enrichment.runs
-                 WHERE (status = 'queued' OR (status = 'running' AND lease_until < now()))
-                   AND attempts < $2 AND ($3::text IS NULL OR id = $3::text)
-                 ORDER BY created_at
-                 LIMIT 1
-                   FOR UPDATE SKIP LOCKED)
-        RETURNING r.*`,
-        [leaseMs, maxAttempts, id ?? null],
+    /** The open items of runs given up (their workers kept dying): failed, their reservations released. */
+    async failOpenItems(ids: string[]): Promise<void> {
+      await db.query(
+        `WITH ended AS (
+           UPDATE enrichment.run_items SET status = 'failed', reason = 'the run stopped before reaching this person', finished_at = now()
+            WHERE run_id = ANY($1::text[]) AND status = 'pending' RETURNING run_id, profile_id)
+         DELETE FROM enrichment.reservations r USING ended WHERE r.run_id = ended.run_id AND r.profile_id = ended.profile_id`,
+        [ids],
       );
-      return rows[0];
-    },
-
-    /** Extends the lease of this claim; false when the claim was lost. */
-    async heartbeat(id: string, attempt: number, leaseMs: number): Promise<boolean> {
-      const rows = await db.query(
-        `UPDATE enrichment.runs SET lease_until = now() + ($3::int * interval '1 millisecond')
-          WHERE id = $1 AND status = 'running' AND attempts = $2 RETURNING id`,
-        [id, attempt, leaseMs],
-      );
-      return rows.length === 1;
-    },
-
-    /** Hands the lease of this claim back (a stopping process): the run is claimable at once. */
-    async release(id: string, attempt: number): Promise<void> {
-      await db.query(`UPDATE enrichment.runs SET lease_until = now() WHERE id = $1 AND attempts = $2 AND status = 'running'`, [id, attempt]);
-    },
-
-    /** Whether this claim still holds the run. */
-    async holds(id: string, attempt: number): Promise<boolean> {
-      const rows = await db.query(`SELECT 1 FROM enrichment.runs WHERE id = $1 AND attempts = $2 AND status = 'running'`, [id, attempt]);
-      return rows.length === 1;
-    },
-
-    /** Running runs whose worker died on their last allowed attempt: failed, their open items too. */
-    async giveUpAbandoned(maxAttempts: number): Promise<string[]> {
-      const rows = await db.query<{ id: string }>(
-        `UPDATE enrichment.runs
-            SET status = 'failed', error = 'the enrichment worker stopped too many times', lease_until = NULL, finished_at = now()
-          WHERE status = 'running' AND lease_until < now() AND attempts >= $1
-        RETURNING id`,
-        [maxAttempts],
-      );
-      const ids = rows.map((r) => r.id);
-      if (ids.length > 0) {
-        await db.query(
-          `WITH ended AS (
-             UPDATE enrichment.run_items SET status = 'failed', reason = 'the run stopped before reaching this person', finished_at = now()
-              WHERE run_id = ANY($1::text[]) AND status = 'pending' RETURNING run_id, profile_id)
-           DELETE FROM enrichment.reservations r USING ended WHERE r.run_id = ended.run_id AND r.profile_id = ended.profile_id`,
-          [ids],
-        );
-      }
-      return ids;
     },
 
     async pendingItems(id: string, limit: number): Promise<string[]> {
@@ -262,7 +221,7 @@ export function createRunsRepository(db: Queryable) {
         `WITH ended AS (
            UPDATE enrichment.run_items i SET status = $4, reason = $5, finished_at = now()
             WHERE i.run_id = $1 AND i.profile_id = $3 AND i.status = 'pending'
-              AND EXISTS (SELECT 1 FROM enrichment.runs r WHERE r.id = $1 AND r.attempts = $2 AND r.status = 'running')
+              AND ${HELD}
           RETURNING i.run_id, i.profile_id),
          released AS (DELETE FROM enrichment.reservations r USING ended WHERE r.run_id = ended.run_id AND r.profile_id = ended.profile_id)
          SELECT profile_id FROM ended`,
@@ -279,7 +238,7 @@ export function createRunsRepository(db: Queryable) {
         `WITH ended AS (
            UPDATE enrichment.run_items i SET status = 'succeeded', search_text = $4, finished_at = now()
             WHERE i.run_id = $1 AND i.profile_id = $3 AND i.status = 'pending'
-              AND EXISTS (SELECT 1 FROM enrichment.runs r WHERE r.id = $1 AND r.attempts = $2 AND r.status = 'running')
+              AND ${HELD}
           RETURNING i.run_id, i.profile_id),
          released AS (DELETE FROM enrichment.reservations r USING ended WHERE r.run_id = ended.run_id AND r.profile_id = ended.profile_id)
          SELECT profile_id FROM ended`,
@@ -323,16 +282,6 @@ export function createRunsRepository(db: Queryable) {
 
     async markMetered(runId: string, credits: number): Promise<void> {
       await db.query('UPDATE enrichment.runs SET metered = true, metered_credits = $2 WHERE id = $1', [runId, credits]);
-    },
-
-    /** The final status of this claim; undefined when the claim was lost. */
-    async finish(id: string, attempt: number, status: 'succeeded' | 'failed', error: string | null): Promise<RunRow | undefined> {
-      const rows = await db.query<RunRow>(
-        `UPDATE enrichment.runs SET status = $3, error = $4, lease_until = NULL, finished_at = now()
-          WHERE id = $1 AND attempts = $2 AND status = 'running' RETURNING *`,
-        [id, attempt, status, error],
-      );
-      return rows[0];
     },
 
     /** Of these members, those this community already enriched at one of these depths. */

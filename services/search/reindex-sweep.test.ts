@@ -1,4 +1,4 @@
-// The re-index mark and sweep at the SQL level (search-jobs.repository.ts, migration 004): a prune
+// The re-index mark and sweep at the SQL level (search-corpus.repository.ts, migration 004): a prune
 // deletes exactly the documents written before its run began and not since — whoever wrote them
 // since, the run or any other path — and keeps enrichment text the run did not send. On PostgreSQL,
 // a write still in flight when the sweep runs is waited for and kept.
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, storeNames } from '../../test/helpers/stores.js';
 import { memberDocument } from '../../test/helpers/search-documents.js';
 import type { Database } from '../kit/db/database.js';
-import { createSearchJobsRepository, type IndexedDocument } from './search-jobs.repository.js';
+import { createSearchCorpusRepository, type IndexedDocument } from './search-corpus.repository.js';
 
 const doc = (community_id: string, profile_id: string, enrichment_text: string | null = null): IndexedDocument =>
   memberDocument(community_id, profile_id, { enrichment_text });
@@ -27,7 +27,7 @@ describe.each(storeNames())('search re-index sweep on %s', (store) => {
     (await db.query<{ t: string | null }>('SELECT enrichment_text AS t FROM search.documents WHERE community_id = $1 AND profile_id = $2', [community, profile]))[0]?.t;
 
   it('deletes what neither the run nor any other write touched since it began, and keeps enrichment text', async () => {
-    const repo = createSearchJobsRepository(db);
+    const repo = createSearchCorpusRepository(db);
     await db.query('DELETE FROM search.documents');
     // Before the run: a member, a member with enrichment text, a person who left, a stale public document.
     await repo.upsertDocuments([doc('c1', 'p_member'), doc('c1', 'p_enriched', 'zebrafish genetics'), doc('c1', 'p_left'), doc('', 'p_private')]);
@@ -39,7 +39,7 @@ describe.each(storeNames())('search re-index sweep on %s', (store) => {
     await repo.upsertDocuments([doc('c2', 'p_new')]);
 
     const removed = await db.transaction(async (tx) => {
-      const txRepo = createSearchJobsRepository(tx);
+      const txRepo = createSearchCorpusRepository(tx);
       expect((await txRepo.lockReindexRun(run, 'update'))?.pruned_at).toBeNull();
       return txRepo.pruneReindexRun(run);
     });
@@ -52,7 +52,7 @@ describe.each(storeNames())('search re-index sweep on %s', (store) => {
   });
 
   it('stamps runs in order: a later run sweeps what an earlier one wrote and it did not', async () => {
-    const repo = createSearchJobsRepository(db);
+    const repo = createSearchCorpusRepository(db);
     await db.query('DELETE FROM search.documents');
     const first = await repo.beginReindexRun();
     await repo.upsertDocuments([doc('c1', 'p_a'), doc('c1', 'p_b')]);
@@ -60,7 +60,7 @@ describe.each(storeNames())('search re-index sweep on %s', (store) => {
     expect(second).toBeGreaterThan(first);
     await repo.upsertDocuments([doc('c1', 'p_a')]);
     const removed = await db.transaction(async (tx) => {
-      const txRepo = createSearchJobsRepository(tx);
+      const txRepo = createSearchCorpusRepository(tx);
       await txRepo.lockReindexRun(second, 'update');
       return txRepo.pruneReindexRun(second);
     });
@@ -70,7 +70,7 @@ describe.each(storeNames())('search re-index sweep on %s', (store) => {
 
   if (store === 'postgres') {
     it('waits for a write in flight during the sweep and keeps its document', async () => {
-      const repo = createSearchJobsRepository(db);
+      const repo = createSearchCorpusRepository(db);
       await db.query('DELETE FROM search.documents');
       await repo.upsertDocuments([doc('c1', 'p_busy'), doc('c1', 'p_gone')]);
       const run = await repo.beginReindexRun();
@@ -81,13 +81,13 @@ describe.each(storeNames())('search re-index sweep on %s', (store) => {
       let written!: () => void;
       const wrote = new Promise<void>((resolve) => (written = resolve));
       const writer = db.transaction(async (tx) => {
-        await createSearchJobsRepository(tx).upsertDocuments([doc('c1', 'p_busy', 'fresh text')]);
+        await createSearchCorpusRepository(tx).upsertDocuments([doc('c1', 'p_busy', 'fresh text')]);
         written();
         await held;
       });
       await wrote;
       const sweep = db.transaction(async (tx) => {
-        const txRepo = createSearchJobsRepository(tx);
+        const txRepo = createSearchCorpusRepository(tx);
         await txRepo.lockReindexRun(run, 'update');
         return txRepo.pruneReindexRun(run);
       });

@@ -1,17 +1,19 @@
-// The in-process search worker (docs/SEARCH.md "Jobs"): claims a job with a lease, keeps the lease
-// alive while the ranking pipeline runs, stores the result fenced by the claim, then charges
-// `search:<id>` by reference. A background tick takes over jobs whose worker died (expired lease),
-// fails those that ran out of attempts, retries charges that did not go through, and purges jobs
-// an hour after they finished.
+// The in-process search worker (docs/SEARCH.md "Jobs"): search jobs are a leased queue
+// (kit/jobs), so the claim, its lease and heartbeats, takeover of jobs whose worker died and the
+// end of jobs out of attempts are the kit's. Here: run the ranking pipeline, store the result
+// fenced by the claim, then charge `search:<id>` by reference; each tick also retries charges
+// that did not go through and purges jobs an hour after they finished.
 //
 // Authorization does not depend on the pipeline: whatever it returns is filtered down to people
 // with a document in the corpora the job may search, and shared_communities is computed here from
 // the caller's read reach recorded at start.
 import { metrics } from '../kit/metrics.js';
 import type { Database } from '../kit/db/database.js';
+import { createLeasedWorker } from '../kit/jobs/leased-worker.js';
 import type { Logger } from '../kit/logger.js';
 import type { SearchPipeline } from './pipeline/pipeline.js';
-import { createSearchJobsRepository, type JobRow, type StoredMatch } from './search-jobs.repository.js';
+import { createSearchCorpusRepository } from './search-corpus.repository.js';
+import { createSearchJobQueue, createSearchJobsRepository, type JobRow, type StoredMatch } from './search-jobs.repository.js';
 
 export interface JobRunnerOptions {
   db: Database;
@@ -40,12 +42,12 @@ function observeFinished(job: JobRow): void {
 
 export function createJobRunner(options: JobRunnerOptions) {
   const repo = createSearchJobsRepository(options.db);
-  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const corpus = createSearchCorpusRepository(options.db);
+  const queue = createSearchJobQueue(options.db, {
+    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+    maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+  });
   const log = options.logger.child({ component: 'search-worker' });
-  const inFlight = new Set<Promise<JobRow | undefined>>();
-  let timer: NodeJS.Timeout | undefined;
-  let ticking = false;
 
   async function matchesOf(job: JobRow): Promise<StoredMatch[]> {
     const ranked = await options.pipeline.rank(options.db, {
@@ -56,9 +58,9 @@ export function createJobRunner(options: JobRunnerOptions) {
     });
     const ids = ranked.map((m) => m.profileId);
     const corpora = [...job.community_ids, ...(job.include_public ? [''] : [])];
-    const allowed = await repo.profilesInCorpora(ids, corpora);
+    const allowed = await corpus.profilesInCorpora(ids, corpora);
     // Scope public shares no community; otherwise: the caller's readable communities holding the person.
-    const shared = job.scope === 'public' ? new Map<string, string[]>() : await repo.communitiesOf(ids, job.reach_ids);
+    const shared = job.scope === 'public' ? new Map<string, string[]>() : await corpus.communitiesOf(ids, job.reach_ids);
     const seen = new Set<string>();
     const matches: StoredMatch[] = [];
     for (const m of ranked) {
@@ -93,90 +95,61 @@ export function createJobRunner(options: JobRunnerOptions) {
     }
   }
 
-  /** Runs a claimed job to its end (or until its claim is lost); returns the stored row. */
-  async function run(job: JobRow): Promise<JobRow | undefined> {
-    const attempt = job.attempts;
-    let lost = false;
-    const beat = setInterval(() => {
-      repo.heartbeat(job.id, attempt, leaseMs).then(
-        (held) => {
-          if (!held) lost = true;
-        },
-        (err: unknown) => log.warn({ err, searchId: job.id }, 'search lease heartbeat failed'),
-      );
-    }, Math.max(50, Math.floor(leaseMs / 3)));
-    beat.unref();
+  /** Runs a claimed job to its end; returns the stored row (another claim's, when this one was lost). */
+  async function run(job: JobRow, token: number): Promise<JobRow | undefined> {
+    let matches: StoredMatch[];
     try {
-      let matches: StoredMatch[];
-      try {
-        matches = await matchesOf(job);
-      } catch (err) {
-        log.error({ err, searchId: job.id, attempt }, 'search failed');
-        const failed = await repo.fail(job.id, attempt, FAILURE_MESSAGE);
-        if (failed) observeFinished(failed);
-        return failed ?? (await repo.find(job.id));
-      }
-      const stored = await repo.complete(job.id, attempt, matches);
-      if (!stored) {
-        log.warn({ searchId: job.id, attempt, lost }, 'search result dropped: the claim was taken over');
-        return repo.find(job.id);
-      }
-      observeFinished(stored);
-      await chargeStored(stored);
-      return stored;
-    } finally {
-      clearInterval(beat);
+      matches = await matchesOf(job);
+    } catch (err) {
+      log.error({ err, searchId: job.id, attempt: token }, 'search failed');
+      const failed = await queue.finish(job.id, token, { status: 'failed', error: FAILURE_MESSAGE });
+      if (failed) observeFinished(failed);
+      return failed ?? (await repo.find(job.id));
     }
+    const stored = await queue.finish(job.id, token, { status: 'complete', matches: JSON.stringify(matches) });
+    if (!stored) {
+      log.warn({ searchId: job.id, attempt: token }, 'search result dropped: the claim was taken over');
+      return repo.find(job.id);
+    }
+    observeFinished(stored);
+    await chargeStored(stored);
+    return stored;
   }
 
-  function track(p: Promise<JobRow | undefined>): Promise<JobRow | undefined> {
-    inFlight.add(p);
-    void p.finally(() => inFlight.delete(p)).catch(() => undefined);
-    return p;
-  }
-
-  /** Claims (this job, or the oldest claimable one) and runs it; undefined when nothing was claimed. */
-  async function claimAndRun(id?: string): Promise<JobRow | undefined> {
-    const job = await repo.claim(leaseMs, maxAttempts, id);
-    if (!job) return undefined;
-    return track(run(job));
-  }
-
-  async function tick(): Promise<void> {
-    if (ticking) return;
-    ticking = true;
-    try {
-      const failed = await repo.giveUpAbandoned(maxAttempts);
-      if (failed.length > 0) log.warn({ searchIds: failed }, 'searches failed after their last attempt');
+  const worker = createLeasedWorker<JobRow, JobRow | undefined>({
+    queue,
+    logger: log,
+    capacity: options.concurrency ?? 4,
+    tickMs: options.tickMs,
+    work: (job, lease) => run(job, lease.token),
+    async upkeep() {
       for (const job of await repo.uncharged(20)) await chargeStored(job);
       await repo.purgeExpired();
-      while (inFlight.size < (options.concurrency ?? 4)) {
-        const job = await repo.claim(leaseMs, maxAttempts);
-        if (!job) break;
-        log.info({ searchId: job.id, attempt: job.attempts }, 'search taken over');
-        void track(run(job)).catch((err: unknown) => log.error({ err, searchId: job.id }, 'search worker failed'));
-      }
-    } catch (err) {
-      log.error({ err }, 'search worker tick failed');
-    } finally {
-      ticking = false;
-    }
-  }
+    },
+  });
 
   return {
-    claimAndRun,
-    tick,
+    /** Claims this job (or the oldest claimable one) and runs it; undefined when nothing was claimed. */
+    async claimAndRun(id?: string): Promise<JobRow | undefined> {
+      return (await worker.claimAndRun(id))?.done;
+    },
+    /**
+     * Runs this job here: claimed now, or already running in this process (its tick claimed it
+     * first). `done` resolves to the stored row — or another claim's when this one was lost.
+     * Undefined when another process holds the job.
+     */
+    async runHere(id: string): Promise<{ done: Promise<JobRow | undefined> } | undefined> {
+      const claimed = await worker.claimAndRun(id);
+      const done = claimed?.done ?? worker.inProcess(id);
+      return done && { done };
+    },
+    tick: worker.tick,
+    isStopping: worker.isStopping,
     chargeStored,
-    start() {
-      timer ??= setInterval(() => void tick(), options.tickMs ?? 1000);
-      timer.unref();
-    },
-    /** Stops claiming and waits a little for running jobs; a job left running is retried after its lease. */
-    async stop(waitMs = 5000): Promise<void> {
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      await Promise.race([Promise.allSettled([...inFlight]), new Promise((r) => setTimeout(r, waitMs).unref())]);
-    },
+    start: worker.start,
+    /** Stops claiming and waits a little for running jobs; one left running is claimable at once elsewhere. */
+    stop: worker.stop,
+    countOpen: () => queue.countOpen(),
   };
 }
 

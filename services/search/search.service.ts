@@ -23,7 +23,8 @@ import type { ServiceDeps } from '../kit/service-deps.js';
 import { createSearchPipeline } from './pipeline/index.js';
 import type { SearchPipeline } from './pipeline/pipeline.js';
 import { createJobRunner, type JobRunnerOptions } from './search-jobs.js';
-import { createSearchJobsRepository, type IndexedDocument, type JobRow, type JobScope } from './search-jobs.repository.js';
+import { createSearchCorpusRepository, type IndexedDocument } from './search-corpus.repository.js';
+import { createSearchJobsRepository, type JobRow, type JobScope } from './search-jobs.repository.js';
 
 export const QUERY_MAX = 1000;
 export const LIMIT_DEFAULT = 20;
@@ -121,18 +122,28 @@ function indexedDocument(d: Document): IndexedDocument {
   };
 }
 
-/** Resolves after ms, or when p settles; never rejects. */
-async function within<T>(p: Promise<T>, ms: number): Promise<void> {
-  if (ms <= 0) return;
+const TIMED_OUT = Symbol('timed out');
+
+/** What p resolves to within ms (undefined when it rejects), or TIMED_OUT; never rejects. */
+async function within<T>(p: Promise<T>, ms: number): Promise<T | undefined | typeof TIMED_OUT> {
+  if (ms <= 0) return TIMED_OUT;
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([p.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, ms)))]);
-  clearTimeout(timer);
+  const late = new Promise<typeof TIMED_OUT>((r) => (timer = setTimeout(() => r(TIMED_OUT), ms)));
+  try {
+    return await Promise.race([p.catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
+
+const finished = (row: JobRow) => row.status === 'complete' || row.status === 'failed';
+
+/** How often a wait reads the row of a job another process runs. */
+const CROSS_PROCESS_POLL_MS = 200;
 
 export function createSearchService(deps: SearchDeps, options: SearchServiceOptions = {}) {
   const repo = createSearchJobsRepository(deps.db);
-  // Queue depth, read from the store when /metrics is scraped (every replica reports the same total).
-  gaugeFromStore('search_jobs_open', 'Search jobs pending or running (all replicas).', () => repo.countOpen());
+  const corpus = createSearchCorpusRepository(deps.db);
   const asService = (requestId: string | undefined): Promise<CallOptions> =>
     callAs(deps.signer, { kind: 'service', service: 'search' }, requestId, deps.deadlineMs);
 
@@ -159,6 +170,24 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
     },
   });
   runner.start();
+  // Queue depth, read from the store when /metrics is scraped (every replica reports the same total).
+  gaugeFromStore('search_jobs_open', 'Search jobs pending or running (all replicas).', () => runner.countOpen());
+
+  /**
+   * The job's row once it finished or at the deadline, for a job another process runs. A short
+   * poll, and only in this case: a job this process runs is answered by its worker (startSearch).
+   * The store interface has no LISTEN/NOTIFY (PGlite is embedded: every worker of its store is in
+   * this process), and a crossed wait is rare: it needs another replica's tick to claim a job in
+   * the moment between its insert and its claim here, or this claim's lease to be lost. A process
+   * that is stopping claims nothing and answers at once (pending): another replica's tick takes the job.
+   */
+  async function watchElsewhere(row: JobRow, deadline: number): Promise<JobRow> {
+    for (;;) {
+      row = (await repo.find(row.id)) ?? row;
+      if (finished(row) || Date.now() >= deadline || runner.isStopping()) return row;
+      await new Promise((r) => setTimeout(r, Math.min(CROSS_PROCESS_POLL_MS, deadline - Date.now())));
+    }
+  }
 
   const implementation: ServiceRegistration<typeof SearchServiceDefinition>['implementation'] = {
     async startSearch(request, ctx) {
@@ -206,17 +235,13 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
       });
       deps.logger.info({ requestId: ctx.requestId, searchId: job.id, scope: input.scope, communities: communityIds.length }, 'search started');
 
-      // The job runs here and now; the answer waits for it at most wait_seconds.
-      const running = runner.claimAndRun(job.id);
-      running.catch((err: unknown) => deps.logger.error({ err, searchId: job.id }, 'search worker failed'));
+      // The job runs here and now; the answer waits for it at most wait_seconds, and comes from the
+      // worker that ran it. Only a job another process holds is watched through its row.
       const deadline = Date.now() + input.waitSeconds * 1000;
-      await within(running, input.waitSeconds * 1000);
-      // Another worker may hold the job (the background tick claimed it first): watch the row.
-      let row = (await repo.find(job.id)) ?? job;
-      while ((row.status === 'pending' || row.status === 'running') && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, Math.min(200, deadline - Date.now())));
-        row = (await repo.find(job.id)) ?? row;
-      }
+      const here = await runner.runHere(job.id);
+      const outcome = here ? await within(here.done, deadline - Date.now()) : undefined;
+      let row: JobRow = job;
+      if (outcome !== TIMED_OUT) row = outcome && finished(outcome) ? outcome : await watchElsewhere(job, deadline);
       if (row.status === 'failed') throw domainError('search_unavailable', 'the search backend is unavailable; start a new search');
       if (row.status === 'complete') return { job: toJob(row) };
       return { job: { ...toJob(row), status: SearchStatus.SEARCH_STATUS_PENDING } };
@@ -237,15 +262,15 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
       const docs = request.documents.map(indexedDocument);
       const run = request.reindexRun;
       const indexed = await deps.db.transaction(async (tx) => {
-        const txRepo = createSearchJobsRepository(tx);
+        const txCorpus = createSearchCorpusRepository(tx);
         // A re-index batch names its run: refused once the run is swept (or was never opened), so
         // no batch of a run can write after its prune. Other writes name none, as before.
         if (run !== 0) {
-          const found = await txRepo.lockReindexRun(run, 'share');
+          const found = await txCorpus.lockReindexRun(run, 'share');
           if (!found) throw domainError('not_found', `re-index run ${run} not found`);
           if (found.pruned_at) throw domainError('conflict', `re-index run ${run} is already pruned`);
         }
-        return txRepo.upsertDocuments(docs);
+        return txCorpus.upsertDocuments(docs);
       });
       // The documents' vectors, after the text is committed (an embeddings service is never called
       // inside a transaction). Written only where the text is still what was embedded; if the
@@ -255,16 +280,16 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
         return 0;
       });
       // A run's batch counts towards its progress (GetReindexRun) once its vectors are stored.
-      if (run !== 0) await repo.recordReindexProgress(run, indexed, embedded);
+      if (run !== 0) await corpus.recordReindexProgress(run, indexed, embedded);
       return { indexed };
     },
 
     async beginReindex(request) {
-      return { run: await repo.beginReindexRun(request.expectedDocuments) };
+      return { run: await corpus.beginReindexRun(request.expectedDocuments) };
     },
 
     async getReindexRun(request) {
-      const found = await repo.findReindexRun(request.run);
+      const found = await corpus.findReindexRun(request.run);
       if (!found) {
         if (request.run !== 0) throw domainError('not_found', `re-index run ${request.run} not found`);
         return { run: 0, startedAt: undefined, updatedAt: undefined, expectedDocuments: 0, indexedDocuments: 0, embeddedDocuments: 0, embedder: pipeline.provider, pruned: false, removed: 0 };
@@ -285,12 +310,12 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
     async pruneDocuments(request) {
       if (!request.run) throw domainError('invalid_request', 'run is required');
       const removed = await deps.db.transaction(async (tx) => {
-        const txRepo = createSearchJobsRepository(tx);
-        const found = await txRepo.lockReindexRun(request.run, 'update');
+        const txCorpus = createSearchCorpusRepository(tx);
+        const found = await txCorpus.lockReindexRun(request.run, 'update');
         if (!found) throw domainError('not_found', `re-index run ${request.run} not found`);
         // Pruning twice sweeps nothing more: the first answer is kept (a retried call gets it).
         if (found.pruned_at) return found.removed ?? 0;
-        return txRepo.pruneReindexRun(request.run);
+        return txCorpus.pruneReindexRun(request.run);
       });
       deps.logger.info({ run: request.run, removed }, 'search re-index run pruned');
       return { removed };
@@ -298,17 +323,13 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
 
     async removePublicDocument(request) {
       if (!request.profileId) throw domainError('invalid_request', 'profile_id is required');
-      return { removed: await repo.removePublicDocument(request.profileId) };
+      return { removed: await corpus.removePublicDocument(request.profileId) };
     },
 
     async eraseDocuments(request) {
       // '' is the public corpus: a community's erasure never touches it.
       if (!request.communityId || !request.profileId) throw domainError('invalid_request', 'community_id and profile_id are required');
-      const rows = await deps.db.query(
-        'DELETE FROM search.documents WHERE community_id = $1 AND profile_id = $2 RETURNING profile_id',
-        [request.communityId, request.profileId],
-      );
-      return { erased: rows.length };
+      return { erased: await corpus.eraseCommunityDocument(request.communityId, request.profileId) };
     },
   };
 

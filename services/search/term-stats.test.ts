@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, storeNames } from '../../test/helpers/stores.js';
 import { memberDocument } from '../../test/helpers/search-documents.js';
 import type { Database } from '../kit/db/database.js';
-import { createSearchJobsRepository, type IndexedDocument } from './search-jobs.repository.js';
+import { createSearchCorpusRepository, type IndexedDocument } from './search-corpus.repository.js';
 
 const doc = (community_id: string, profile_id: string, bio: string, more: Partial<IndexedDocument> = {}): IndexedDocument =>
   memberDocument(community_id, profile_id, { headline: 'Research scientist', bio, ...more });
@@ -41,7 +41,7 @@ describe.each(storeNames())('BM25 term statistics on %s', (store) => {
     Number((await db.query<{ df: string }>('SELECT df FROM search.term_stats WHERE community_id = $1 AND term = $2', [community, term]))[0]?.df ?? 0);
 
   it('match a recount after inserts, updates, erasures, a re-index sweep and a truncate', async () => {
-    const repo = createSearchJobsRepository(db);
+    const repo = createSearchCorpusRepository(db);
     await db.query('TRUNCATE search.documents');
     expect(await stored()).toBe(0);
 
@@ -92,11 +92,11 @@ describe.each(storeNames())('BM25 term statistics on %s', (store) => {
   });
 
   it('stay exact under concurrent writers of the same corpus and terms', async () => {
-    const repo = createSearchJobsRepository(db);
+    const repo = createSearchCorpusRepository(db);
     await db.query('TRUNCATE search.documents');
     const batch = (from: number) =>
       Array.from({ length: 40 }, (_, i) => doc(i % 2 === 0 ? 'c1' : 'c2', `p${from + i}`, `heart surgery ${from + i} kidney lung${i % 5}`));
-    await Promise.all([0, 100, 200, 300].map((from) => db.transaction((tx) => createSearchJobsRepository(tx).upsertDocuments(batch(from)))));
+    await Promise.all([0, 100, 200, 300].map((from) => db.transaction((tx) => createSearchCorpusRepository(tx).upsertDocuments(batch(from)))));
     await Promise.all([
       db.query(`DELETE FROM search.documents WHERE profile_id IN ('p0', 'p101', 'p202')`),
       repo.upsertDocuments(batch(300).map((d) => ({ ...d, bio: 'lung only' }))),
@@ -106,7 +106,7 @@ describe.each(storeNames())('BM25 term statistics on %s', (store) => {
   });
 
   it('store each document length and term frequency as a recount of its tsvector gives them', async () => {
-    const repo = createSearchJobsRepository(db);
+    const repo = createSearchCorpusRepository(db);
     await db.query('TRUNCATE search.documents');
     const heart = Array.from({ length: 40 }, () => 'heart').join(' ');
     await repo.upsertDocuments([

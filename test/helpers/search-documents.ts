@@ -1,6 +1,6 @@
 // A search document as the communities service would send it for a member: named after its
 // profile, every other field empty unless the test sets it.
-import type { IndexedDocument } from '../../services/search/search-jobs.repository.js';
+import type { IndexedDocument } from '../../services/search/search-corpus.repository.js';
 
 export function memberDocument(community_id: string, profile_id: string, fields: Partial<IndexedDocument> = {}): IndexedDocument {
   return {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, storeNames } from '../../../test/helpers/stores.js';
 import { memberDocument } from '../../../test/helpers/search-documents.js';
 import type { Database } from '../../kit/db/database.js';
-import { createSearchJobsRepository, type IndexedDocument } from '../search-jobs.repository.js';
+import { createSearchCorpusRepository, type IndexedDocument } from '../search-corpus.repository.js';
 import { idf, queryStats } from './bm25.js';
 import { createSearchPipeline } from './index.js';
 
@@ -20,7 +20,7 @@ describe.each(storeNames())('BM25 on %s', (store) => {
   beforeAll(async () => {
     handle = await openTestDatabase(store);
     db = handle.db;
-    const repo = createSearchJobsRepository(db);
+    const repo = createSearchCorpusRepository(db);
     // c1: "graph" is in every document; c2: in one of four; public: in none.
     await repo.upsertDocuments([
       ...Array.from({ length: 4 }, (_, i) => doc('c1', `a${i}`, `Graph algorithms and graph theory, part ${i}.`)),

@@ -1,0 +1,160 @@
+// SQL for the search corpus (search.documents) and its re-index runs. Nothing else: the rules live
+// in search.service.ts, and ranking reads the corpus through ./pipeline.
+//
+// Re-index runs (mark and sweep, migration 004): every document write stamps `touched_run` with the
+// newest run there is, and pruning a run deletes the documents stamped below it. Both halves of
+// that rule live here, beside each other, because they must agree.
+import type { DocumentRow } from './pipeline/pipeline.js';
+import type { Queryable } from '../kit/db/database.js';
+
+/** What indexing writes: a row of search.documents (the seam with ranking owns its shape). */
+export type IndexedDocument = DocumentRow;
+
+/** A re-index run as GetReindexRun reports it. */
+export interface ReindexRunRow {
+  id: number;
+  started_at: Date;
+  updated_at: Date;
+  expected_documents: number;
+  indexed_documents: number;
+  embedded_documents: number;
+  pruned_at: Date | null;
+  removed: number | null;
+}
+
+export function createSearchCorpusRepository(db: Queryable) {
+  return {
+    /** Of these profiles, those with a document in the given corpora (community ids; '' = public). */
+    async profilesInCorpora(profileIds: string[], corpora: string[]): Promise<Set<string>> {
+      if (profileIds.length === 0 || corpora.length === 0) return new Set();
+      const rows = await db.query<{ profile_id: string }>(
+        `SELECT DISTINCT profile_id FROM search.documents WHERE profile_id = ANY($1::text[]) AND community_id = ANY($2::text[])`,
+        [profileIds, corpora],
+      );
+      return new Set(rows.map((r) => r.profile_id));
+    },
+
+    /** Per profile, which of the given communities hold it (its memberships the caller may read). */
+    async communitiesOf(profileIds: string[], communityIds: string[]): Promise<Map<string, string[]>> {
+      const result = new Map<string, string[]>();
+      if (profileIds.length === 0 || communityIds.length === 0) return result;
+      const rows = await db.query<{ profile_id: string; community_id: string }>(
+        `SELECT profile_id, community_id FROM search.documents
+          WHERE profile_id = ANY($1::text[]) AND community_id = ANY($2::text[]) AND community_id <> ''
+          ORDER BY community_id`,
+        [profileIds, communityIds],
+      );
+      for (const r of rows) result.set(r.profile_id, [...(result.get(r.profile_id) ?? []), r.community_id]);
+      return result;
+    },
+
+    /**
+     * Writes documents; a null enrichment_text keeps the text the document holds. Each write is
+     * stamped with the newest re-index run (0 before any): a document written after a run began —
+     * by the run or by any other path — is never swept by that run. One statement for the batch,
+     * in key order: the term statistics (migration 007) are updated once for it, and two writers
+     * lock rows in the same order. A document named twice is written once, as the later one (with
+     * the earlier enrichment text when the later has none, as two writes in a row would leave it).
+     */
+    async upsertDocuments(docs: IndexedDocument[]): Promise<number> {
+      const byKey = new Map<string, IndexedDocument>();
+      for (const d of docs) {
+        const key = JSON.stringify([d.community_id, d.profile_id]);
+        const earlier = byKey.get(key);
+        byKey.set(key, earlier && d.enrichment_text === null ? { ...d, enrichment_text: earlier.enrichment_text } : d);
+      }
+      const rows = [...byKey.values()].sort((x, y) =>
+        x.community_id < y.community_id ? -1 : x.community_id > y.community_id ? 1 : x.profile_id < y.profile_id ? -1 : x.profile_id > y.profile_id ? 1 : 0,
+      );
+      if (rows.length === 0) return docs.length;
+      const column = <K extends keyof IndexedDocument>(k: K) => rows.map((d) => d[k]);
+      await db.query(
+        `INSERT INTO search.documents (community_id, profile_id, user_id, name, headline, bio, organization, location,
+                                       avatar_url, enrichment_text, updated_at, touched_run)
+         SELECT d.community_id, d.profile_id, d.user_id, d.name, d.headline, d.bio, d.organization, d.location,
+                d.avatar_url, d.enrichment_text, now(), (SELECT coalesce(max(id), 0) FROM search.reindex_runs)
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+                WITH ORDINALITY AS d(community_id, profile_id, user_id, name, headline, bio, organization, location, avatar_url, enrichment_text, n)
+          ORDER BY d.n
+         ON CONFLICT (community_id, profile_id) DO UPDATE SET
+           user_id = EXCLUDED.user_id, name = EXCLUDED.name, headline = EXCLUDED.headline, bio = EXCLUDED.bio,
+           organization = EXCLUDED.organization, location = EXCLUDED.location, avatar_url = EXCLUDED.avatar_url,
+           enrichment_text = COALESCE(EXCLUDED.enrichment_text, search.documents.enrichment_text), updated_at = now(),
+           touched_run = EXCLUDED.touched_run`,
+        [
+          column('community_id'), column('profile_id'), column('user_id'), column('name'), column('headline'), column('bio'),
+          column('organization'), column('location'), column('avatar_url'), column('enrichment_text'),
+        ],
+      );
+      return docs.length;
+    },
+
+    /**
+     * Opens a re-index run; its id is the mark documents written from now on carry (or a newer one).
+     * `expectedDocuments` (0: not known) is only for progress reports.
+     */
+    async beginReindexRun(expectedDocuments = 0): Promise<number> {
+      return (await db.query<{ id: number }>('INSERT INTO search.reindex_runs (expected_documents) VALUES ($1) RETURNING id', [expectedDocuments]))[0]!.id;
+    },
+
+    /** Counts a run's indexed batch: its documents, and how many of them got a new vector. */
+    async recordReindexProgress(run: number, indexed: number, embedded: number): Promise<void> {
+      await db.query(
+        `UPDATE search.reindex_runs
+            SET indexed_documents = indexed_documents + $2, embedded_documents = embedded_documents + $3, updated_at = now()
+          WHERE id = $1`,
+        [run, indexed, embedded],
+      );
+    },
+
+    /** A run's progress (the newest run when `run` is 0); undefined when there is none. */
+    async findReindexRun(run: number): Promise<ReindexRunRow | undefined> {
+      const rows = await db.query<ReindexRunRow>(
+        `SELECT id::int AS id, started_at, updated_at, expected_documents::float8 AS expected_documents,
+                indexed_documents::float8 AS indexed_documents, embedded_documents::float8 AS embedded_documents, pruned_at, removed
+           FROM search.reindex_runs WHERE ($1::bigint = 0 OR id = $1) ORDER BY id DESC LIMIT 1`,
+        [run],
+      );
+      return rows[0];
+    },
+
+    /**
+     * The run, locked for the rest of the transaction: FOR SHARE by the run's batches (they may
+     * write concurrently), FOR UPDATE by its prune — so no batch of a run writes after its sweep.
+     */
+    async lockReindexRun(run: number, mode: 'share' | 'update'): Promise<{ id: number; pruned_at: Date | null; removed: number | null } | undefined> {
+      const rows = await db.query<{ id: number; pruned_at: Date | null; removed: number | null }>(
+        `SELECT id, pruned_at, removed FROM search.reindex_runs WHERE id = $1 FOR ${mode === 'share' ? 'SHARE' : 'UPDATE'}`,
+        [run],
+      );
+      return rows[0];
+    },
+
+    /**
+     * The sweep: deletes every document not written since the run began (stamped below it), and
+     * records the run as pruned. A document being rewritten concurrently is re-checked by PostgreSQL
+     * once its writer commits, and kept. Call inside a transaction, after lockReindexRun(run, 'update').
+     */
+    async pruneReindexRun(run: number): Promise<number> {
+      const rows = await db.query<{ n: number }>(
+        `WITH gone AS (DELETE FROM search.documents WHERE touched_run < $1 RETURNING 1)
+         SELECT count(*)::int AS n FROM gone`,
+        [run],
+      );
+      const removed = rows[0]?.n ?? 0;
+      await db.query('UPDATE search.reindex_runs SET pruned_at = now(), removed = $2 WHERE id = $1', [run, removed]);
+      return removed;
+    },
+
+    async removePublicDocument(profileId: string): Promise<number> {
+      return (await db.query(`DELETE FROM search.documents WHERE community_id = '' AND profile_id = $1 RETURNING profile_id`, [profileId])).length;
+    },
+
+    /** A community's document of a person (its erasure); the public corpus ('') is never named here. */
+    async eraseCommunityDocument(communityId: string, profileId: string): Promise<number> {
+      return (await db.query('DELETE FROM search.documents WHERE community_id = $1 AND profile_id = $2 RETURNING profile_id', [communityId, profileId])).length;
+    },
+  };
+}
+
+export type SearchCorpusRepository = ReturnType<typeof createSearchCorpusRepository>;
