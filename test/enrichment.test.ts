@@ -425,6 +425,8 @@ describe.each(storeNames())('enrichment on %s', (store) => {
       expect(started.headers.get('location')).toBe(`/v1/me/enrich/runs/${started.body.run_id}`);
       const done = await until(() => selfPoll(k.selfPaid, started.body.run_id));
       expect(done.body).toMatchObject({ status: 'succeeded', counts: { total: 1, succeeded: 1 }, credits_charged: 1 });
+      // One charge, one figure: the run's, its only item's and the ledger's.
+      expect(done.body.items).toEqual([expect.objectContaining({ status: 'succeeded', credits_charged: 1 })]);
       const charges = await ledger({ type: OwnerType.OWNER_TYPE_USER, id: 'u_paid' }, 'enrichment_self:');
       expect(charges).toEqual([{ reference: `enrichment_self:${started.body.run_id}`, amount: -1 }]);
       const profile = await request(sys.restUrl, 'GET', '/v1/me/profile', { headers: bearer(k.selfPaid) });

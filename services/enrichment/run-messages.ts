@@ -31,7 +31,8 @@ export function toRun(row: RunRow, counts: RunCounts): Run {
     depth: DEPTHS[row.depth],
     communityId: row.community_id ?? '',
     counts: { total: counts.total, succeeded: counts.succeeded, failed: counts.failed, skipped: counts.skipped },
-    creditsCharged: row.metered_credits + counts.credits,
+    // The sum of the items' charges: a self run's metered charge is its one item's (markMetered).
+    creditsCharged: counts.credits,
     createdAt: row.created_at.toISOString(),
     startedAt: row.started_at?.toISOString(),
     finishedAt: row.finished_at?.toISOString(),

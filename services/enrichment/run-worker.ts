@@ -51,9 +51,10 @@ export function createRunWorker(options: RunWorkerOptions) {
 
   /** Charges one succeeded person (by the run's reference for them: billing posts it once) and records it. */
   async function chargeOne(run: RunRow, profileId: string): Promise<void> {
-    const credits = run.kind === 'community' ? await options.effects.charge(run, profileId) : 0;
+    // A self run was metered when it started (its item carries that charge already).
+    const credits = run.kind === 'community' ? await options.effects.charge(run, profileId) : null;
     await repo.markCharged(run.id, profileId, credits);
-    if (credits > 0) metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'charged' });
+    if (credits !== null && credits > 0) metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'charged' });
   }
 
   /** Charges and indexes the succeeded people of a run not yet settled (idempotent; any process). */

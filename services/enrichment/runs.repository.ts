@@ -268,20 +268,28 @@ export function createRunsRepository(db: Queryable) {
       );
     },
 
-    async markCharged(runId: string, profileId: string, credits: number): Promise<void> {
-      await db.query('UPDATE enrichment.run_items SET charged = true, credits_charged = $3 WHERE run_id = $1 AND profile_id = $2', [
-        runId,
-        profileId,
-        credits,
-      ]);
+    /** `credits` null keeps the item's figure (a self run's, set when the run was metered). */
+    async markCharged(runId: string, profileId: string, credits: number | null): Promise<void> {
+      await db.query(
+        'UPDATE enrichment.run_items SET charged = true, credits_charged = coalesce($3, credits_charged) WHERE run_id = $1 AND profile_id = $2',
+        [runId, profileId, credits],
+      );
     },
 
     async markIndexed(runId: string, profileIds: string[]): Promise<void> {
       await db.query('UPDATE enrichment.run_items SET indexed = true WHERE run_id = $1 AND profile_id = ANY($2::text[])', [runId, profileIds]);
     },
 
+    /**
+     * A self run is metered when it starts: the charge is its one person's, so the item carries it
+     * too and the run's figure (the sum of its items') equals the ledger's.
+     */
     async markMetered(runId: string, credits: number): Promise<void> {
-      await db.query('UPDATE enrichment.runs SET metered = true, metered_credits = $2 WHERE id = $1', [runId, credits]);
+      await db.query(
+        `WITH run AS (UPDATE enrichment.runs SET metered = true, metered_credits = $2 WHERE id = $1 RETURNING id)
+         UPDATE enrichment.run_items SET credits_charged = $2 WHERE run_id IN (SELECT id FROM run)`,
+        [runId, credits],
+      );
     },
 
     /** Of these members, those this community already enriched at one of these depths. */
