@@ -23,6 +23,24 @@ export interface Reranker {
   rerank(query: string, texts: readonly string[]): Promise<number[]>;
 }
 
+/** An embedder that makes each vector on its own, synchronously, in this process. */
+export abstract class LocalEmbedder implements Embedder {
+  abstract readonly name: string;
+  abstract vector(parts: readonly WeightedText[]): number[];
+
+  async embed(texts: readonly (readonly WeightedText[])[]): Promise<number[][]> {
+    return texts.map((parts) => this.vector(parts));
+  }
+}
+
+/** The vector scaled to length 1 (a zero vector stays zero). */
+export function unitLength(v: ArrayLike<number>): number[] {
+  let norm = 0;
+  for (let i = 0; i < v.length; i++) norm += v[i]! * v[i]!;
+  norm = Math.sqrt(norm);
+  return Array.from(v, (x) => (norm === 0 ? 0 : x / norm));
+}
+
 export function cosine(a: readonly number[], b: readonly number[]): number {
   const n = Math.min(a.length, b.length);
   let dot = 0;
@@ -64,13 +82,14 @@ export interface OfflineEmbedderOptions {
   charGramWeight?: number;
 }
 
-export class OfflineHashEmbedder implements Embedder {
+export class OfflineHashEmbedder extends LocalEmbedder {
   readonly name: string;
   private readonly dims: number;
   private readonly pairWeight: number;
   private readonly charGramWeight: number;
 
   constructor(options: OfflineEmbedderOptions = {}) {
+    super();
     this.dims = options.dimensions ?? 512;
     this.pairWeight = options.pairWeight ?? 0.5;
     this.charGramWeight = options.charGramWeight ?? 0.4;
@@ -107,14 +126,7 @@ export class OfflineHashEmbedder implements Embedder {
       const sign = hash32(key, 0x9e3779b9) & 1 ? 1 : -1;
       v[h % this.dims]! += sign * value;
     }
-    let norm = 0;
-    for (const x of v) norm += x * x;
-    norm = Math.sqrt(norm);
-    return norm === 0 ? v : v.map((x) => x / norm);
-  }
-
-  async embed(texts: readonly (readonly WeightedText[])[]): Promise<number[][]> {
-    return texts.map((parts) => this.vector(parts));
+    return unitLength(v);
   }
 }
 

@@ -9,7 +9,7 @@
 // rarer inflections may not be), else skipped.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Embedder, WeightedText } from '../embedders.js';
+import { LocalEmbedder, unitLength, type WeightedText } from '../embedders.js';
 import { DEFAULT_SETTINGS, ensureModel } from './build.js';
 import { type BuildSettings, type ModelHeader, modelDir, modelPath, readHeader } from './model-file.js';
 
@@ -108,22 +108,17 @@ export class GloveModel {
  * SIF average times its weight, so a long bio does not drown a short headline; L2-normalised. A text
  * with no known word gets the zero vector (cosine 0 with everything).
  */
-export class GloveSifEmbedder implements Embedder {
+export class GloveSifEmbedder extends LocalEmbedder {
   readonly name = 'glove-6b-100d-sif';
 
-  constructor(readonly model: GloveModel) {}
+  constructor(readonly model: GloveModel) {
+    super();
+  }
 
   vector(parts: readonly WeightedText[]): number[] {
     const sum = new Float64Array(this.model.dimensions);
     for (const part of parts) if (part.weight > 0) this.model.addAverage(part.text, part.weight, sum);
-    let norm = 0;
-    for (const x of sum) norm += x * x;
-    norm = Math.sqrt(norm);
-    return Array.from(sum, (x) => (norm === 0 ? 0 : x / norm));
-  }
-
-  async embed(texts: readonly (readonly WeightedText[])[]): Promise<number[][]> {
-    return texts.map((parts) => this.vector(parts));
+    return unitLength(sum);
   }
 }
 
