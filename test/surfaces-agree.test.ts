@@ -178,22 +178,21 @@ describe('REST and MCP refuse every rule of the endpoint table alike', () => {
     expect(pairs.filter((p) => p.cases.length === 0).map((p) => p.tool)).toEqual(['whoami']);
   });
 
-  for (const { endpoint, tool, cases } of pairs.filter((p) => p.cases.length > 0)) {
-    it(`${endpoint.method} ${endpoint.path} ↔ ${tool}: every rule refused with the same code and message`, async () => {
-      const before = await observable();
-      for (const c of cases) {
-        const call = restCall(endpoint, tool, c.parts);
-        const rest = await request(sys.restUrl, call.method, call.path, { headers: { ...bearer(c.secret), ...call.headers }, body: call.body });
-        expect(rest.status, `${c.rule}: REST`).toBeGreaterThanOrEqual(400);
-        expect(rest.status, `${c.rule}: REST`).toBeLessThan(500);
-        const result = (await (await client(c.secret)).callTool({ name: tool, arguments: toolArgs(c.parts) })) as CallToolResult;
-        expect(result.isError, `${c.rule}: MCP answered ${JSON.stringify(result.content).slice(0, 300)}`).toBe(true);
-        const envelope = JSON.parse((result.content[0] as { text: string }).text);
-        const { request_id: _r, ...restError } = rest.body.error;
-        const { request_id: _t, retry_after_seconds: _a, ...toolError } = envelope.error;
-        expect(toolError, c.rule).toEqual(restError);
-      }
-      expect(await observable()).toEqual(before);
-    }, 120_000);
-  }
+  const walked = pairs.filter((p) => p.cases.length > 0).map((p) => [`${p.endpoint.method} ${p.endpoint.path} ↔ ${p.tool}`, p] as const);
+  it.each(walked)('%s: every rule refused with the same code and message', async (_name, { endpoint, tool, cases }) => {
+    const before = await observable();
+    for (const c of cases) {
+      const call = restCall(endpoint, tool, c.parts);
+      const rest = await request(sys.restUrl, call.method, call.path, { headers: { ...bearer(c.secret), ...call.headers }, body: call.body });
+      expect(rest.status, `${c.rule}: REST`).toBeGreaterThanOrEqual(400);
+      expect(rest.status, `${c.rule}: REST`).toBeLessThan(500);
+      const result = (await (await client(c.secret)).callTool({ name: tool, arguments: toolArgs(c.parts) })) as CallToolResult;
+      expect(result.isError, `${c.rule}: MCP answered ${JSON.stringify(result.content).slice(0, 300)}`).toBe(true);
+      const envelope = JSON.parse((result.content[0] as { text: string }).text);
+      const { request_id: _r, ...restError } = rest.body.error;
+      const { request_id: _t, retry_after_seconds: _a, ...toolError } = envelope.error;
+      expect(toolError, c.rule).toEqual(restError);
+    }
+    expect(await observable()).toEqual(before);
+  }, 120_000);
 });
