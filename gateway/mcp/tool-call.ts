@@ -26,8 +26,11 @@ import { IDEMPOTENCY_ARG, takesIdempotencyKey, type ToolArgs, type ToolDeps, typ
 /** Span attributes of a tool call (OpenTelemetry's MCP semantic conventions). */
 const TOOL_ATTR = { method: 'mcp.method.name', tool: 'gen_ai.tool.name', errorType: 'error.type' } as const;
 
-/** The edge's rate limit, one check per tool call (per credential, the limiter REST uses). */
-async function checkRateLimit(limiter: RateLimiter, caller: Caller, _class: RateLimitClass, logger: Logger | undefined): Promise<void> {
+/**
+ * The edge's rate limit for the endpoint's class. `credential`, the one class today: one check per
+ * tool call against the calling credential's bucket, in the limiter REST uses.
+ */
+async function checkRateLimit(limiter: RateLimiter, caller: Caller, _rateLimit: RateLimitClass, logger: Logger | undefined): Promise<void> {
   let decision;
   try {
     decision = await limiter.check({ credentialId: caller.credentialId, rateTier: caller.rateTier, requestedRate: caller.requestedRate });
