@@ -55,14 +55,13 @@ async function runChecked(deps: ToolDeps, spec: ToolSpec, args: ToolArgs, reques
   const { [IDEMPOTENCY_ARG]: key, ...requestArgs } = args;
   const input = validateRequest(endpoint, spec.request(requestArgs));
   const ctx = { caller, requestId };
-  const operation = async () => spec.run(ctx, input);
-  if (!takesIdempotencyKey(spec, endpoint, deps) || key === undefined) return asResult(await operation());
+  const operation = () => spec.run(ctx, input);
+  if (!takesIdempotencyKey(spec, endpoint, deps) || key === undefined) return successResult(await operation());
   if (typeof key !== 'string') throw new ApiError(400, 'invalid_request', 'Idempotency-Key must be a string');
-  const target = [...Object.values((input.params ?? {}) as Record<string, unknown>)].map(String).join('/');
-  return deps.idempotency!.run(ctx, { tool: spec.name, target, key, args: input.body }, operation as () => Promise<object>);
+  // The record is scoped to what the call acts on, as REST scopes it to the concrete path.
+  const target = Object.values((input.params ?? {}) as Record<string, unknown>).map(String).join('/');
+  return deps.idempotency!.run(ctx, { tool: spec.name, target, key, args: input.body }, operation);
 }
-
-const asResult = (out: CallToolResult | object): CallToolResult => ('content' in out ? (out as CallToolResult) : successResult(out));
 
 export async function callTool(deps: ToolDeps, spec: ToolSpec, args: ToolArgs): Promise<CallToolResult> {
   const requestId = deps.requestId();

@@ -3,7 +3,7 @@
 // idempotency the call goes through (tool-call.ts). A tool declares none of those itself: it maps
 // its arguments onto the endpoint's request (path, query, body) and calls the core.
 import type { IncomingMessage } from 'node:http';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { Logger } from '../../services/kit/logger.js';
@@ -43,7 +43,8 @@ export interface ToolSpec<E extends Endpoint = Endpoint> {
   endpoint(args: ToolArgs): E;
   /** The arguments as the endpoint's request parts, which its schemas then validate. */
   request(args: ToolArgs): RawRequest;
-  run(ctx: CallerContext, input: RequestParts<E>): Promise<CallToolResult | object>;
+  /** The core use-case; its answer is the REST body. */
+  run(ctx: CallerContext, input: RequestParts<E>): Promise<object>;
 }
 
 /** Keeps a spec's endpoint type for its `run` while the list holds plain ToolSpecs. */
