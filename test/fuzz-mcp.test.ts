@@ -53,8 +53,9 @@ function rpcProblems(answer: RawAnswer): { problems: string[]; refused: boolean 
   try {
     envelope = JSON.parse(text);
   } catch {
-    // The SDK refuses arguments that fail the input schema with its own text (docs/MCP.md, Gaps).
-    return { problems: /Input validation error|Tool [\s\S]* not found/.test(text) ? [] : [`a tool error that is neither the envelope nor the SDK's validation text: ${text.slice(0, 200)}`], refused: true };
+    // Arguments are refused in the envelope, as REST refuses the request; only a call of a tool
+    // that does not exist is answered in the SDK's own words.
+    return { problems: /Tool [\s\S]* not found/.test(text) ? [] : [`a tool error that is neither the envelope nor the unknown-tool text: ${text.slice(0, 200)}`], refused: true };
   }
   const error = envelope?.error;
   const problems: string[] = [];

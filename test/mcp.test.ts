@@ -297,11 +297,13 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
     expect((await call(scopeless, 'whoami')).isError ?? false).toBe(false);
   });
 
-  it('invalid arguments are tool errors saying the input failed validation', async () => {
+  it('invalid arguments are REST’s 400 invalid_request, naming the field as REST does', async () => {
     const client = await connect(k.ada);
+    const rest = await request(sys.restUrl, 'GET', '/v1/communities/not%20a%20valid%20id!/members?limit=0', { headers: bearer(k.ada) });
+    expect(rest.status).toBe(400);
     const bad = await call(client, 'list_community_members', { community_id: 'not a valid id!', limit: 0 });
-    expect(bad.isError).toBe(true);
-    expect((bad.content[0] as { text: string }).text).toMatch(/Input validation error/);
+    await expectParity(rest, bad);
+    expect(envelopeOf(bad).error.message).toMatch(/^path\.id: /);
   });
 
   it('rate limits per credential: the restricted tier refuses the sixth call with rate_limited', async () => {

@@ -18,7 +18,7 @@ import { bodyFingerprint } from '../core/idempotency/fingerprint.js';
 import { checkIdempotencyKey, isStoredOutcome } from '../core/idempotency/policy.js';
 import { IdempotencyStore, type Claim } from '../core/idempotency/store.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { successResult } from './tools.js';
+import { envelopeOf, errorResult, successResult } from './tool-results.js';
 
 export interface IdempotentCall {
   tool: string;
@@ -52,7 +52,8 @@ export class McpIdempotency {
 
   async run(ctx: CallerContext, call: IdempotentCall, operation: () => Promise<object>): Promise<CallToolResult> {
     const check = checkIdempotencyKey(call.key);
-    if (!check.ok) throw new ApiError(400, 'invalid_request', check.message.replace('Idempotency-Key', 'idempotency_key'));
+    // REST's message, word for word: one refusal per rule on both surfaces.
+    if (!check.ok) throw new ApiError(400, 'invalid_request', check.message);
     // Outside the store's try: a value the fingerprint refuses is the caller's error, not an outage.
     const fingerprint = bodyFingerprint(call.args);
     let result;
@@ -81,7 +82,7 @@ export class McpIdempotency {
       case 'replay': {
         const body = JSON.parse(result.response.body.toString('utf8')) as Record<string, unknown>;
         if (result.response.statusCode < 400) return successResult(body, REPLAYED);
-        return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], _meta: REPLAYED };
+        return errorResult(body, REPLAYED);
       }
       case 'claimed':
         try {
@@ -112,7 +113,7 @@ export class McpIdempotency {
     } catch (error) {
       const apiError = fromRemote(error);
       status = apiError.status;
-      body = { error: { code: apiError.code, message: apiError.message, request_id: ctx.requestId, ...apiError.extras } };
+      body = envelopeOf(apiError, ctx.requestId);
     } finally {
       clearInterval(heartbeat);
     }
@@ -127,7 +128,7 @@ export class McpIdempotency {
       this.logger?.error({ err }, 'idempotency record could not be stored');
       await this.store.release(claim).catch(() => undefined);
     }
-    if (status >= 400) return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+    if (status >= 400) return errorResult(body);
     return successResult(body);
   }
 }

@@ -8,10 +8,13 @@ import {
   EnrichmentRun,
   EnrichmentRunPoll,
   RunItem,
-  enrichmentEndpoints,
+  getCommunityEnrichmentRunEndpoint,
+  getSelfEnrichmentRunEndpoint,
   SelfEnrichmentRequest,
+  startCommunityEnrichmentEndpoint,
+  startSelfEnrichmentEndpoint,
 } from './enrichment.js';
-import { MeResponse, meEndpoints, OwnProfile } from './me.js';
+import { getMeEndpoint, getOwnProfileEndpoint, MeResponse, OwnProfile } from './me.js';
 import {
   AddMemberItem,
   AddMemberResult,
@@ -48,19 +51,21 @@ export const openapiEndpoint = defineEndpoint({
   errors: {},
 });
 
-const [getMe, getOwnProfile] = meEndpoints;
-const [startSelfEnrichment, getSelfEnrichmentRun, startCommunityEnrichment, getCommunityEnrichmentRun] = enrichmentEndpoints;
-
-/** The endpoint table, in the specification's order. */
+/**
+ * The endpoint table, in the specification's order: the one declaration of each endpoint's scope,
+ * request schemas, idempotency, rate-limit class and MCP tools. REST registers its routes from it
+ * (gateway/rest/routes/v1/route.ts), the MCP tools take their checks from it (gateway/mcp/tool-call.ts)
+ * and the OpenAPI document is built from it (gateway/rest/openapi).
+ */
 export const ENDPOINTS: readonly Endpoint[] = [
-  getMe!,
-  getOwnProfile!,
-  startSelfEnrichment!,
-  getSelfEnrichmentRun!,
+  getMeEndpoint,
+  getOwnProfileEndpoint,
+  startSelfEnrichmentEndpoint,
+  getSelfEnrichmentRunEndpoint,
   ...searchEndpoints,
   ...memberEndpoints,
-  startCommunityEnrichment!,
-  getCommunityEnrichmentRun!,
+  startCommunityEnrichmentEndpoint,
+  getCommunityEnrichmentRunEndpoint,
   openapiEndpoint,
 ];
 

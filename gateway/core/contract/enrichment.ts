@@ -100,97 +100,102 @@ export const DryRunEstimate = z
 
 const IdempotencyHeaders = z.object({ 'idempotency-key': IdempotencyKey.optional() });
 
-export const enrichmentEndpoints = [
-  defineEndpoint({
-    method: 'POST',
-    path: '/v1/me/enrich',
-    operationId: 'startSelfEnrichment',
-    tag: 'Enrichment',
-    summary: "Enrich the caller's own profile",
-    description:
-      "Starts a self-enrichment run on the caller's own profile; it can target nobody else. Owners on a paid plan are charged 1 credit; others are not charged but may run it once per 30 days. `Idempotency-Key` is ignored: a retried call may start a second run.",
-    scope: 'self:enrich',
-    body: { schema: SelfEnrichmentRequest, required: false },
-    success: { 202: { description: 'The run is queued; poll the `Location`.', body: EnrichmentRun } },
-    errors: {
-      400: { description: 'The body is unreadable (`bad_request`) or carries fields (`invalid_request`).' },
-      402: { description: 'Credit enforcement is armed and the payer cannot cover the run. The body names the payer.' },
-      403: { description: 'The credential lacks `self:enrich` (a plain read key does not have it).' },
-      404: { description: 'The caller has no profile of its own.' },
-      413: { description: 'The body is larger than 1 MiB.' },
-      429: {
-        description:
-          'The rate limit is exhausted (wait `Retry-After`), or an owner without a paid plan is inside the 30-day cooldown (`error.available_at` says when the next run is possible).',
-      },
+export const startSelfEnrichmentEndpoint = defineEndpoint({
+  method: 'POST',
+  path: '/v1/me/enrich',
+  operationId: 'startSelfEnrichment',
+  tag: 'Enrichment',
+  summary: "Enrich the caller's own profile",
+  description:
+    "Starts a self-enrichment run on the caller's own profile; it can target nobody else. Owners on a paid plan are charged 1 credit; others are not charged but may run it once per 30 days. `Idempotency-Key` is ignored: a retried call may start a second run.",
+  scope: 'self:enrich',
+  mcpTools: ['enrich_my_profile'],
+  body: { schema: SelfEnrichmentRequest, required: false },
+  success: { 202: { description: 'The run is queued; poll the `Location`.', body: EnrichmentRun } },
+  errors: {
+    400: { description: 'The body is unreadable (`bad_request`) or carries fields (`invalid_request`).' },
+    402: { description: 'Credit enforcement is armed and the payer cannot cover the run. The body names the payer.' },
+    403: { description: 'The credential lacks `self:enrich` (a plain read key does not have it).' },
+    404: { description: 'The caller has no profile of its own.' },
+    413: { description: 'The body is larger than 1 MiB.' },
+    429: {
+      description:
+        'The rate limit is exhausted (wait `Retry-After`), or an owner without a paid plan is inside the 30-day cooldown (`error.available_at` says when the next run is possible).',
     },
-  }),
-  defineEndpoint({
-    method: 'GET',
-    path: '/v1/me/enrich/runs/{run_id}',
-    operationId: 'getSelfEnrichmentRun',
-    tag: 'Enrichment',
-    summary: 'Poll a self-enrichment run',
-    description: "Returns the status and progress of one of the caller's self-enrichment runs.",
-    scope: 'self:enrich',
-    params: RunParams,
-    query: RunPollQuery,
-    success: { 200: { description: 'The run and a page of its people.', body: EnrichmentRunPoll } },
-    errors: {
-      400: { description: 'An invalid `items_after`.' },
-      403: { description: 'The credential lacks `self:enrich`.' },
-      404: { description: 'No such run for this caller.' },
+  },
+});
+
+export const getSelfEnrichmentRunEndpoint = defineEndpoint({
+  method: 'GET',
+  path: '/v1/me/enrich/runs/{run_id}',
+  operationId: 'getSelfEnrichmentRun',
+  tag: 'Enrichment',
+  summary: 'Poll a self-enrichment run',
+  description: "Returns the status and progress of one of the caller's self-enrichment runs.",
+  scope: 'self:enrich',
+  mcpTools: ['get_enrichment_run'],
+  params: RunParams,
+  query: RunPollQuery,
+  success: { 200: { description: 'The run and a page of its people.', body: EnrichmentRunPoll } },
+  errors: {
+    400: { description: 'An invalid `items_after`.' },
+    403: { description: 'The credential lacks `self:enrich`.' },
+    404: { description: 'No such run for this caller.' },
+  },
+});
+
+export const startCommunityEnrichmentEndpoint = defineEndpoint({
+  method: 'POST',
+  path: '/v1/communities/{id}/enrich',
+  operationId: 'startCommunityEnrichment',
+  tag: 'Enrichment',
+  summary: 'Enrich community members',
+  description:
+    "Starts an enrichment run over members of a community the caller controls, or with `dry_run` only estimates it. Each enriched profile is charged the flat price of the run's depth tier to the community's billing owner. Honors `Idempotency-Key`.",
+  scope: 'enrich:write',
+  mcpTools: ['estimate_community_enrichment', 'start_community_enrichment'],
+  params: CommunityParams,
+  headers: IdempotencyHeaders,
+  idempotent: true,
+  body: { schema: EnrichmentRequest, required: false },
+  success: {
+    200: { description: 'Dry run: nothing was started.', body: DryRunEstimate },
+    202: { description: 'The run is queued; poll the `Location`.', body: CommunityRunStarted },
+  },
+  errors: {
+    400: {
+      description:
+        'The body is unreadable (`bad_request`) or breaks a rule (`invalid_request`): an invalid or unknown field, a start without `depth`, or an invalid `Idempotency-Key`.',
     },
-  }),
-  defineEndpoint({
-    method: 'POST',
-    path: '/v1/communities/{id}/enrich',
-    operationId: 'startCommunityEnrichment',
-    tag: 'Enrichment',
-    summary: 'Enrich community members',
-    description:
-      "Starts an enrichment run over members of a community the caller controls, or with `dry_run` only estimates it. Each enriched profile is charged the flat price of the run's depth tier to the community's billing owner. Honors `Idempotency-Key`.",
-    scope: 'enrich:write',
-    params: CommunityParams,
-    headers: IdempotencyHeaders,
-    idempotent: true,
-    body: { schema: EnrichmentRequest, required: false },
-    success: {
-      200: { description: 'Dry run: nothing was started.', body: DryRunEstimate },
-      202: { description: 'The run is queued; poll the `Location`.', body: CommunityRunStarted },
+    402: { description: "Credit enforcement is armed and the community's billing owner cannot cover the run. The body names the payer." },
+    403: {
+      description:
+        'The credential lacks `enrich:write`, the community is outside its reach or archived, or the key is neither owned by the community’s billing owner nor (for a personal key) held by a community admin.',
     },
-    errors: {
-      400: {
-        description:
-          'The body is unreadable (`bad_request`) or breaks a rule (`invalid_request`): an invalid or unknown field, a start without `depth`, or an invalid `Idempotency-Key`.',
-      },
-      402: { description: "Credit enforcement is armed and the community's billing owner cannot cover the run. The body names the payer." },
-      403: {
-        description:
-          'The credential lacks `enrich:write`, the community is outside its reach or archived, or the key is neither owned by the community’s billing owner nor (for a personal key) held by a community admin.',
-      },
-      409: { description: 'A call with the same `Idempotency-Key` is still in progress; retry after `Retry-After`.' },
-      413: { description: 'The body is larger than 1 MiB.' },
-      422: {
-        description:
-          'Writes through the API are not enabled for this community (`unprocessable`), or they need the owner’s consent, which has now been requested (`owner_consent_required`; retry once approved). Also: the `Idempotency-Key` was already used with a different body (`unprocessable`).',
-      },
+    409: { description: 'A call with the same `Idempotency-Key` is still in progress; retry after `Retry-After`.' },
+    413: { description: 'The body is larger than 1 MiB.' },
+    422: {
+      description:
+        'Writes through the API are not enabled for this community (`unprocessable`), or they need the owner’s consent, which has now been requested (`owner_consent_required`; retry once approved). Also: the `Idempotency-Key` was already used with a different body (`unprocessable`).',
     },
-  }),
-  defineEndpoint({
-    method: 'GET',
-    path: '/v1/communities/{id}/enrich/runs/{run_id}',
-    operationId: 'getCommunityEnrichmentRun',
-    tag: 'Enrichment',
-    summary: 'Poll a community enrichment run',
-    description: 'Returns the status and progress of an enrichment run of this community.',
-    scope: 'enrich:read',
-    params: CommunityRunParams,
-    query: RunPollQuery,
-    success: { 200: { description: 'The run and a page of its people.', body: EnrichmentRunPoll } },
-    errors: {
-      400: { description: 'An invalid `items_after`.' },
-      403: { description: 'The credential lacks `enrich:read`, or the community is outside its reach or archived.' },
-      404: { description: 'No such run in this community.' },
-    },
-  }),
-];
+  },
+});
+
+export const getCommunityEnrichmentRunEndpoint = defineEndpoint({
+  method: 'GET',
+  path: '/v1/communities/{id}/enrich/runs/{run_id}',
+  operationId: 'getCommunityEnrichmentRun',
+  tag: 'Enrichment',
+  summary: 'Poll a community enrichment run',
+  description: 'Returns the status and progress of an enrichment run of this community.',
+  scope: 'enrich:read',
+  mcpTools: ['get_enrichment_run'],
+  params: CommunityRunParams,
+  query: RunPollQuery,
+  success: { 200: { description: 'The run and a page of its people.', body: EnrichmentRunPoll } },
+  errors: {
+    400: { description: 'An invalid `items_after`.' },
+    403: { description: 'The credential lacks `enrich:read`, or the community is outside its reach or archived.' },
+    404: { description: 'No such run in this community.' },
+  },
+});

@@ -51,31 +51,32 @@ export const OwnProfile = z
   .describe("The caller's own (claimed) profile.");
 export type OwnProfile = z.output<typeof OwnProfile>;
 
-export const meEndpoints = [
-  defineEndpoint({
-    method: 'GET',
-    path: '/v1/me',
-    operationId: 'getMe',
-    tag: 'Identity',
-    summary: 'Describe the calling key',
-    description:
-      'Returns the identity of the credential making the call, its billing owner, its scopes, its usage counters and the live credit balance of its billing owner. Any valid credential may call it.',
-    scope: null,
-    success: { 200: { description: 'The calling key.', body: MeResponse } },
-    errors: {},
-  }),
-  defineEndpoint({
-    method: 'GET',
-    path: '/v1/me/profile',
-    operationId: 'getOwnProfile',
-    tag: 'Identity',
-    summary: "Read the caller's own profile",
-    description: 'Returns the profile claimed by the user behind the credential.',
-    scope: 'profile:read',
-    success: { 200: { description: "The caller's profile.", body: OwnProfile } },
-    errors: {
-      403: { description: 'The credential lacks the `profile:read` scope.' },
-      404: { description: 'The user has no profile yet, or the key is a legacy organization-owned key with no user behind it.' },
-    },
-  }),
-];
+export const getMeEndpoint = defineEndpoint({
+  method: 'GET',
+  path: '/v1/me',
+  operationId: 'getMe',
+  tag: 'Identity',
+  summary: 'Describe the calling key',
+  description:
+    'Returns the identity of the credential making the call, its billing owner, its scopes, its usage counters and the live credit balance of its billing owner. Any valid credential may call it.',
+  scope: null,
+  mcpTools: ['whoami'],
+  success: { 200: { description: 'The calling key.', body: MeResponse } },
+  errors: {},
+});
+
+export const getOwnProfileEndpoint = defineEndpoint({
+  method: 'GET',
+  path: '/v1/me/profile',
+  operationId: 'getOwnProfile',
+  tag: 'Identity',
+  summary: "Read the caller's own profile",
+  description: 'Returns the profile claimed by the user behind the credential.',
+  scope: 'profile:read',
+  mcpTools: ['get_my_profile'],
+  success: { 200: { description: "The caller's profile.", body: OwnProfile } },
+  errors: {
+    403: { description: 'The credential lacks the `profile:read` scope.' },
+    404: { description: 'The user has no profile yet, or the key is a legacy organization-owned key with no user behind it.' },
+  },
+});

@@ -169,82 +169,89 @@ const WRITE_FORBIDDEN =
 const WRITE_UNPROCESSABLE =
   'Writes through the API are not enabled for this community (`unprocessable`), or they need the owner’s consent, which has now been requested (`owner_consent_required`; retry once approved).';
 
-export const memberEndpoints = [
-  defineEndpoint({
-    method: 'GET',
-    path: '/v1/communities/{id}/members',
-    operationId: 'listCommunityMembers',
-    tag: 'Members',
-    summary: 'List community members',
-    description:
-      'Returns one page of the roster in a stable keyset order (by join time, then profile id). Follow `next_cursor` until it is null; that is the only end-of-roster signal. Members added or erased between calls never make a page skip or repeat someone who was a member throughout.',
-    scope: 'profile:read',
-    params: CommunityParams,
-    query: RosterQuery,
-    success: { 200: { description: 'A page of members.', body: RosterPage } },
-    errors: {
-      400: {
-        description: 'A parameter is invalid: `limit` below 1 or not a whole number, or `after` is not a cursor this roster issued for this community.',
-        codes: ['invalid_request'],
-      },
-      403: { description: READ_FORBIDDEN },
+export const listCommunityMembersEndpoint = defineEndpoint({
+  method: 'GET',
+  path: '/v1/communities/{id}/members',
+  operationId: 'listCommunityMembers',
+  tag: 'Members',
+  summary: 'List community members',
+  description:
+    'Returns one page of the roster in a stable keyset order (by join time, then profile id). Follow `next_cursor` until it is null; that is the only end-of-roster signal. Members added or erased between calls never make a page skip or repeat someone who was a member throughout.',
+  scope: 'profile:read',
+  mcpTools: ['list_community_members'],
+  params: CommunityParams,
+  query: RosterQuery,
+  success: { 200: { description: 'A page of members.', body: RosterPage } },
+  errors: {
+    400: {
+      description: 'A parameter is invalid: `limit` below 1 or not a whole number, or `after` is not a cursor this roster issued for this community.',
+      codes: ['invalid_request'],
     },
-  }),
-  defineEndpoint({
-    method: 'GET',
-    path: '/v1/communities/{id}/members/{profile_id}',
-    operationId: 'getCommunityMember',
-    tag: 'Members',
-    summary: 'Read one community member',
-    description: 'Returns one member of the community with the enrichment data this community holds about them.',
-    scope: 'profile:read',
-    params: MemberParams,
-    success: { 200: { description: 'The member.', body: CommunityMember } },
-    errors: {
-      403: { description: READ_FORBIDDEN },
-      404: { description: 'The person is not a member of this community.' },
+    403: { description: READ_FORBIDDEN },
+  },
+});
+
+export const getCommunityMemberEndpoint = defineEndpoint({
+  method: 'GET',
+  path: '/v1/communities/{id}/members/{profile_id}',
+  operationId: 'getCommunityMember',
+  tag: 'Members',
+  summary: 'Read one community member',
+  description: 'Returns one member of the community with the enrichment data this community holds about them.',
+  scope: 'profile:read',
+  mcpTools: ['get_community_member'],
+  params: MemberParams,
+  success: { 200: { description: 'The member.', body: CommunityMember } },
+  errors: {
+    403: { description: READ_FORBIDDEN },
+    404: { description: 'The person is not a member of this community.' },
+  },
+});
+
+export const addCommunityMembersEndpoint = defineEndpoint({
+  method: 'POST',
+  path: '/v1/communities/{id}/members',
+  operationId: 'addCommunityMembers',
+  tag: 'Members',
+  summary: 'Add members in bulk',
+  description:
+    'Adds up to 100 people to a community the caller controls, creating placeholder profiles where needed. Each item gets its own result. Honors `Idempotency-Key`.',
+  scope: 'member:write',
+  mcpTools: ['add_community_members'],
+  params: CommunityParams,
+  headers: IdempotencyHeaders,
+  idempotent: true,
+  body: { schema: AddMembersRequest, required: true },
+  success: { 200: { description: 'Per-item results.', body: AddMembersResponse } },
+  errors: {
+    400: {
+      description:
+        'The body is unreadable (`bad_request`) or breaks a rule (`invalid_request`): more than 100 members, an item without an identifier, role `owner`, an unknown field, or an invalid `Idempotency-Key`.',
     },
-  }),
-  defineEndpoint({
-    method: 'POST',
-    path: '/v1/communities/{id}/members',
-    operationId: 'addCommunityMembers',
-    tag: 'Members',
-    summary: 'Add members in bulk',
-    description:
-      'Adds up to 100 people to a community the caller controls, creating placeholder profiles where needed. Each item gets its own result. Honors `Idempotency-Key`.',
-    scope: 'member:write',
-    params: CommunityParams,
-    headers: IdempotencyHeaders,
-    idempotent: true,
-    body: { schema: AddMembersRequest, required: true },
-    success: { 200: { description: 'Per-item results.', body: AddMembersResponse } },
-    errors: {
-      400: {
-        description:
-          'The body is unreadable (`bad_request`) or breaks a rule (`invalid_request`): more than 100 members, an item without an identifier, role `owner`, an unknown field, or an invalid `Idempotency-Key`.',
-      },
-      403: { description: WRITE_FORBIDDEN },
-      409: { description: 'A call with the same `Idempotency-Key` is still in progress; retry after `Retry-After`.' },
-      413: { description: 'The body is larger than 1 MiB.' },
-      422: { description: `${WRITE_UNPROCESSABLE} Also: the \`Idempotency-Key\` was already used with a different body (\`unprocessable\`).` },
-    },
-  }),
-  defineEndpoint({
-    method: 'DELETE',
-    path: '/v1/communities/{id}/members/{profile_id}',
-    operationId: 'eraseCommunityMember',
-    tag: 'Members',
-    summary: 'Erase a member from a community',
-    description:
-      "Community-scoped erasure (data subject request): removes the membership, this community's enrichment data and search embeddings for the person, and the community's own identifier for them. A claimed account is never deleted; the auth account of an unclaimed placeholder that belongs to no other community is removed on a best-effort basis. `Idempotency-Key` is ignored.",
-    scope: 'member:write',
-    params: MemberParams,
-    success: { 200: { description: 'The person is erased from the community.', body: ErasureResult } },
-    errors: {
-      403: { description: WRITE_FORBIDDEN },
-      404: { description: 'The person is not a member of this community.' },
-      422: { description: WRITE_UNPROCESSABLE },
-    },
-  }),
-];
+    403: { description: WRITE_FORBIDDEN },
+    409: { description: 'A call with the same `Idempotency-Key` is still in progress; retry after `Retry-After`.' },
+    413: { description: 'The body is larger than 1 MiB.' },
+    422: { description: `${WRITE_UNPROCESSABLE} Also: the \`Idempotency-Key\` was already used with a different body (\`unprocessable\`).` },
+  },
+});
+
+export const eraseCommunityMemberEndpoint = defineEndpoint({
+  method: 'DELETE',
+  path: '/v1/communities/{id}/members/{profile_id}',
+  operationId: 'eraseCommunityMember',
+  tag: 'Members',
+  summary: 'Erase a member from a community',
+  description:
+    "Community-scoped erasure (data subject request): removes the membership, this community's enrichment data and search embeddings for the person, and the community's own identifier for them. A claimed account is never deleted; the auth account of an unclaimed placeholder that belongs to no other community is removed on a best-effort basis. `Idempotency-Key` is ignored.",
+  scope: 'member:write',
+  mcpTools: ['remove_community_member'],
+  params: MemberParams,
+  success: { 200: { description: 'The person is erased from the community.', body: ErasureResult } },
+  errors: {
+    403: { description: WRITE_FORBIDDEN },
+    404: { description: 'The person is not a member of this community.' },
+    422: { description: WRITE_UNPROCESSABLE },
+  },
+});
+
+export const memberEndpoints = [listCommunityMembersEndpoint, getCommunityMemberEndpoint, addCommunityMembersEndpoint, eraseCommunityMemberEndpoint];

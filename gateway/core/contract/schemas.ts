@@ -216,8 +216,8 @@ export interface ResponseSpec {
   headers: readonly ResponseHeaderName[];
 }
 
-export interface BodySpec {
-  schema: z.ZodType;
+export interface BodySpec<S extends z.ZodType = z.ZodType> {
+  schema: S;
   /** False when an absent body means "all defaults". */
   required: boolean;
 }
@@ -241,8 +241,18 @@ export interface Endpoint {
   headers?: z.ZodObject;
   /** Honors Idempotency-Key (replays carry Idempotent-Replayed). */
   idempotent: boolean;
+  rateLimit: RateLimitClass;
+  /** The MCP tools that call this endpoint's operation (none: REST only). */
+  mcpTools: readonly string[];
   responses: Readonly<Record<number, ResponseSpec>>;
 }
+
+/**
+ * How a call counts against rate limits. `credential`: once against the calling credential's
+ * bucket, whatever the outcome (the one class today; REST counts every authenticated request so,
+ * MCP every tool call).
+ */
+export type RateLimitClass = 'credential';
 
 export interface EndpointInput {
   method: Method;
@@ -257,6 +267,9 @@ export interface EndpointInput {
   body?: BodySpec;
   headers?: z.ZodObject;
   idempotent?: boolean;
+  /** Default `credential`. */
+  rateLimit?: RateLimitClass;
+  mcpTools?: readonly string[];
   success: Record<number, { description: string; body: z.ZodType; headers?: ResponseHeaderName[] }>;
   /**
    * Error statuses beyond the ones every endpoint has (400, 401, 429, 500, 503, which may be
@@ -285,7 +298,14 @@ const byStatus = (a: number, b: number) => a - b;
  * Retry-After on 202/409/429/503; Location on 202; lifecycle headers on success; the replay
  * marker on the outcomes an idempotent operation stores).
  */
-export function defineEndpoint(input: EndpointInput): Endpoint {
+/** An endpoint with the types of its own request schemas kept, so handlers get typed input. */
+export type DefinedEndpoint<I extends EndpointInput> = Omit<Endpoint, 'params' | 'query' | 'body'> & {
+  params: I extends { params: infer P extends z.ZodObject } ? P : undefined;
+  query: I extends { query: infer Q extends z.ZodObject } ? Q : undefined;
+  body: I extends { body: infer B extends BodySpec } ? B : undefined;
+};
+
+export function defineEndpoint<I extends EndpointInput>(input: I): DefinedEndpoint<I> {
   const idempotent = input.idempotent ?? false;
   const responses: Record<number, ResponseSpec> = {};
   const headersFor = (status: number, extra: readonly ResponseHeaderName[] = []): ResponseHeaderName[] => {
@@ -325,8 +345,10 @@ export function defineEndpoint(input: EndpointInput): Endpoint {
     ...(input.body && { body: input.body }),
     ...(input.headers && { headers: input.headers }),
     idempotent,
+    rateLimit: input.rateLimit ?? 'credential',
+    mcpTools: input.mcpTools ?? [],
     responses,
-  };
+  } as DefinedEndpoint<I>;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -133,50 +133,53 @@ export const SearchPoll = z
   .discriminatedUnion('status', [SearchRunning, SearchComplete, SearchFailed])
   .describe('State of a search job, by `status`.');
 
-export const searchEndpoints = [
-  defineEndpoint({
-    method: 'POST',
-    path: '/v1/search',
-    operationId: 'startSearch',
-    tag: 'Search',
-    summary: 'Search for experts',
-    description:
-      'Runs an expert search and waits up to `wait_seconds` for it. A finished search answers 200 with its matches; otherwise the answer is 202 with a job to poll. A search can take a minute or more. The search is billed once its result is stored, whether that happens during this call or while polling; failed or refused searches are not billed.',
-    scope: 'search:read',
-    body: { schema: SearchRequest, required: true },
-    success: {
-      200: { description: 'The search finished within `wait_seconds`.', body: SearchComplete },
-      202: { description: 'The search is still running; poll the `Location`.', body: SearchPending },
+export const startSearchEndpoint = defineEndpoint({
+  method: 'POST',
+  path: '/v1/search',
+  operationId: 'startSearch',
+  tag: 'Search',
+  summary: 'Search for experts',
+  description:
+    'Runs an expert search and waits up to `wait_seconds` for it. A finished search answers 200 with its matches; otherwise the answer is 202 with a job to poll. A search can take a minute or more. The search is billed once its result is stored, whether that happens during this call or while polling; failed or refused searches are not billed.',
+  scope: 'search:read',
+  mcpTools: ['search_experts'],
+  body: { schema: SearchRequest, required: true },
+  success: {
+    200: { description: 'The search finished within `wait_seconds`.', body: SearchComplete },
+    202: { description: 'The search is still running; poll the `Location`.', body: SearchPending },
+  },
+  errors: {
+    400: {
+      description: 'The body is unreadable (`bad_request`) or breaks a rule (`invalid_request`): a missing or invalid field, an unknown field, `include_teams`, or a missing `community_id` for scope `community`.',
     },
-    errors: {
-      400: {
-        description: 'The body is unreadable (`bad_request`) or breaks a rule (`invalid_request`): a missing or invalid field, an unknown field, `include_teams`, or a missing `community_id` for scope `community`.',
-      },
-      402: { description: 'Credit enforcement is armed and the payer cannot cover the search. The body names the payer.' },
-      403: { description: 'The credential lacks `search:read`, or `community_id` is a community the key may not read (including archived ones).' },
-      413: { description: 'The body is larger than 1 MiB.' },
-      422: {
-        description: 'Scope `all` with no readable community (none, or an allowlist narrowed them to none): nothing is searched and there is no fallback to public profiles.',
-        codes: ['unprocessable'],
-      },
-      502: { description: 'The search backend is unavailable.' },
+    402: { description: 'Credit enforcement is armed and the payer cannot cover the search. The body names the payer.' },
+    403: { description: 'The credential lacks `search:read`, or `community_id` is a community the key may not read (including archived ones).' },
+    413: { description: 'The body is larger than 1 MiB.' },
+    422: {
+      description: 'Scope `all` with no readable community (none, or an allowlist narrowed them to none): nothing is searched and there is no fallback to public profiles.',
+      codes: ['unprocessable'],
     },
-  }),
-  defineEndpoint({
-    method: 'GET',
-    path: '/v1/search/{search_id}',
-    operationId: 'getSearch',
-    tag: 'Search',
-    summary: 'Poll a search job',
-    description:
-      'Returns the state of a search started by the same key: `running`, `complete` with its matches, or `failed`. Jobs expire some time after finishing.',
-    scope: 'search:read',
-    params: SearchParams,
-    success: { 200: { description: 'The state of the search.', body: SearchPoll } },
-    errors: {
-      403: { description: 'The credential lacks `search:read`.' },
-      404: { description: 'No such search for this key: unknown, started by another key, or expired.' },
-      502: { description: 'The search backend is unavailable.' },
-    },
-  }),
-];
+    502: { description: 'The search backend is unavailable.' },
+  },
+});
+
+export const getSearchEndpoint = defineEndpoint({
+  method: 'GET',
+  path: '/v1/search/{search_id}',
+  operationId: 'getSearch',
+  tag: 'Search',
+  summary: 'Poll a search job',
+  description:
+    'Returns the state of a search started by the same key: `running`, `complete` with its matches, or `failed`. Jobs expire some time after finishing.',
+  scope: 'search:read',
+  mcpTools: ['get_search'],
+  params: SearchParams,
+  success: { 200: { description: 'The state of the search.', body: SearchPoll } },
+  errors: {
+    403: { description: 'The credential lacks `search:read`.' },
+    404: { description: 'No such search for this key: unknown, started by another key, or expired.' },
+    502: { description: 'The search backend is unavailable.' },
+  },
+});
+
+export const searchEndpoints = [startSearchEndpoint, getSearchEndpoint];

@@ -1,16 +1,15 @@
-// POST /v1/search and GET /v1/search/{search_id}: validate with the contract's schemas, call the
-// core. A search still running when wait_seconds runs out answers 202 with Retry-After and the
-// Location to poll (docs/API-DECISIONS.md).
+// POST /v1/search and GET /v1/search/{search_id}: the core with the validated input (route.ts). A
+// search still running when wait_seconds runs out answers 202 with Retry-After and the Location to
+// poll (docs/API-DECISIONS.md).
 import type { FastifyInstance } from 'fastify';
 import type { Edge } from '../../../core/edge.js';
 import { getSearch, startSearch, type SearchCompleteView, type SearchPendingView, type SearchPollView } from '../../../core/search.js';
-import { SearchParams, SearchRequest } from '../../../core/contract/search.js';
+import { getSearchEndpoint, startSearchEndpoint } from '../../../core/contract/search.js';
 import { callerContext } from '../../plugins/authentication.js';
-import { validated } from '../../validate.js';
+import { route } from './route.js';
 
 export default async function searchRoutes(app: FastifyInstance, { edge }: { edge: Edge }) {
-  app.post('/search', { config: { scope: 'search:read' } }, async (request, reply): Promise<SearchCompleteView | SearchPendingView> => {
-    const body = validated(SearchRequest, request.body, 'body');
+  route(app, startSearchEndpoint, async ({ body }, request, reply): Promise<SearchCompleteView | SearchPendingView> => {
     const result = await startSearch(edge, callerContext(request), body);
     if (result.status === 'pending') {
       reply.code(202).headers({
@@ -21,8 +20,5 @@ export default async function searchRoutes(app: FastifyInstance, { edge }: { edg
     return result;
   });
 
-  app.get('/search/:search_id', { config: { scope: 'search:read' } }, async (request): Promise<SearchPollView> => {
-    const { search_id } = validated(SearchParams, request.params, 'path');
-    return getSearch(edge, callerContext(request), search_id);
-  });
+  route(app, getSearchEndpoint, async ({ params }, request): Promise<SearchPollView> => getSearch(edge, callerContext(request), params.search_id));
 }
