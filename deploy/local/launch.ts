@@ -110,7 +110,7 @@ export async function launchTopology(
     const forwarder = forwarders.get(role as ServiceRole);
     if (forwarder) own[GRPC_ADDRESS_VARIABLES[role as ServiceRole]] = '127.0.0.1:0';
     let log = '';
-    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'services', 'main.ts')], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'deploy', 'launcher', 'main.ts')], {
       cwd: repoRoot,
       env: { ...process.env, ...shared, ...extra, ...own, ROLES: role },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -36,7 +36,7 @@ export interface Telemetry {
 
 /**
  * Starts tracing when requested. Call it before importing anything that loads pg, ioredis,
- * @grpc/grpc-js, http or fastify (services/main.ts imports the runtime only afterwards): the ESM
+ * @grpc/grpc-js, http or fastify (deploy/launcher/main.ts imports the runtime only afterwards): the ESM
  * loader hook is registered here and only patches modules loaded after it.
  */
 export async function startTelemetry(env: NodeJS.ProcessEnv = process.env): Promise<Telemetry> {
