@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseListenReport, type ListenReport } from '../services/kit/listen-report.js';
+import { parseListenReport, type ListenReport } from '../deploy/launcher/listen-report.js';
 import { repoRoot } from '../services/kit/paths.js';
 import { bearer, request } from './helpers/http.js';
 

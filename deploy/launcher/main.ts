@@ -8,7 +8,7 @@ const telemetry = await startTelemetry();
 const { ConfigError, loadConfig } = await import('../../services/kit/config.js');
 const { createLogger } = await import('../../services/kit/logger.js');
 const { startSystem } = await import('./runtime.js');
-const { formatListenReport } = await import('../../services/kit/listen-report.js');
+const { formatListenReport } = await import('./listen-report.js');
 const { SERVICE_ROLES } = await import('../../services/kit/config.js');
 
 async function main(): Promise<void> {

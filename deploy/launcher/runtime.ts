@@ -17,7 +17,7 @@ import { createEnrichmentService } from '../../services/enrichment/enrichment.se
 import { oauthOptionsFrom } from '../../services/identity/access-token.js';
 import { createIdentityService } from '../../services/identity/identity.service.js';
 import { createSearchService } from '../../services/search/search.service.js';
-import { startAdminServer, type ReadinessChecks } from '../../services/kit/admin-server.js';
+import { startAdminServer, type ReadinessChecks } from './admin-server.js';
 import { grpcAddressesOf, SERVICE_ROLES, type Config, type ServiceRole } from '../../services/kit/config.js';
 import type { Database } from '../../services/kit/db/database.js';
 import { migrateAll } from '../../services/kit/db/migrations.js';

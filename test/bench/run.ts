@@ -7,7 +7,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { generateSecret } from '../../services/identity/api-key-secret.js';
-import { parseListenReport } from '../../services/kit/listen-report.js';
+import { parseListenReport } from '../../deploy/launcher/listen-report.js';
 import { repoRoot } from '../../services/kit/paths.js';
 import { freshPostgresDatabase } from '../helpers/stores.js';
 import { runEmbedderBench } from './embedder-bench.js';

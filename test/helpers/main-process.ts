@@ -1,10 +1,10 @@
 // The one-process mode (`npm start`: deploy/launcher/main.ts with ROLES=all) as a child process, on ports
 // the OS picks: every port variable is 0 and the URLs and gRPC addresses are read from the one
-// line the process reports once it listens (services/kit/listen-report.ts).
+// line the process reports once it listens (deploy/launcher/listen-report.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { SERVICE_ROLES, type ServiceRole } from '../../services/kit/config.js';
-import { parseListenReport } from '../../services/kit/listen-report.js';
+import { parseListenReport } from '../../deploy/launcher/listen-report.js';
 import { repoRoot } from '../../services/kit/paths.js';
 
 export interface MainProcess {
