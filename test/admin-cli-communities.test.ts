@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
@@ -13,7 +13,7 @@ import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const tsxCli = join(repo, 'node_modules/tsx/dist/cli.mjs');
-const adminCli = join(repo, 'services/admin/cli.ts');
+const adminCli = join(repo, 'deploy/admin/cli.ts');
 
 const readerKey = liveKey();
 const ownerKey = liveKey();

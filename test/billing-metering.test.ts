@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromRemote } from '../gateway/core/api-error.js';
 import { PayerSource } from '../proto/gen/expertnet/billing/v1/billing_service.js';
 import { Caller, CredentialKind, OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { DEFAULT_RATES } from '../services/billing/rates.js';
 import { callAs, type CallOptions } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';
@@ -19,7 +19,7 @@ import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const tsxCli = join(repo, 'node_modules/tsx/dist/cli.mjs');
-const adminCli = join(repo, 'services/admin/cli.ts');
+const adminCli = join(repo, 'deploy/admin/cli.ts');
 const DAY = 24 * 60 * 60 * 1000;
 
 const USER = OwnerType.OWNER_TYPE_USER;

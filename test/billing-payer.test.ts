@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayerSource } from '../proto/gen/expertnet/billing/v1/billing_service.js';
 import type { Caller, OwnerRef } from '../proto/gen/expertnet/common/v1/common.js';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { createBillingService } from '../services/billing/billing.service.js';
 import { recordDelegatedCharge } from '../services/billing/funding-consumption.js';
 import { PAYER_SOURCES } from '../services/billing/resolve-payer.js';

@@ -8,7 +8,7 @@ import { Status } from 'nice-grpc';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role } from '../proto/gen/expertnet/common/v1/common.js';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { orcidCheckCharacter } from '../services/communities/normalize.js';
 import { callAs, type CallOptions } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';

@@ -20,7 +20,7 @@ import ts from 'typescript';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { composeEnvoyConfig, COMPOSE_ENVOY_FILE, COMPOSE_LISTENER_PORT, K8S_ENVOY_FILE } from '../deploy/compose/envoy-from-k8s.js';
-import { parseSeed } from '../services/admin/seed-schema.js';
+import { parseSeed } from '../deploy/admin/seed-schema.js';
 import { ALL_ROLES, GRPC_ADDRESS_VARIABLES, loadConfig, SERVICE_ROLES, type Role, type ServiceRole } from '../services/kit/config.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -505,12 +505,12 @@ describe('deploy/k8s: Kubernetes manifests', () => {
     expect(parseSeed(JSON.parse(content))).toMatchObject({ users: [], keys: [] });
   });
 
-  it('the migrations Job runs services/migrate.ts before the rollout', () => {
+  it('the migrations Job runs deploy/launcher/migrate.ts before the rollout', () => {
     const job = find('Job', 'expertnet-migrate');
     const container = job.spec.template.spec.containers[0];
-    expect(container.command).toEqual(['node', '--import', 'tsx', 'services/migrate.ts']);
-    expect(existsSync(join(root, 'services', 'migrate.ts'))).toBe(true);
-    expect(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.migrate).toContain('services/migrate.ts');
+    expect(container.command).toEqual(['node', '--import', 'tsx', 'deploy/launcher/migrate.ts']);
+    expect(existsSync(join(root, 'deploy', 'launcher', 'migrate.ts'))).toBe(true);
+    expect(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.migrate).toContain('deploy/launcher/migrate.ts');
     expect(job.spec.template.spec.restartPolicy).toBe('Never');
     // Argo CD: a Sync hook in a wave after what it reads and before the Deployments (wave 0).
     const wave = (obj: Json) => Number(obj.metadata.annotations?.['argocd.argoproj.io/sync-wave'] ?? 0);
@@ -669,7 +669,7 @@ describe('deploy/compose.yaml', () => {
       }
     }
     // The one-shot migrate runs `npm run migrate`'s script, then creates the shared secrets; every role waits for it.
-    expect(services.migrate!.command.join(' ')).toContain('services/migrate.ts');
+    expect(services.migrate!.command.join(' ')).toContain('deploy/launcher/migrate.ts');
     expect(services.migrate!.command.join(' ')).toContain('deploy/compose/init-secrets.ts');
     for (const role of ALL_ROLES) expect(services[role]!.depends_on.migrate.condition).toBe('service_completed_successfully');
     for (const service of SERVICE_ROLES) expect(services.gateway!.depends_on[service]?.condition).toBe('service_healthy');
@@ -780,7 +780,7 @@ describe('deploy/Dockerfile', () => {
       expect(existsSync(join(root, source)), source).toBe(true);
       expect(source).not.toMatch(/^(\.|test|docs|node_modules|\.data|\.git)(\/|$)|^\.$/);
     }
-    for (const needed of ['services', 'gateway', 'proto/gen', 'package.json', 'package-lock.json']) expect(contextSources).toContain(needed);
+    for (const needed of ['services', 'gateway', 'deploy/launcher', 'deploy/admin', 'proto/gen', 'package.json', 'package-lock.json']) expect(contextSources).toContain(needed);
     expect(statSync(join(root, 'proto', 'gen', 'descriptors.binpb')).isFile()).toBe(true);
     const ignore = readFileSync(join(deployDir, 'Dockerfile.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
     for (const pattern of ['**', '**/.data', '**/node_modules', '**/*.test.ts']) expect(ignore).toContain(pattern);
@@ -804,7 +804,7 @@ describe('deploy/Dockerfile', () => {
   it('starts the one entry point with tsx (a runtime dependency), exposes 8080 8081 9090 and health-checks /healthz on the admin port', () => {
     const cmds = dockerfile.getCMDs();
     expect(cmds.length).toBeGreaterThan(0);
-    expect(jsonArgs(cmds[cmds.length - 1]!)).toEqual(['node', '--import', 'tsx', 'services/main.ts']);
+    expect(jsonArgs(cmds[cmds.length - 1]!)).toEqual(['node', '--import', 'tsx', 'deploy/launcher/main.ts']);
     expect(finalStage.some((i) => keyword(i) === 'ENTRYPOINT')).toBe(false);
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Json;
     expect(pkg.dependencies.tsx).toBeDefined();

@@ -1,10 +1,10 @@
 // The edge's own rules over real HTTP: CORS, scopes per endpoint, the caller's profile, and
 // deprecation headers on a configured route.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { loadConfig } from '../services/kit/config.js';
 import { createLogger } from '../services/kit/logger.js';
-import { startSystem } from '../services/runtime.js';
+import { startSystem } from '../deploy/launcher/runtime.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { storeNames } from './helpers/stores.js';

@@ -4,7 +4,7 @@
 // self-enrich), coverage_required and community_over_quota (a member's search in an organization's
 // community).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { ownerTypes } from '../services/kit/enums.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { bearer, request } from './helpers/http.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { openDatabase } from '../services/kit/db/open-database.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';

@@ -5,7 +5,7 @@
 // The HTTP providers run against a local server replaying the real APIs' documented answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { callAs, type CallOptions } from '../services/kit/grpc/client.js';
 import { startEnrichmentSystem, type EnrichmentSystem } from './helpers/enrichment-system.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';

@@ -12,7 +12,7 @@
 // - the provider replay holds its answers until the erasure has answered, so the worker writes
 //   its result only after the erasure is complete.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { startEnrichmentSystem, type EnrichmentSystem } from './helpers/enrichment-system.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';

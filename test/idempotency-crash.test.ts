@@ -3,7 +3,7 @@
 // claim's lease, stretched here to an hour — and a later retry replays it. Before the crash, the 409 a concurrent retry gets
 // says in Retry-After how long the holder's lease has left.
 //
-// The gateway runs alone in a child process (`services/main.ts`, ROLES=gateway, every port 0 and
+// The gateway runs alone in a child process (`deploy/launcher/main.ts`, ROLES=gateway, every port 0 and
 // reported on its banner) over its own store, in front of an in-process system's services. Its
 // calls to the communities service pass through a TCP relay the test can hold, so the bulk add is
 // still running, claim held, when the process is killed.
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LEASE_SECONDS } from '../gateway/core/idempotency/policy.js';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { GRPC_ADDRESS_VARIABLES, SERVICE_ROLES } from '../services/kit/config.js';
 import { openDatabase } from '../services/kit/db/open-database.js';
 import { callAs } from '../services/kit/grpc/client.js';
@@ -85,7 +85,7 @@ interface Gateway {
 
 async function startGateway(env: Record<string, string>): Promise<Gateway> {
   let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'services', 'main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'deploy', 'launcher', 'main.ts')], {
     cwd: repoRoot,
     env: { ...process.env, REDIS_URL: '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 // Minting rules through the identity service, as the operator minting for a signed-in user.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { keyEnvironments } from '../services/kit/enums.js';
 import { callAs, type CallOptions } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';

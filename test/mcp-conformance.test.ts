@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { SCOPES } from '../services/kit/scopes.js';
 import { startAuthProxy, type AuthProxy } from './helpers/auth-proxy.js';
 import { request } from './helpers/http.js';

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEdge } from '../gateway/core/edge.js';
 import { MemoryRateLimiter } from '../gateway/core/rate-limit/memory-limiter.js';
 import { createMcpHttpServer, startMcpHttpServer, type RunningMcpServer } from '../gateway/mcp/server.js';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { SCOPES } from '../services/kit/scopes.js';
 import { migrateAll } from '../services/kit/db/migrations.js';
@@ -452,7 +452,7 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
   it('stdio transport: whoami works with EXPERTNET_API_KEY against the running system', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', join(repo, 'gateway/mcp/stdio.ts')],
+      args: ['--import', 'tsx', join(repo, 'deploy/launcher/mcp-stdio.ts')],
       cwd: repo,
       env: { ...(process.env as Record<string, string>), ...sys.env, LOG_LEVEL: 'silent', EXPERTNET_API_KEY: k.reader },
       stderr: 'pipe',

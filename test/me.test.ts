@@ -1,6 +1,6 @@
 // GET /v1/me end to end: edge → gRPC → identity and billing → the store, on every store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey, testKey } from './helpers/keys.js';

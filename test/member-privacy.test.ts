@@ -3,7 +3,7 @@
 // identifier matched a registered person or made a new placeholder, and the community's reads
 // (member read, roster, its search) show a private person it added only as it described them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { storeNames } from './helpers/stores.js';

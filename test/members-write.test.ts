@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEASE_SECONDS } from '../gateway/core/idempotency/policy.js';
 import { ConsentStatus } from '../proto/gen/expertnet/communities/v1/communities_service.js';
 import { Role } from '../proto/gen/expertnet/common/v1/common.js';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { orcidCheckCharacter } from '../services/communities/normalize.js';
 import { callAs, type CallOptions } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';

@@ -2,7 +2,7 @@
 // refusals — and never on the public port, which answers 401 to /metrics like to anything
 // unauthenticated.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';

@@ -11,7 +11,7 @@ import { repoRoot } from '../services/kit/paths.js';
 const run = promisify(execFile);
 
 async function migrate(env: Record<string, string>): Promise<string[]> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', join(repoRoot, 'services', 'migrate.ts')], {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', join(repoRoot, 'deploy', 'launcher', 'migrate.ts')], {
     cwd: repoRoot,
     env: { ...process.env, DATABASE_URL: '', ...env },
   });

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';
@@ -26,7 +26,7 @@ import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const tsxCli = join(repo, 'node_modules/tsx/dist/cli.mjs');
-const adminCli = join(repo, 'services/admin/cli.ts');
+const adminCli = join(repo, 'deploy/admin/cli.ts');
 
 const adaKey = liveKey();
 const seed: SeedInput = {

@@ -2,7 +2,7 @@
 // by identity exactly as the edge does).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Access } from '../proto/gen/expertnet/communities/v1/communities_service.js';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { liveKey } from './helpers/keys.js';
 import { storeNames } from './helpers/stores.js';

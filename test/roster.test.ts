@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { MemberView, RosterPageView } from '../gateway/core/members-read.js';
 import type { CommunityMember, RosterPage } from '../gateway/core/contract/members.js';
 import { OwnerType, Role } from '../proto/gen/expertnet/common/v1/common.js';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { Status } from 'nice-grpc';
 import { callAs } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';

@@ -1,4 +1,4 @@
-// Natural-language requests over the demo data set (services/admin/demo-data.ts), through the real
+// Natural-language requests over the demo data set (deploy/admin/demo-data.ts), through the real
 // pipeline on a migrated embedded store with the demo corpus indexed and its vectors stored: each
 // request's expected person must appear within its top k, and the set as a whole must stay above
 // the MRR and nDCG@10 floors measured when the suite was written (docs/SEARCH-RANKING.md,

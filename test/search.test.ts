@@ -17,7 +17,7 @@ import { SearchComplete, SearchPending, SearchPoll } from '../gateway/core/contr
 import type { SearchCompleteView, SearchPendingView, SearchPollView } from '../gateway/core/search.js';
 import { startMcpHttpServer, type RunningMcpServer } from '../gateway/mcp/server.js';
 import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import type { SearchPipeline } from '../services/search/pipeline/pipeline.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';

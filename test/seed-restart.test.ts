@@ -1,4 +1,4 @@
-// Restarting the real system (`services/main.ts`, a child process on ports the OS picks) over a
+// Restarting the real system (`deploy/launcher/main.ts`, a child process on ports the OS picks) over a
 // seeded store, on every store: the operator contract's "Seed file" rules across restarts. What
 // the system did after seeding — an erasure, a charge, a revocation — survives a restart with the
 // same SEED_FILE and with a changed one; the file's changes still apply; and a store seeded from a
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { SERVICE_ROLES, GRPC_ADDRESS_VARIABLES, type ServiceRole } from '../services/kit/config.js';
 import { TokenSigner } from '../services/kit/grpc/caller-token.js';
 import { callAs, createServiceClients, type ServiceClients } from '../services/kit/grpc/client.js';
@@ -51,10 +51,10 @@ interface Running {
   output: () => string;
 }
 
-/** Starts services/main.ts and waits for its banner; every port is 0, the ports it got are read back. */
+/** Starts deploy/launcher/main.ts and waits for its banner; every port is 0, the ports it got are read back. */
 async function start(env: Record<string, string>): Promise<Running> {
   let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'services', 'main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'deploy', 'launcher', 'main.ts')], {
     cwd: repoRoot,
     env: {
       ...process.env, REDIS_URL: '', SEED_FILE: '', LOG_LEVEL: 'info', PORT: '0', MCP_PORT: '0', ADMIN_PORT: '0',

@@ -1,8 +1,8 @@
 // Seed files end to end: applied at start (SEED_FILE) and again through applySeed, observed over
 // real HTTP (GET /v1/me) and, where HTTP cannot see it, through the operator's gRPC calls.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applySeed } from '../services/admin/apply-seed.js';
-import { SeedError, type SeedInput } from '../services/admin/seed-schema.js';
+import { applySeed } from '../deploy/admin/apply-seed.js';
+import { SeedError, type SeedInput } from '../deploy/admin/seed-schema.js';
 import { checkSecret } from '../services/identity/api-key-secret.js';
 import { plans } from '../services/kit/enums.js';
 import { callAs } from '../services/kit/grpc/client.js';

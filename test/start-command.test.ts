@@ -1,4 +1,4 @@
-// The operator contract's first command: `npm start` (services/main.ts) on an empty data folder
+// The operator contract's first command: `npm start` (deploy/launcher/main.ts) on an empty data folder
 // seeds the demo data, prints the REST URL and a demo key that works, stops cleanly on SIGTERM,
 // and on the next start keeps its data (and the key) without seeding again.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseListenReport, type ListenReport } from '../services/kit/listen-report.js';
+import { parseListenReport, type ListenReport } from '../deploy/launcher/listen-report.js';
 import { repoRoot } from '../services/kit/paths.js';
 import { bearer, request } from './helpers/http.js';
 
@@ -19,7 +19,7 @@ interface Started {
 
 async function start(env: Record<string, string>): Promise<Started> {
   let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'services', 'main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'deploy', 'launcher', 'main.ts')], {
     cwd: repoRoot,
     env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', SEED_FILE: '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -76,7 +76,7 @@ describe('npm start', () => {
 
 describe('npm start with a bad configuration', () => {
   it('refuses to start, exit code 2, naming every bad variable', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'services', 'main.ts')], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'deploy', 'launcher', 'main.ts')], {
       cwd: repoRoot,
       env: { ...process.env, PORT: 'http', ROLES: 'gateway,kitchen', REDIS_URL: 'localhost:6379', DATA_DIR: 'memory://' },
       stdio: ['ignore', 'pipe', 'pipe'],

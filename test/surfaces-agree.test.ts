@@ -14,7 +14,7 @@ import type { Endpoint } from '../gateway/core/contract/schemas.js';
 import { createEdge } from '../gateway/core/edge.js';
 import { MemoryRateLimiter } from '../gateway/core/rate-limit/memory-limiter.js';
 import { createMcpHttpServer, startMcpHttpServer, type RunningMcpServer } from '../gateway/mcp/server.js';
-import type { SeedInput } from '../services/admin/seed-schema.js';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { SCOPES } from '../services/kit/scopes.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';

@@ -9,7 +9,7 @@ const withStores = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
 export default defineConfig({
   test: {
     root: new URL('..', import.meta.url).pathname,
-    include: ['services/**/*.test.ts', 'gateway/**/*.test.ts', 'proto/**/*.test.ts', 'test/*.test.ts', ...(withStores ? ['test/postgres/**/*.test.ts'] : [])],
+    include: ['services/**/*.test.ts', 'gateway/**/*.test.ts', 'deploy/**/*.test.ts', 'proto/**/*.test.ts', 'test/*.test.ts', ...(withStores ? ['test/postgres/**/*.test.ts'] : [])],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -1,4 +1,4 @@
-// The local stack's one-shot `migrate` service runs this after `services/migrate.ts`: it creates the
+// The local stack's one-shot `migrate` service runs this after `deploy/launcher/migrate.ts`: it creates the
 // server secrets once in the shared DATA_DIR volume (secrets.json: pepper and caller-token pair;
 // oauth-signing-key.json: the local OAuth issuer's pair), so every role container, all started
 // after it, reads the same set instead of racing to create it. Nothing secret is printed.

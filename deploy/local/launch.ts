@@ -3,7 +3,7 @@
 // in the foreground; tests call launchTopology() and drive the processes.
 //
 // No port is chosen here: every process binds port 0 (PORT, ADMIN_PORT, its own gRPC address) and
-// reports what it got on its LISTENING line (services/kit/listen-report.ts). Services are reached
+// reports what it got on its LISTENING line (deploy/launcher/listen-report.ts). Services are reached
 // through a forwarder each (./forwarder.ts) that holds one address for the topology's lifetime,
 // so the services can call each other before they all have started, and a service restarted on a
 // new port is still found by the processes already running.
@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GRPC_ADDRESS_VARIABLES, SERVICE_ROLES, type ServiceRole } from '../../services/kit/config.js';
-import { parseListenReport, type ListenReport } from '../../services/kit/listen-report.js';
+import { parseListenReport, type ListenReport } from '../launcher/listen-report.js';
 import { generateSecrets } from '../../services/kit/secrets.js';
 import { startForwarder, type Forwarder } from './forwarder.js';
 
@@ -110,7 +110,7 @@ export async function launchTopology(
     const forwarder = forwarders.get(role as ServiceRole);
     if (forwarder) own[GRPC_ADDRESS_VARIABLES[role as ServiceRole]] = '127.0.0.1:0';
     let log = '';
-    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'services', 'main.ts')], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'deploy', 'launcher', 'main.ts')], {
       cwd: repoRoot,
       env: { ...process.env, ...shared, ...extra, ...own, ROLES: role },
       stdio: ['ignore', 'pipe', 'pipe'],

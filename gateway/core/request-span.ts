@@ -5,7 +5,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Attributes } from '@opentelemetry/api';
 import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
-import { annotateActiveSpan, annotateRequestSpan, ATTR } from '../../services/kit/telemetry.js';
+import { annotateRequestSpan } from '../../services/kit/http-request-span.js';
+import { annotateActiveSpan, ATTR } from '../../services/kit/telemetry.js';
 
 /** The request id, and the caller's credential id when there is a caller. */
 export function requestSpanAttributes(requestId: string, caller?: Pick<Caller, 'credentialId'>): Attributes {

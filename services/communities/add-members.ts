@@ -12,7 +12,7 @@ import { AddMemberStatus, type AddMemberItem, type AddMemberResult } from '../..
 import type { RoleName } from '../kit/enums.js';
 import { newId } from '../kit/ids.js';
 import type { HandlerContext } from './handler-context.js';
-import type { Supplied } from './member-view.js';
+import type { Supplied } from './community.repository.js';
 import { createMemberWriteRepository, type MatchField } from './member-write.repository.js';
 import { normalizeEmail, normalizeLinkedinUrl, normalizeOrcid, type Normalized } from './normalize.js';
 import { runCreateAccount } from './placeholders.js';

@@ -1,7 +1,6 @@
 // SQL for communities, their write attestations, profiles and memberships. Nothing else.
 import type { Queryable } from '../kit/db/database.js';
 import type { OwnerTypeName, RoleName } from '../kit/enums.js';
-import type { Supplied } from './member-view.js';
 
 export interface CommunityRow {
   id: string;
@@ -28,6 +27,13 @@ export interface ProfileRow {
   orcid: string | null;
   avatar_url: string | null;
 }
+
+/**
+ * The add item as the community sent it (normalized identifiers, trimmed seed fields): the profile
+ * fields an add item can carry, in the profile's own columns' types (what the community sees of them:
+ * member-view.ts).
+ */
+export type Supplied = Pick<ProfileRow, 'name' | 'headline' | 'bio' | 'organization' | 'location' | 'email' | 'linkedin_url' | 'orcid'>;
 
 export interface MembershipRow {
   community_id: string;

@@ -3,8 +3,7 @@
 // the fields self-enrichment may change on a profile. Nothing else.
 import type { Queryable } from '../kit/db/database.js';
 import type { RoleName } from '../kit/enums.js';
-import type { ProfileRow } from './community.repository.js';
-import type { Supplied } from './member-view.js';
+import type { ProfileRow, Supplied } from './community.repository.js';
 
 /** A member as a scan reads it: the whole profile plus the membership. */
 export interface ScannedMemberRow extends ProfileRow {

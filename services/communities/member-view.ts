@@ -4,13 +4,7 @@
 // item — never the profile's own text, avatar, claimed state or account, whether the add matched an
 // existing person or created a placeholder. A public profile, and any membership that did not come
 // from a bulk add (seed files, the operator), shows the profile as it is.
-import type { ProfileRow } from './community.repository.js';
-
-/**
- * The add item as the community sent it (normalized identifiers, trimmed seed fields): the profile
- * fields an add item can carry, in the profile's own columns' types.
- */
-export type Supplied = Pick<ProfileRow, 'name' | 'headline' | 'bio' | 'organization' | 'location' | 'email' | 'linkedin_url' | 'orcid'>;
+import type { ProfileRow, Supplied } from './community.repository.js';
 
 /** The profile as this community may see it, given the membership's `supplied` column. */
 export function asCommunitySees<P extends ProfileRow>(profile: P, supplied: Supplied | null | undefined): P {

@@ -2,8 +2,7 @@
 // placeholder-account tasks. Kept apart from community.repository.ts (shared with the roster reads).
 import type { Queryable } from '../kit/db/database.js';
 import type { RoleName } from '../kit/enums.js';
-import type { ProfileRow } from './community.repository.js';
-import type { Supplied } from './member-view.js';
+import type { ProfileRow, Supplied } from './community.repository.js';
 
 export type WriteOperation = 'members.add' | 'members.remove' | 'enrichment.start';
 export const WRITE_OPERATIONS: readonly WriteOperation[] = ['members.add', 'members.remove', 'enrichment.start'];

@@ -23,9 +23,9 @@ async function suppliedOf(context: HandlerContext, pairs: Array<{ communityId: s
 }
 import type { Document } from '../../proto/gen/expertnet/search/v1/search_service.js';
 import { AddMemberStatus, type AddMemberResult } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
-import type { ProfileRow } from './community.repository.js';
+import type { ProfileRow, Supplied } from './community.repository.js';
 import type { HandlerContext } from './handler-context.js';
-import { asCommunitySees, type Supplied } from './member-view.js';
+import { asCommunitySees } from './member-view.js';
 import { asCommunitiesService, relayOrUnavailable } from './remote.js';
 
 /** The public corpus's community id. */

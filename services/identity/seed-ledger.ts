@@ -1,5 +1,5 @@
 // The seed ledger's SQL and its two operator calls (docs/API-DECISIONS.md "Seed files"). The rules of
-// applying a seed live in services/admin/apply-seed.ts; this only remembers what was applied.
+// applying a seed live in deploy/admin/apply-seed.ts; this only remembers what was applied.
 import type { GetSeedStateResponse, IdentityServiceImplementation, SeedRecord } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
 import type { Database } from '../kit/db/database.js';
 import { domainError } from '../kit/grpc/errors.js';

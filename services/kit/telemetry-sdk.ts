@@ -10,7 +10,7 @@ import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { rememberRequestSpan } from './telemetry.js';
+import { rememberRequestSpan } from './http-request-span.js';
 
 /** Paths of the admin port, probed all the time: no spans for them. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);

@@ -4,7 +4,6 @@
 // is on: with no OTEL_* exporter variables set nothing is patched or exported, and the cost is one
 // getActiveSpan() per log line. docs/OBSERVABILITY.md.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { IncomingMessage } from 'node:http';
 import { register } from 'node:module';
 import { trace, type Attributes, type Span } from '@opentelemetry/api';
 
@@ -36,7 +35,7 @@ export interface Telemetry {
 
 /**
  * Starts tracing when requested. Call it before importing anything that loads pg, ioredis,
- * @grpc/grpc-js, http or fastify (services/main.ts imports the runtime only afterwards): the ESM
+ * @grpc/grpc-js, http or fastify (deploy/launcher/main.ts imports the runtime only afterwards): the ESM
  * loader hook is registered here and only patches modules loaded after it.
  */
 export async function startTelemetry(env: NodeJS.ProcessEnv = process.env): Promise<Telemetry> {
@@ -87,23 +86,7 @@ export function logContext(): Record<string, string> {
   return out;
 }
 
-// --- span attributes ----------------------------------------------------------------------------
-
-const REQUEST_SPAN = Symbol.for('expertnet.requestSpan');
-type WithSpan = IncomingMessage & { [REQUEST_SPAN]?: Span };
-
-/** Called by the HTTP instrumentation: remembers a request's server span on the request. */
-export function rememberRequestSpan(span: Span, request: IncomingMessage): void {
-  (request as WithSpan)[REQUEST_SPAN] = span;
-}
-
-/** Sets attributes on an HTTP request's server span (the root of its trace) and on the active span. */
-export function annotateRequestSpan(request: IncomingMessage, attributes: Attributes): void {
-  const root = (request as WithSpan)[REQUEST_SPAN];
-  root?.setAttributes(attributes);
-  const active = trace.getActiveSpan();
-  if (active && active !== root) active.setAttributes(attributes);
-}
+// --- span attributes (an HTTP request's server span: http-request-span.ts) ------------------------
 
 /** Sets attributes on the active span, if any (a gRPC server span inside a handler). */
 export function annotateActiveSpan(attributes: Attributes): void {

@@ -15,7 +15,7 @@ import { generateSecret } from '../../services/identity/api-key-secret.js';
 import { loadConfig } from '../../services/kit/config.js';
 import { createLogger } from '../../services/kit/logger.js';
 import { generateSecrets } from '../../services/kit/secrets.js';
-import { startSystem } from '../../services/runtime.js';
+import { startSystem } from '../../deploy/launcher/runtime.js';
 import { freshPostgresDatabase } from '../helpers/stores.js';
 
 const MEMBERS = Number(process.env.BENCH_ENRICH_MEMBERS ?? 10_000);

@@ -7,7 +7,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { generateSecret } from '../../services/identity/api-key-secret.js';
-import { parseListenReport } from '../../services/kit/listen-report.js';
+import { parseListenReport } from '../../deploy/launcher/listen-report.js';
 import { repoRoot } from '../../services/kit/paths.js';
 import { freshPostgresDatabase } from '../helpers/stores.js';
 import { runEmbedderBench } from './embedder-bench.js';
@@ -83,7 +83,7 @@ async function benchSystem(name: string, env: Record<string, string>): Promise<R
   // Every port is the OS's pick; the process reports them on its LISTENING line.
   const grpc: Record<string, string> = {};
   for (const v of ['IDENTITY', 'COMMUNITIES', 'SEARCH', 'ENRICHMENT', 'BILLING']) grpc[`${v}_GRPC_ADDR`] = '127.0.0.1:0';
-  const { child, url } = await startProcess('services/main.ts', {
+  const { child, url } = await startProcess('deploy/launcher/main.ts', {
     ...grpc, PORT: '0', MCP_PORT: '0', ADMIN_PORT: '0', DATA_DIR: join(dir, 'data'), SEED_FILE: seedFile, LOG_LEVEL: 'warn', ...env,
   }, (output) => parseListenReport(output)?.rest);
   try {

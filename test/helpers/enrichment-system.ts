@@ -1,7 +1,7 @@
 // The whole system (test-system.ts) with its enrichment service pointed at a provider replay
 // (provider-replay.ts) instead of the real providers. Retries are off: each provider call is
 // answered once, so what a test sees of a run is what the replay answered.
-import type { SeedInput } from '../../services/admin/seed-schema.js';
+import type { SeedInput } from '../../deploy/admin/seed-schema.js';
 import { startProviderReplay, type ProviderReplay, type ProviderReplayOptions } from './provider-replay.js';
 import type { StoreName } from './stores.js';
 import { startTestSystem, type TestSystem } from './test-system.js';

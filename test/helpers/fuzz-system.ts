@@ -1,7 +1,7 @@
 // The system the fuzz suites attack: the whole system in this process (every service on its own
 // gRPC port, REST and MCP on their own ports), seeded with a key of every scope, and a view of the
 // rows a request could store, so that a suite can check that a refused request stored nothing.
-import type { SeedInput } from '../../services/admin/seed-schema.js';
+import type { SeedInput } from '../../deploy/admin/seed-schema.js';
 import type { Database } from '../../services/kit/db/database.js';
 import { SCOPES, type Scope } from '../../services/kit/scopes.js';
 import { liveKey, testKey } from './keys.js';

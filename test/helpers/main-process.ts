@@ -1,10 +1,10 @@
-// The one-process mode (`npm start`: services/main.ts with ROLES=all) as a child process, on ports
+// The one-process mode (`npm start`: deploy/launcher/main.ts with ROLES=all) as a child process, on ports
 // the OS picks: every port variable is 0 and the URLs and gRPC addresses are read from the one
-// line the process reports once it listens (services/kit/listen-report.ts).
+// line the process reports once it listens (deploy/launcher/listen-report.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { SERVICE_ROLES, type ServiceRole } from '../../services/kit/config.js';
-import { parseListenReport } from '../../services/kit/listen-report.js';
+import { parseListenReport } from '../../deploy/launcher/listen-report.js';
 import { repoRoot } from '../../services/kit/paths.js';
 
 export interface MainProcess {
@@ -27,11 +27,11 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Starts services/main.ts with `env` (DATABASE_URL, secrets, SEED_FILE, …) and every port at 0;
+ * Starts deploy/launcher/main.ts with `env` (DATABASE_URL, secrets, SEED_FILE, …) and every port at 0;
  * resolves once it has reported its REST, admin and gRPC addresses.
  */
 export async function startMainProcess(env: Record<string, string>, timeoutMs = 180_000): Promise<MainProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'services', 'main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'deploy', 'launcher', 'main.ts')], {
     cwd: repoRoot,
     env: {
       ...process.env,

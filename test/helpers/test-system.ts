@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { GRPC_ADDRESS_VARIABLES, loadConfig, SERVICE_ROLES } from '../../services/kit/config.js';
 import { createLogger } from '../../services/kit/logger.js';
 import { generateSecrets, type ServerSecrets } from '../../services/kit/secrets.js';
-import { startSystem, type RunningSystem } from '../../services/runtime.js';
-import type { SeedInput } from '../../services/admin/seed-schema.js';
+import { startSystem, type RunningSystem } from '../../deploy/launcher/runtime.js';
+import type { SeedInput } from '../../deploy/admin/seed-schema.js';
 import { freshPostgresDatabase, type StoreName } from './stores.js';
 
 export interface TestSystem extends RunningSystem {

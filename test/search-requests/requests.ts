@@ -1,8 +1,8 @@
-// Requests as searchers type them, judged against the demo data set (services/admin/demo-data.ts):
+// Requests as searchers type them, judged against the demo data set (deploy/admin/demo-data.ts):
 // a searcher's own words for a field, paraphrases, a place, a role. Each request names who a person
 // reading the profiles would expect: hand-written demo people by id, and generated ones by what
 // their profile says (a judgement over the text, written without looking at any ranking).
-import { demoSeed } from '../../services/admin/demo-data.js';
+import { demoSeed } from '../../deploy/admin/demo-data.js';
 
 type SeedProfile = NonNullable<ReturnType<typeof demoSeed>['profiles']>[number];
 

@@ -8,7 +8,8 @@ import { RateTier } from '../../../proto/gen/expertnet/common/v1/common.js';
 import { connectRedis, type Redis } from '../../../services/kit/redis.js';
 import { decide, secondsToUtcMidnight, TOKEN_UNITS, type RateLimiter, type RateLimitKey } from './limiter.js';
 import { MemoryRateLimiter } from './memory-limiter.js';
-import { rateLimitHeaders, rateLimitPolicy } from './policy.js';
+import { rateLimitHeaders } from './headers.js';
+import { rateLimitPolicy } from './policy.js';
 import { RedisRateLimiter } from './redis-limiter.js';
 
 const REDIS_URL = process.env.REDIS_URL;

@@ -5,7 +5,7 @@
 import fp from 'fastify-plugin';
 import { ApiError } from '../../core/api-error.js';
 import type { RateLimitDecision, RateLimiter } from '../../core/rate-limit/limiter.js';
-import { rateLimitHeaders } from '../../core/rate-limit/policy.js';
+import { rateLimitHeaders } from '../../core/rate-limit/headers.js';
 import { refusalMessage } from '../../core/rate-limit/refusal.js';
 import type {} from './authentication.js'; // request.caller
 

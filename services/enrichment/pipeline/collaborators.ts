@@ -3,14 +3,8 @@
 // else by their normalised name when exactly one peer has it — two peers of one name cannot be
 // told apart, and a wrong collaborator is worse than a missing one.
 import { nameKey, orcidOrNull } from './normalize.js';
-import type { RecentWork } from './recent-works.js';
+import type { Collaborator, RecentWork } from './found.js';
 import { skip, type CommunityPeer, type Step } from './types.js';
-
-export interface Collaborator {
-  profileId: string;
-  name: string;
-  sharedWorks: number;
-}
 
 interface PeerIndex {
   byOrcid: Map<string, CommunityPeer>;

@@ -1,7 +1,8 @@
 // What an enrichment leaves behind: the JSON document stored as the person's enrichment data
 // (shown to API users as `enrichment.data`, so snake_case like the rest of the API) and the plain
 // text added to their search document. Only extracted facts are kept, never provider payloads.
-import type { Depth, Found, NormalizedPerson, StepOutcome } from './types.js';
+import type { Found } from './found.js';
+import type { Depth, NormalizedPerson, StepOutcome } from './types.js';
 
 /** Co-authors kept per work in the document (a physics paper can list thousands). */
 const MAX_STORED_CO_AUTHORS = 20;

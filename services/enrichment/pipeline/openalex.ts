@@ -6,27 +6,8 @@
 import { z } from 'zod';
 import { failureReason, type JsonClient, parseAs, ProviderError } from './http.js';
 import { namesMatch, organizationsMatch } from './normalize.js';
+import type { OpenAlexAuthor } from './found.js';
 import { skip, type Step } from './types.js';
-
-export interface OpenAlexInstitution {
-  name: string;
-  countryCode: string | null;
-  ror: string | null;
-}
-
-export interface OpenAlexAuthor {
-  /** https://openalex.org/A… */
-  id: string;
-  matchedBy: 'orcid' | 'name';
-  displayName: string;
-  worksCount: number;
-  citedByCount: number;
-  hIndex: number | null;
-  i10Index: number | null;
-  twoYearMeanCitedness: number | null;
-  topics: string[];
-  institutions: OpenAlexInstitution[];
-}
 
 const MAX_AUTHOR_TOPICS = 10;
 /** Name search candidates read (the top one is accepted only when its name agrees). */

@@ -3,22 +3,8 @@
 // the summaries endpoints are read: two small documents per person instead of the full record.
 import { z } from 'zod';
 import { failureReason, type JsonClient, parseAs, ProviderError } from './http.js';
+import type { OrcidEmployment } from './found.js';
 import { skip, type Step } from './types.js';
-
-export interface OrcidEmployment {
-  organization: string;
-  roleTitle: string | null;
-  department: string | null;
-  startYear: number | null;
-  endYear: number | null;
-}
-
-export interface OrcidRecord {
-  /** Current positions first, then the most recently started; at most MAX_EMPLOYMENTS. */
-  employments: OrcidEmployment[];
-  /** Works as ORCID groups them (one per work, however many sources list it). */
-  worksCount: number;
-}
 
 const MAX_EMPLOYMENTS = 10;
 

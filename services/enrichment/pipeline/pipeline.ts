@@ -6,13 +6,13 @@
 import { inStep } from '../../kit/telemetry.js';
 import { enrichmentDocument, searchTextOf } from './document.js';
 import { normalizePerson } from './normalize.js';
+import type { Found } from './found.js';
 import {
   type CommunityPeer,
   type Depth,
   DEPTHS,
   type EnrichmentPipeline,
   type EnrichmentResult,
-  type Found,
   type PersonInput,
   type Step,
   type StepOutcome,

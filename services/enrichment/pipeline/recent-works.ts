@@ -3,23 +3,8 @@
 import { z } from 'zod';
 import { failureReason, type JsonClient, parseAs, ProviderError } from './http.js';
 import { orcidOrNull } from './normalize.js';
+import type { RecentWork } from './found.js';
 import { skip, type Step } from './types.js';
-
-export interface CoAuthor {
-  name: string;
-  /** Bare ORCID iD, when OpenAlex knows it. */
-  orcid: string | null;
-}
-
-export interface RecentWork {
-  title: string;
-  year: number | null;
-  /** Bare DOI ("10.1038/…"). */
-  doi: string | null;
-  venue: string | null;
-  /** Every other author of the work, in author order. */
-  coAuthors: CoAuthor[];
-}
 
 const RECENT_WORKS = 10;
 

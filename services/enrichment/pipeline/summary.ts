@@ -3,7 +3,8 @@
 // collected, and from nothing else — the prompt carries the facts and forbids adding to them.
 import { z } from 'zod';
 import { failureReason, type JsonClient, parseAs, ProviderError } from './http.js';
-import { skip, type Found, type NormalizedPerson, type Step } from './types.js';
+import type { Found } from './found.js';
+import { skip, type NormalizedPerson, type Step } from './types.js';
 
 const SUMMARY_TEMPERATURE = 0.2;
 const SUMMARY_MAX_TOKENS = 200;

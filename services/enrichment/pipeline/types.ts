@@ -1,10 +1,7 @@
 // The pipeline's contract with the enrichment service (re-exported by index.ts), and the one
 // interface every step after normalisation implements. Steps pass what they found to later steps
-// through `Found`; the pipeline turns it into the stored document at the end.
-import type { Collaborator } from './collaborators.js';
-import type { OpenAlexAuthor } from './openalex.js';
-import type { OrcidRecord } from './orcid.js';
-import type { RecentWork } from './recent-works.js';
+// through `Found` (found.ts); the pipeline turns it into the stored document at the end.
+import type { Found } from './found.js';
 
 export type Depth = 'quick' | 'standard' | 'deep';
 /** The tiers in order: each includes the steps of the ones before it. */
@@ -85,17 +82,6 @@ export interface NormalizedPerson extends NormalizedFields {
   bio: string | null;
   /** Why the given ORCID iD was dropped (it was not an iD, or failed its checksum). */
   orcidProblem?: string;
-}
-
-/** What the steps found, each filled in by one step (absent: skipped, or not at this depth). */
-export interface Found {
-  topics?: string[];
-  skills?: string[];
-  orcid?: OrcidRecord;
-  openalex?: OpenAlexAuthor;
-  recentWorks?: RecentWork[];
-  collaborators?: Collaborator[];
-  summary?: string;
 }
 
 export interface StepContext {

@@ -3,17 +3,17 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Status } from 'nice-grpc';
-import { grpcAddressesOf, loadConfig, SERVICE_ROLES, type ServiceRole } from '../kit/config.js';
-import { keyEnvironments, ownerTypes, plans } from '../kit/enums.js';
-import { callAs, createServiceClients, type ServiceClients } from '../kit/grpc/client.js';
-import { TokenSigner } from '../kit/grpc/caller-token.js';
-import { readRemoteError } from '../kit/grpc/errors.js';
-import { checkGrpcHealth } from '../kit/grpc/health.js';
-import { mcpResourceUrlOf } from '../kit/mcp-resource.js';
-import { loadSecrets } from '../kit/secrets.js';
+import { loadConfig, SERVICE_ROLES, type ServiceRole } from '../../services/kit/config.js';
+import { keyEnvironments, ownerTypes, plans } from '../../services/kit/enums.js';
+import { callAs, type ServiceClients } from '../../services/kit/grpc/client.js';
+import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
+import { readRemoteError } from '../../services/kit/grpc/errors.js';
+import { checkGrpcHealth } from '../../services/kit/grpc/health.js';
+import { mcpResourceUrlOf } from '../../services/kit/mcp-resource.js';
 import { applySeed } from './apply-seed.js';
 import { watchReindex } from './reindex-progress.js';
 import { SeedError } from './seed-schema.js';
+import { connectToServices } from '../launcher/wiring.js';
 import {
   CreditWalletResponse,
   GetWalletResponse,
@@ -307,10 +307,7 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
 }
 
 async function main(): Promise<void> {
-  const config = loadConfig();
-  const addresses = grpcAddressesOf(config);
-  const clients = createServiceClients(addresses);
-  const signer = new TokenSigner(loadSecrets(config).callerTokenPrivateKey);
+  const { addresses, clients, signer } = connectToServices(loadConfig());
   try {
     const result = await run(process.argv.slice(2), clients, signer, addresses);
     console.log(JSON.stringify(result, null, 2));

@@ -1,7 +1,7 @@
 // The private admin port: /healthz (the process is alive), /readyz (its stores and the services
-// it depends on answer) and /metrics (Prometheus, metrics.ts). Never on the public port, which answers 401 to anything unauthenticated.
+// it depends on answer) and /metrics (Prometheus, services/kit/metrics.ts). Never on the public port, which answers 401 to anything unauthenticated.
 import { createServer, type Server } from 'node:http';
-import { renderMetrics } from './metrics.js';
+import { renderMetrics } from '../../services/kit/metrics.js';
 
 export type ReadinessChecks = Record<string, () => Promise<boolean>>;
 

@@ -15,10 +15,10 @@
 // with the same fields on the next application, which changes nothing.
 import { createHash } from 'node:crypto';
 import type { SeedRecord } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
-import { callAs, type CallOptions, type ServiceClients } from '../kit/grpc/client.js';
-import type { TokenSigner } from '../kit/grpc/caller-token.js';
-import { keyEnvironments, ownerTypes, plans, roles } from '../kit/enums.js';
-import { readRemoteError } from '../kit/grpc/errors.js';
+import { callAs, type CallOptions, type ServiceClients } from '../../services/kit/grpc/client.js';
+import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
+import { keyEnvironments, ownerTypes, plans, roles } from '../../services/kit/enums.js';
+import { readRemoteError } from '../../services/kit/grpc/errors.js';
 import { parseSeed, SeedError, type SeedDocument } from './seed-schema.js';
 
 type OwnerJson = { user: string } | { organization: string };

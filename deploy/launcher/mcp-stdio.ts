@@ -1,7 +1,7 @@
 // `npm run mcp:stdio`: the MCP surface over stdio, for a local client that spawns it. The credential
 // is EXPERTNET_API_KEY (an API key, or an OAuth access token); the process reaches the services over
-// gRPC exactly like the admin CLI (services/kit config, gRPC clients, server secrets), so it must
-// run where the system's configuration is (same environment / DATA_DIR as `npm start`).
+// gRPC exactly like the admin CLI (the launcher's wiring: configured addresses, server secrets), so
+// it must run where the system's configuration is (same environment / DATA_DIR as `npm start`).
 //
 // The credential is checked once at start (a bad one exits at once with a message on stderr) and
 // then again on every tool call, like every REST request: revoking the key takes effect on the
@@ -9,21 +9,15 @@
 // same MCP server, reached another way. stdout carries only the protocol; diagnostics go to stderr.
 import { pino } from 'pino';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { grpcAddressesOf, loadConfig } from '../../services/kit/config.js';
-import { createServiceClients } from '../../services/kit/grpc/client.js';
-import { TokenSigner } from '../../services/kit/grpc/caller-token.js';
+import { loadConfig } from '../../services/kit/config.js';
 import { createLogger } from '../../services/kit/logger.js';
 import { mcpResourceUrlOf } from '../../services/kit/mcp-resource.js';
 import { connectRedis } from '../../services/kit/redis.js';
-import { loadSecrets } from '../../services/kit/secrets.js';
-import { fromRemote } from '../core/api-error.js';
-import { credentialOf } from '../core/credentials.js';
-import { createEdge } from '../core/edge.js';
-import type { RateLimiter } from '../core/rate-limit/limiter.js';
-import { MemoryRateLimiter } from '../core/rate-limit/memory-limiter.js';
-import { RedisRateLimiter } from '../core/rate-limit/redis-limiter.js';
-import { buildMcpServer, freshRequestId } from './tools.js';
-import { refuseInvalidParams } from './invalid-params.js';
+import { fromRemote } from '../../gateway/core/api-error.js';
+import { credentialOf } from '../../gateway/core/credentials.js';
+import { buildMcpServer, freshRequestId } from '../../gateway/mcp/tools.js';
+import { refuseInvalidParams } from '../../gateway/mcp/invalid-params.js';
+import { connectToServices, edgeLimiter, edgeOver } from './wiring.js';
 
 async function main(): Promise<void> {
   const secret = process.env.EXPERTNET_API_KEY?.trim();
@@ -33,14 +27,13 @@ async function main(): Promise<void> {
   }
   const config = loadConfig();
   const credential = credentialOf(secret, mcpResourceUrlOf(config));
-  const clients = createServiceClients(grpcAddressesOf(config));
-  const signer = new TokenSigner(loadSecrets(config).callerTokenPrivateKey);
-  const edge = createEdge({ clients, signer, deadlineMs: config.GRPC_DEADLINE_MS });
+  const { clients, signer } = connectToServices(config);
+  const edge = edgeOver(config, clients, signer);
   // Logs to stderr (fd 2): stdout is the protocol.
   const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, pino.destination(2));
   // With REDIS_URL the limits are shared with the gateway replicas; otherwise kept in this process.
   const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL) : undefined;
-  const limiter: RateLimiter = redis ? new RedisRateLimiter(redis, { prefix: config.RATE_LIMIT_PREFIX }) : new MemoryRateLimiter();
+  const limiter = edgeLimiter(config, redis);
 
   try {
     await edge.authenticate(credential, freshRequestId());

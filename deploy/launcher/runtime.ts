@@ -1,39 +1,37 @@
 // The one place that knows every role. It starts the roles a process runs (ROLES): each service
 // on its own gRPC server with its own schema and migrations, and the edge calling services only
-// over gRPC — the same in one process (npm start) as across many (deploy/).
+// over gRPC — the same in one process (npm start) as across many (deploy/k8s, deploy/local).
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { createEdge } from '../gateway/core/edge.js';
-import { parseDeprecations } from '../gateway/core/deprecations.js';
-import { MemoryRateLimiter } from '../gateway/core/rate-limit/memory-limiter.js';
-import type { RateLimiter } from '../gateway/core/rate-limit/limiter.js';
-import { RedisRateLimiter } from '../gateway/core/rate-limit/redis-limiter.js';
-import { createMcpHttpServer, startMcpHttpServer } from '../gateway/mcp/server.js';
-import { buildRestApp } from '../gateway/rest/app.js';
-import { applySeed } from './admin/apply-seed.js';
-import { demoSeed } from './admin/demo-data.js';
-import { createBillingService } from './billing/billing.service.js';
-import { createCommunitiesService } from './communities/communities.service.js';
-import { createEnrichmentService } from './enrichment/enrichment.service.js';
-import { oauthOptionsFrom } from './identity/access-token.js';
-import { createIdentityService } from './identity/identity.service.js';
-import { createSearchService } from './search/search.service.js';
-import { startAdminServer, type ReadinessChecks } from './kit/admin-server.js';
-import { grpcAddressesOf, SERVICE_ROLES, type Config, type ServiceRole } from './kit/config.js';
-import type { Database } from './kit/db/database.js';
-import { migrateAll } from './kit/db/migrations.js';
-import { openDatabase } from './kit/db/open-database.js';
-import { callAs, createServiceClients, type ServiceClients } from './kit/grpc/client.js';
-import { TokenSigner, TokenVerifier } from './kit/grpc/caller-token.js';
-import { checkGrpcHealth } from './kit/grpc/health.js';
-import { startGrpcServer, type AnyServiceRegistration, type RunningGrpcServer } from './kit/grpc/server.js';
-import type { Logger } from './kit/logger.js';
-import { metrics } from './kit/metrics.js';
-import { connectRedis, type Redis } from './kit/redis.js';
-import { loadSecrets, type ServerSecrets } from './kit/secrets.js';
-import type { ServiceDeps } from './kit/service-deps.js';
+import { parseDeprecations } from '../../gateway/core/deprecations.js';
+import type { RateLimiter } from '../../gateway/core/rate-limit/limiter.js';
+import { createMcpHttpServer, startMcpHttpServer } from '../../gateway/mcp/server.js';
+import { buildRestApp } from '../../gateway/rest/app.js';
+import { applySeed } from '../admin/apply-seed.js';
+import { demoSeed } from '../admin/demo-data.js';
+import { createBillingService } from '../../services/billing/billing.service.js';
+import { createCommunitiesService } from '../../services/communities/communities.service.js';
+import { createEnrichmentService } from '../../services/enrichment/enrichment.service.js';
+import { oauthOptionsFrom } from '../../services/identity/access-token.js';
+import { createIdentityService } from '../../services/identity/identity.service.js';
+import { createSearchService } from '../../services/search/search.service.js';
+import { startAdminServer, type ReadinessChecks } from './admin-server.js';
+import { grpcAddressesOf, SERVICE_ROLES, type Config, type ServiceRole } from '../../services/kit/config.js';
+import type { Database } from '../../services/kit/db/database.js';
+import { migrateAll } from '../../services/kit/db/migrations.js';
+import { openDatabase } from '../../services/kit/db/open-database.js';
+import { callAs, createServiceClients, type ServiceClients } from '../../services/kit/grpc/client.js';
+import { TokenSigner, TokenVerifier } from '../../services/kit/grpc/caller-token.js';
+import { checkGrpcHealth } from '../../services/kit/grpc/health.js';
+import { startGrpcServer, type AnyServiceRegistration, type RunningGrpcServer } from '../../services/kit/grpc/server.js';
+import type { Logger } from '../../services/kit/logger.js';
+import { metrics } from '../../services/kit/metrics.js';
+import { connectRedis, type Redis } from '../../services/kit/redis.js';
+import { loadSecrets, type ServerSecrets } from '../../services/kit/secrets.js';
+import type { ServiceDeps } from '../../services/kit/service-deps.js';
+import { edgeLimiter, edgeOver } from './wiring.js';
 
 interface ServiceInstance {
   registration: AnyServiceRegistration;
@@ -193,8 +191,8 @@ export async function startSystem(configured: Config, logger: Logger): Promise<R
 
     const result: RunningSystem = { grpcAddresses: addresses, mintedKeys: {}, clients, signer, ...(db && { db }), stop: stopAll };
     // Both surfaces stand on one edge core and one limiter: the same credentials, scopes and buckets.
-    const edge = createEdge({ clients, signer, deadlineMs: config.GRPC_DEADLINE_MS });
-    const limiter = counted(redis ? new RedisRateLimiter(redis, { prefix: config.RATE_LIMIT_PREFIX }) : new MemoryRateLimiter());
+    const edge = edgeOver(config, clients, signer);
+    const limiter = counted(edgeLimiter(config, redis));
     if (edgeHere) {
       for (const service of SERVICE_ROLES) checks[`grpc:${service}`] = () => checkGrpcHealth(addresses[service]);
       await waitForServices(addresses, logger);

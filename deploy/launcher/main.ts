@@ -2,14 +2,14 @@
 // Tracing starts first (when OTEL_* variables ask for it): its ESM loader hook and instrumentations
 // patch only modules loaded after them, so the runtime — pg, ioredis, grpc-js, fastify — is
 // imported afterwards. docs/OBSERVABILITY.md.
-import { startTelemetry } from './kit/telemetry.js';
+import { startTelemetry } from '../../services/kit/telemetry.js';
 
 const telemetry = await startTelemetry();
-const { ConfigError, loadConfig } = await import('./kit/config.js');
-const { createLogger } = await import('./kit/logger.js');
+const { ConfigError, loadConfig } = await import('../../services/kit/config.js');
+const { createLogger } = await import('../../services/kit/logger.js');
 const { startSystem } = await import('./runtime.js');
-const { formatListenReport } = await import('./kit/listen-report.js');
-const { SERVICE_ROLES } = await import('./kit/config.js');
+const { formatListenReport } = await import('./listen-report.js');
+const { SERVICE_ROLES } = await import('../../services/kit/config.js');
 
 async function main(): Promise<void> {
   let config;

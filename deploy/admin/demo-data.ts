@@ -3,7 +3,7 @@
 // stored: a seeded PRNG makes every call return the same ~300 profiles (plus a few hand-written
 // ones), so tests, screenshots and docs stay stable, while the word pools below keep the text
 // varied enough for search to matter.
-import { SCOPES } from '../kit/scopes.js';
+import { SCOPES } from '../../services/kit/scopes.js';
 import type { SeedInput } from './seed-schema.js';
 
 type Profile = NonNullable<SeedInput['profiles']>[number];

@@ -1,0 +1,40 @@
+// The wiring every entry point shares, built in one place: the gRPC clients and caller-token signer
+// of a process that calls the services (the operator CLI, the MCP stdio entry, the launcher's edge
+// roles), and the edge core with its rate limiter that both surfaces (REST, MCP) stand on.
+import { createEdge, type Edge } from '../../gateway/core/edge.js';
+import type { RateLimiter } from '../../gateway/core/rate-limit/limiter.js';
+import { MemoryRateLimiter } from '../../gateway/core/rate-limit/memory-limiter.js';
+import { RedisRateLimiter } from '../../gateway/core/rate-limit/redis-limiter.js';
+import { grpcAddressesOf, type Config, type ServiceRole } from '../../services/kit/config.js';
+import { createServiceClients, type ServiceClients } from '../../services/kit/grpc/client.js';
+import { TokenSigner } from '../../services/kit/grpc/caller-token.js';
+import type { Redis } from '../../services/kit/redis.js';
+import { loadSecrets } from '../../services/kit/secrets.js';
+
+export interface ServiceConnection {
+  addresses: Record<ServiceRole, string>;
+  clients: ServiceClients;
+  /** Signs the caller tokens every service checks (the server secrets of this environment). */
+  signer: TokenSigner;
+}
+
+/**
+ * Clients of a running system's services at the configured addresses, for a process that runs
+ * none of them itself; it must run where the system's configuration is (same environment, DATA_DIR).
+ */
+export function connectToServices(config: Config): ServiceConnection {
+  const addresses = grpcAddressesOf(config);
+  const clients = createServiceClients(addresses);
+  const signer = new TokenSigner(loadSecrets(config).callerTokenPrivateKey);
+  return { addresses, clients, signer };
+}
+
+/** The edge core over the services' clients: credentials, scopes and calls, for both surfaces. */
+export function edgeOver(config: Config, clients: ServiceClients, signer: TokenSigner): Edge {
+  return createEdge({ clients, signer, deadlineMs: config.GRPC_DEADLINE_MS });
+}
+
+/** The edge's rate limiter: shared by every replica through Redis when there is one, else kept in this process. */
+export function edgeLimiter(config: Config, redis: Redis | undefined): RateLimiter {
+  return redis ? new RedisRateLimiter(redis, { prefix: config.RATE_LIMIT_PREFIX }) : new MemoryRateLimiter();
+}
