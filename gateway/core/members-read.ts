@@ -2,7 +2,7 @@
 // page and one member, read from the communities service as the caller (which re-checks the scope
 // and the read reach). The member read joins this community's enrichment data, asked of the
 // enrichment service as the caller too, so that service re-checks reach on its own.
-import { orNull, profileFields } from './profile.js';
+import { orNull, profileFields, type ProfileView } from './profile.js';
 import type { Member } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { roles, type RoleName } from '../../services/kit/enums.js';
 import { fromRemote } from './api-error.js';
@@ -27,20 +27,10 @@ export interface RosterPageView {
   next_cursor: string | null;
 }
 
-export interface MemberView {
-  profile_id: string;
-  user_id: string | null;
-  name: string;
-  headline: string | null;
-  bio: string | null;
-  organization: string | null;
-  location: string | null;
-  avatar_url: string | null;
-  linkedin_url: string | null;
-  orcid: string | null;
+/** A member read: the person's profile fields with their membership's role and join date. */
+export interface MemberView extends Omit<ProfileView, 'enrichment'> {
   role: RoleName;
   joined_at: string;
-  claimed: boolean;
   enrichment: MemberEnrichmentView | null;
 }
 
