@@ -4,17 +4,9 @@
 // Memory stays bounded: an absent bucket means a full one, so once the map grows past maxEntries
 // a sweep drops every bucket that has refilled completely while idle (and holds no count for
 // today's daily cap, which would otherwise be forgotten).
-import {
-  capacityUnits,
-  decide,
-  TOKEN_UNITS,
-  utcDay,
-  type BucketOutcome,
-  type RateLimitDecision,
-  type RateLimiter,
-  type RateLimitKey,
-} from './limiter.js';
-import { rateLimitPolicy, type RateLimitPolicy } from './policy.js';
+import { BucketRateLimiter } from './bucket-limiter.js';
+import { capacityUnits, TOKEN_UNITS, utcDay, type BucketOutcome } from './limiter.js';
+import type { RateLimitPolicy } from './policy.js';
 
 interface BucketState {
   /** Tokens in TOKEN_UNITS, as of ts. */
@@ -44,12 +36,13 @@ function refill(state: BucketState, nowMs: number): void {
   state.ts = nowMs;
 }
 
-export class MemoryRateLimiter implements RateLimiter {
+export class MemoryRateLimiter extends BucketRateLimiter {
   private readonly buckets = new Map<string, BucketState>();
   private readonly maxEntries: number;
   private sweepAt: number;
 
   constructor(options: MemoryRateLimiterOptions = {}) {
+    super();
     this.maxEntries = options.maxEntries ?? 100_000;
     this.sweepAt = this.maxEntries;
   }
@@ -59,13 +52,7 @@ export class MemoryRateLimiter implements RateLimiter {
     return this.buckets.size;
   }
 
-  async check(key: RateLimitKey, nowMs: number = Date.now()): Promise<RateLimitDecision> {
-    const now = Math.floor(nowMs);
-    const policy = rateLimitPolicy(key.rateTier, key.requestedRate);
-    return decide(policy, this.step(key.credentialId, policy, now), now);
-  }
-
-  private step(credentialId: string, policy: RateLimitPolicy, now: number): BucketOutcome {
+  protected step(credentialId: string, policy: RateLimitPolicy, now: number): BucketOutcome {
     const capacity = capacityUnits(policy);
     const rate = policy.refillPerMinute;
     let state = this.buckets.get(credentialId);

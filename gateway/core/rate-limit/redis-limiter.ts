@@ -15,16 +15,9 @@
 // Arithmetic is in integers (see limiter.ts): Lua numbers are doubles, exact far beyond the values
 // used here (tokens ≤ 3.6e8 units, elapsed capped at capacity ms, timestamps ~1.8e12 ms).
 import type { Redis } from 'ioredis';
-import {
-  capacityUnits,
-  decide,
-  TOKEN_UNITS,
-  utcDay,
-  type RateLimitDecision,
-  type RateLimiter,
-  type RateLimitKey,
-} from './limiter.js';
-import { rateLimitPolicy } from './policy.js';
+import { BucketRateLimiter } from './bucket-limiter.js';
+import { capacityUnits, TOKEN_UNITS, utcDay, type BucketOutcome } from './limiter.js';
+import type { RateLimitPolicy } from './policy.js';
 
 const COMMAND = 'expertnetRateLimitV1';
 const DAY_KEY_TTL_SECONDS = 2 * 86_400;
@@ -90,12 +83,13 @@ export interface RedisRateLimiterOptions {
   prefix?: string;
 }
 
-export class RedisRateLimiter implements RateLimiter {
+export class RedisRateLimiter extends BucketRateLimiter {
   private readonly prefix: string;
   private readonly command: RateLimitCommand;
 
   /** The connection is the caller's: this limiter never closes it. */
   constructor(redis: Redis, options: RedisRateLimiterOptions = {}) {
+    super();
     this.prefix = options.prefix ?? 'rl:';
     redis.defineCommand(COMMAND, { numberOfKeys: 2, lua: LUA });
     const command = (redis as unknown as Record<string, RateLimitCommand>)[COMMAND];
@@ -109,10 +103,8 @@ export class RedisRateLimiter implements RateLimiter {
     return { bucket: `${base}:b`, day: `${base}:d:${utcDay(nowMs)}` };
   }
 
-  async check(key: RateLimitKey, nowMs: number = Date.now()): Promise<RateLimitDecision> {
-    const now = Math.floor(nowMs);
-    const policy = rateLimitPolicy(key.rateTier, key.requestedRate);
-    const keys = this.keys(key.credentialId, now);
+  protected async step(credentialId: string, policy: RateLimitPolicy, now: number): Promise<BucketOutcome> {
+    const keys = this.keys(credentialId, now);
     const [refused, tokenUnits, usedToday] = await this.command(
       keys.bucket,
       keys.day,
@@ -125,6 +117,6 @@ export class RedisRateLimiter implements RateLimiter {
       BUCKET_TTL_MARGIN_MS,
     );
     const refusedBy = refused === 1 ? 'burst' : refused === 2 ? 'daily' : null;
-    return decide(policy, { refusedBy, tokenUnits: Number(tokenUnits), usedToday: Number(usedToday) }, now);
+    return { refusedBy, tokenUnits: Number(tokenUnits), usedToday: Number(usedToday) };
   }
 }
