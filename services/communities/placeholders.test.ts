@@ -8,14 +8,14 @@ import { createLogger } from '../kit/logger.js';
 import type { ServiceClients } from '../kit/grpc/client.js';
 import type { TokenSigner } from '../kit/grpc/caller-token.js';
 import { createCommunityRepository } from './community.repository.js';
-import type { HandlerContext } from './handler-context.js';
+import type { CommunitiesContext } from './communities-context.js';
 import { createMemberWriteRepository } from './member-write.repository.js';
 import { runCreateAccount, runDeleteAccount, startPlaceholderSweeper } from './placeholders.js';
 
 describe('placeholder-account tasks', () => {
   let db: Database;
   let close: () => Promise<void>;
-  let context: HandlerContext;
+  let context: CommunitiesContext;
   let identityDown = false;
   let onCreate: () => Promise<void> = async () => undefined;
   const accounts = new Map<string, string>(); // profile id -> user id
