@@ -4,9 +4,8 @@
 // module named for what it does and maps the result with billing-messages.ts.
 import { BillingServiceDefinition } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
 import type { ServiceRegistration } from '../kit/grpc/server.js';
-import type { BillingContext, BillingDeps } from './billing-context.js';
+import { type BillingDeps, createBillingContext } from './billing-context.js';
 import { toEntry, toMismatch, toResolvePayerResponse, toWallet } from './billing-messages.js';
-import { createLedger } from './ledger.repository.js';
 import * as metering from './metering.js';
 import * as payerSettings from './payer-settings.js';
 import { loadRates, OPERATIONS } from './rates.js';
@@ -15,7 +14,7 @@ import { meterSelfEnrich } from './self-enrich.js';
 import * as wallets from './wallets.js';
 
 export function createBillingService(deps: BillingDeps) {
-  const context: BillingContext = { deps, ledger: createLedger(deps.db) };
+  const context = createBillingContext(deps);
   // Read at start-up: a bad CREDIT_RATES stops the service before it serves a mispriced charge.
   const rates = loadRates();
 
