@@ -36,18 +36,20 @@ export function toUser(row: UserRow): User {
   });
 }
 
-export function toOAuthGrant(row: GrantRow): OAuthGrant {
-  return OAuthGrant.fromPartial({
-    id: row.id,
-    userId: row.user_id,
-    clientId: row.client_id,
+/** What a grant shows in either of its shapes: its scopes, its rate and its times. */
+function grantTerms(row: GrantRow) {
+  return {
     scopes: row.scopes,
     rateTier: rateTiers.toEnum(row.rate_tier),
     requestedRate: row.requested_rate,
     createdAt: row.created_at.toISOString(),
     lastUsedAt: row.last_used_at?.toISOString(),
     revokedAt: row.revoked_at?.toISOString(),
-  });
+  };
+}
+
+export function toOAuthGrant(row: GrantRow): OAuthGrant {
+  return OAuthGrant.fromPartial({ id: row.id, userId: row.user_id, clientId: row.client_id, ...grantTerms(row) });
 }
 
 /** A grant as DescribeCredential shows it, in the shape of a key: no prefix, always live and personal. */
@@ -57,12 +59,7 @@ export function grantAsApiKey(row: GrantRow): ApiKey {
     prefix: '',
     environment: keyEnvironments.toEnum('live'),
     owner: { type: ownerTypes.toEnum('user'), id: row.user_id },
-    scopes: row.scopes,
-    rateTier: rateTiers.toEnum(row.rate_tier),
-    requestedRate: row.requested_rate,
-    createdAt: row.created_at.toISOString(),
-    lastUsedAt: row.last_used_at?.toISOString(),
-    revokedAt: row.revoked_at?.toISOString(),
+    ...grantTerms(row),
     mintedByUserId: row.user_id,
   });
 }
