@@ -12,9 +12,10 @@ import { toCommunity, toConsentRequest, toMembership, toProfile } from './commun
 import * as records from './community-records.js';
 import * as consentQueue from './consent-queue.js';
 import * as enrichmentSupport from './enrichment-support.js';
+import * as memberships from './memberships.js';
 import * as memberWrites from './member-writes.js';
 import { startPlaceholderSweeper } from './placeholders.js';
-import * as people from './profiles-and-memberships.js';
+import * as profiles from './profiles.js';
 import { computeReach } from './reach.js';
 import * as roster from './roster.js';
 import { reindexAll } from './search-index.js';
@@ -43,27 +44,27 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
     },
 
     async upsertProfile(request, ctx) {
-      return { profile: toProfile(await people.upsertProfile(context, request.profile, ctx.requestId), 'operator') };
+      return { profile: toProfile(await profiles.upsertProfile(context, request.profile, ctx.requestId), 'operator') };
     },
 
     async getProfile(request) {
-      return { profile: toProfile(await people.getProfile(context, request), 'operator') };
+      return { profile: toProfile(await profiles.getProfile(context, request), 'operator') };
     },
 
     async getOwnProfile(_request, ctx) {
-      return { profile: toProfile(await people.getOwnProfile(context, ctx), 'caller') };
+      return { profile: toProfile(await profiles.getOwnProfile(context, ctx), 'caller') };
     },
 
     async upsertMembership(request, ctx) {
-      return { membership: toMembership(await people.upsertMembership(context, request.membership, ctx.requestId)) };
+      return { membership: toMembership(await memberships.upsertMembership(context, request.membership, ctx.requestId)) };
     },
 
     async getMembership(request) {
-      return { membership: toMembership(await people.getMembership(context, request)) };
+      return { membership: toMembership(await memberships.getMembership(context, request)) };
     },
 
     async countMembers(request) {
-      return { count: await people.countMembers(context, request.communityId) };
+      return { count: await memberships.countMembers(context, request.communityId) };
     },
 
     async getUserStanding(request) {
