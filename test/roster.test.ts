@@ -407,11 +407,12 @@ describe.each(storeNames())('roster reads on %s', (store) => {
       };
       const refusal = (call: Promise<unknown>) => call.then(() => undefined, (error: unknown) => readRemoteError(error));
       const outsider = await as(k.outsider);
+      // One call at a time: a refusal that lands while another is awaited would go unhandled.
       for (const call of [
-        sys.clients.communities.listMembers({ communityId: 'c_bio', pageSize: 1, pageToken: '' }, outsider),
-        sys.clients.communities.getMember({ communityId: 'c_bio', profileId: 'p_member' }, outsider),
+        () => sys.clients.communities.listMembers({ communityId: 'c_bio', pageSize: 1, pageToken: '' }, outsider),
+        () => sys.clients.communities.getMember({ communityId: 'c_bio', profileId: 'p_member' }, outsider),
       ]) {
-        expect(await refusal(call)).toMatchObject({ status: Status.PERMISSION_DENIED, code: 'forbidden', message: expect.stringMatching(/read reach/) });
+        expect(await refusal(call())).toMatchObject({ status: Status.PERMISSION_DENIED, code: 'forbidden', message: expect.stringMatching(/read reach/) });
       }
       // A genuine cursor of c_chem (this caller reads both) is not a cursor of c_bio.
       const member = await as(k.member);

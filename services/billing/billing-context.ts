@@ -1,6 +1,6 @@
-// What the groups of billing handlers share (payer.handlers.ts, metering.handlers.ts).
+// What the billing service's handlers and domain modules share: dependencies and the ledger.
 import type { ServiceDeps } from '../kit/service-deps.js';
-import type { Ledger } from './ledger.repository.js';
+import { createLedger, type Ledger } from './ledger.repository.js';
 
 export type BillingDeps = Pick<ServiceDeps, 'db' | 'clients' | 'signer' | 'deadlineMs' | 'logger'> & {
   /** CREDIT_ENFORCEMENT=on arms the 402 checks. */
@@ -10,4 +10,8 @@ export type BillingDeps = Pick<ServiceDeps, 'db' | 'clients' | 'signer' | 'deadl
 export interface BillingContext {
   deps: BillingDeps;
   ledger: Ledger;
+}
+
+export function createBillingContext(deps: BillingDeps): BillingContext {
+  return { deps, ledger: createLedger(deps.db) };
 }

@@ -1,73 +1,90 @@
 // The billing service: wallets and the exact ledger (credit, adjust, read, balance and spend for
 // /v1/me), and on top of it charging by reference, payer resolution, the funds check
-// (enforcement) and self-enrich metering (docs/BILLING.md).
+// (enforcement) and self-enrich metering (docs/BILLING.md). Each handler delegates to the domain
+// module named for what it does and maps the result with billing-messages.ts.
 import { BillingServiceDefinition } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
-import type { BillingContext, BillingDeps } from './billing-context.js';
-import { createMeteringHandlers } from './metering.handlers.js';
-import { createPayerHandlers } from './payer.handlers.js';
-import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceRegistration } from '../kit/grpc/server.js';
-import { clampPageSize, pageOf } from '../kit/paging.js';
-import { createLedger } from './ledger.repository.js';
-import { ownerOf, toEntry, toWallet } from './ledger-messages.js';
+import { type BillingDeps, createBillingContext } from './billing-context.js';
+import { toEntry, toMismatch, toResolvePayerResponse, toWallet } from './billing-messages.js';
+import * as metering from './metering.js';
+import * as payerSettings from './payer-settings.js';
+import { loadRates, OPERATIONS } from './rates.js';
+import { callerFor, resolvePayer } from './resolve-payer.js';
+import { meterSelfEnrich } from './self-enrich.js';
+import * as wallets from './wallets.js';
 
 export function createBillingService(deps: BillingDeps) {
-  const ledger = createLedger(deps.db);
-  const context: BillingContext = { deps, ledger };
+  const context = createBillingContext(deps);
+  // Read at start-up: a bad CREDIT_RATES stops the service before it serves a mispriced charge.
+  const rates = loadRates();
 
   const implementation: ServiceRegistration<typeof BillingServiceDefinition>['implementation'] = {
     async getWallet(request) {
-      return { wallet: toWallet(await ledger.wallet(ownerOf(request.owner))) };
+      return { wallet: toWallet(await wallets.getWallet(context, request.owner)) };
     },
 
     async listLedgerEntries(request) {
-      const owner = ownerOf(request.owner);
-      const limit = clampPageSize(request.pageSize);
-      const cursor = request.pageToken ? await ledger.entryById(request.pageToken) : undefined;
-      if (request.pageToken && !cursor) throw domainError('invalid_request', 'unknown page_token');
-      const rows = await ledger.entries(owner, limit + 1, cursor && { createdAt: cursor.created_at, id: cursor.id });
-      const page = pageOf(rows, limit, (e) => e.id);
+      const page = await wallets.listLedgerEntries(context, request);
       return { entries: page.items.map(toEntry), nextPageToken: page.nextPageToken };
     },
 
     async creditWallet(request, ctx) {
-      const owner = ownerOf(request.owner);
-      if (!Number.isSafeInteger(request.amount) || request.amount <= 0) {
-        throw domainError('invalid_request', 'amount must be a positive whole number of credits');
-      }
-      if (!request.reference.trim()) throw domainError('invalid_request', 'reference is required (it makes the credit idempotent)');
-      const { entry, created } = await ledger.post({
-        owner,
-        amount: request.amount,
-        reference: `credit:${request.reference}`,
-        operation: 'credit',
-        note: request.note || (ctx.principal.kind === 'operator' ? `by ${ctx.principal.actor}` : undefined),
-      });
-      if (!created && (entry.owner_type !== owner.type || entry.owner_id !== owner.id || entry.amount !== request.amount)) {
-        throw domainError('conflict', `reference ${request.reference} was already used for another credit`);
-      }
-      return { entry: toEntry(entry), wallet: toWallet(await ledger.wallet(owner)), created };
+      const { entry, wallet, created } = await wallets.creditWallet(context, request, ctx);
+      return { entry: toEntry(entry), wallet: toWallet(wallet), created };
     },
 
     async setWalletBalance(request) {
-      if (!Number.isSafeInteger(request.balance)) throw domainError('invalid_request', 'balance must be a whole number');
-      return { wallet: toWallet(await ledger.adjustTo(ownerOf(request.owner), request.balance, 'operator adjustment')) };
+      return { wallet: toWallet(await wallets.setWalletBalance(context, request)) };
     },
 
     async grantSeedBalance(request) {
-      if (!Number.isSafeInteger(request.balance)) throw domainError('invalid_request', 'balance must be a whole number');
-      const { wallet, posted } = await ledger.grantSeed(ownerOf(request.owner), request.balance);
+      const { wallet, posted } = await wallets.grantSeedBalance(context, request);
       return { wallet: toWallet(wallet), posted };
     },
 
-    ...createPayerHandlers(context),
-    ...createMeteringHandlers(context),
-
     async getCallerUsage(_request, ctx) {
-      if (ctx.principal.kind !== 'caller') throw domainError('forbidden', 'needs a caller');
-      const caller = ctx.principal.caller;
-      const { balance, spent } = await ledger.balanceAndSpend(ownerOf(caller.owner), caller.credentialId);
+      const { balance, spent } = await wallets.callerUsage(context, ctx);
       return { creditBalance: balance, creditsSpentThisMonth: spent };
+    },
+
+    async resolvePayer(request, ctx) {
+      const caller = callerFor(ctx, request.caller);
+      const resolved = await resolvePayer(context, { operation: request.operation, communityId: request.communityId, caller }, ctx.requestId);
+      return toResolvePayerResponse(resolved);
+    },
+
+    async setGlobalSearchPreference(request, ctx) {
+      await payerSettings.setGlobalSearchPreference(context, request, ctx);
+      return {};
+    },
+
+    async setOrganizationFunding(request, ctx) {
+      await payerSettings.setOrganizationFunding(context, request, ctx);
+      return {};
+    },
+
+    async charge(request, ctx) {
+      const { entry, created } = await metering.charge(context, rates, request, ctx.requestId);
+      return { entry: toEntry(entry), created };
+    },
+
+    async checkFunds(request, ctx) {
+      const { resolved, covered } = await metering.checkFunds(context, rates, request, ctx);
+      return { payer: toResolvePayerResponse(resolved), covered };
+    },
+
+    async meterSelfEnrich(request, ctx) {
+      const { entry, availableAt } = await meterSelfEnrich(context, rates, request, ctx.requestId);
+      return { entry: entry && toEntry(entry), availableAt: availableAt?.toISOString() };
+    },
+
+    async listRates() {
+      return { rates: OPERATIONS.map((operation) => ({ operation, creditsPerUnit: rates[operation] })) };
+    },
+
+    async reconcile() {
+      const { walletsChecked, mismatches } = await metering.reconcile(context);
+      return { walletsChecked, mismatches: mismatches.map(toMismatch) };
     },
   };
 

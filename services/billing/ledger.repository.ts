@@ -184,7 +184,7 @@ export function createLedger(db: Database) {
     },
 
     /** Wallets whose balance differs from the sum of their entries (should always be empty). */
-    async unreconciled(): Promise<Array<{ owner_type: string; owner_id: string; balance: number; ledger_sum: number }>> {
+    async unreconciled(): Promise<UnreconciledRow[]> {
       return db.query(
         `SELECT w.owner_type, w.owner_id, w.balance, coalesce(sum(e.amount), 0)::int8 AS ledger_sum
            FROM billing.wallets w LEFT JOIN billing.ledger_entries e
@@ -193,7 +193,20 @@ export function createLedger(db: Database) {
          HAVING w.balance <> coalesce(sum(e.amount), 0)`,
       );
     },
+
+    /** How many wallets there are (what a reconciliation checked). */
+    async walletCount(): Promise<number> {
+      const counted = await db.query<{ n: number }>('SELECT count(*)::int8 AS n FROM billing.wallets');
+      return Number(counted[0]?.n ?? 0);
+    },
   };
 }
 
 export type Ledger = ReturnType<typeof createLedger>;
+
+export interface UnreconciledRow {
+  owner_type: string;
+  owner_id: string;
+  balance: number;
+  ledger_sum: number;
+}

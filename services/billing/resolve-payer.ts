@@ -4,10 +4,11 @@
 //
 // The answer depends on the operation, the community it names and the person behind the
 // credential, never on the credential itself: two keys of one user get the same payer.
-import { PayerSource, ResolvePayerResponse } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
+import { PayerSource } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
 import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import { ownerTypes } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
+import type { ServiceContext } from '../kit/grpc/server.js';
 import type { BillingContext } from './billing-context.js';
 import { delegatedInMonth } from './funding-consumption.js';
 import type { Owner } from './ledger.repository.js';
@@ -168,11 +169,18 @@ async function globalSearchPayer(context: BillingContext, directory: PayerDirect
   return personal;
 }
 
-/** The wire form of a resolved payer (ResolvePayer, and CheckFunds' `payer`). */
-export function toResolvePayerResponse(resolved: ResolvedPayer): ResolvePayerResponse {
-  return ResolvePayerResponse.fromPartial({
-    payer: { type: ownerTypes.toEnum(resolved.payer.type), id: resolved.payer.id },
-    payerName: resolved.payerName,
-    source: PAYER_SOURCES[resolved.source],
-  });
+/**
+ * The caller a payer is resolved for: a caller principal is always resolved as itself (it may
+ * repeat its own caller in the request, never name another); a service or the operator must name one.
+ */
+export function callerFor(ctx: ServiceContext, requested: Caller | undefined): Caller {
+  if (ctx.principal.kind === 'caller') {
+    const self = ctx.principal.caller;
+    if (requested?.credentialId && requested.credentialId !== self.credentialId) {
+      throw domainError('forbidden', 'a caller may only resolve its own payer');
+    }
+    return self;
+  }
+  if (!requested?.owner?.id) throw domainError('invalid_request', 'caller is required');
+  return requested;
 }

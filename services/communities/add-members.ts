@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { AddMemberStatus, type AddMemberItem, type AddMemberResult } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import type { RoleName } from '../kit/enums.js';
 import { newId } from '../kit/ids.js';
-import type { HandlerContext } from './handler-context.js';
+import type { CommunitiesContext } from './communities-context.js';
 import type { Supplied } from './community.repository.js';
 import { createMemberWriteRepository, type MatchField } from './member-write.repository.js';
 import { normalizeEmail, normalizeLinkedinUrl, normalizeOrcid, type Normalized } from './normalize.js';
@@ -86,7 +86,7 @@ interface Placed {
 }
 
 /** One item's transaction: match or create the person, then the membership. */
-async function place(context: HandlerContext, communityId: string, role: RoleName, p: PreparedItem): Promise<Placed> {
+async function place(context: CommunitiesContext, communityId: string, role: RoleName, p: PreparedItem): Promise<Placed> {
   return context.deps.db.transaction(async (tx) => {
     const writes = createMemberWriteRepository(tx);
     const present = MATCH_ORDER.filter(([field]) => p[field]);
@@ -126,7 +126,7 @@ async function place(context: HandlerContext, communityId: string, role: RoleNam
 
 /** Adds the items in order; one result per item. The caller has passed write gating. */
 export async function addMembers(
-  context: HandlerContext,
+  context: CommunitiesContext,
   communityId: string,
   role: RoleName,
   items: AddMemberItem[],

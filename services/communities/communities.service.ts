@@ -1,145 +1,74 @@
 // The communities service: the operator side (communities, profiles, memberships, write
-// attestations, search re-index), the standing facts identity needs at mint, live reach, and — in
-// their own files — roster reads (roster.handlers.ts), member writes (member-write.handlers.ts) and
-// the enrichment service's reads and writes for its runs (enrichment-support.handlers.ts).
-import { randomUUID } from 'node:crypto';
-import {
-  Access,
-  CommunitiesServiceDefinition,
-  Membership,
-} from '../../proto/gen/expertnet/communities/v1/communities_service.js';
-import { computeReach } from './reach.js';
-import { createEnrichmentSupportHandlers } from './enrichment-support.handlers.js';
-import { createMemberWriteHandlers } from './member-write.handlers.js';
-import { startTaskSweeper } from './task-sweeper.js';
-import { createRosterHandlers } from './roster.handlers.js';
-import { indexMemberships, indexProfile, reindexAll } from './search-index.js';
-import type { CommunitiesDeps, HandlerContext } from './handler-context.js';
-import { ownerTypes, roles } from '../kit/enums.js';
+// attestations, the consent queue, search re-index), the standing facts identity needs at mint,
+// live reach, roster reads, member writes, and the enrichment service's reads and writes for its
+// runs. Each handler delegates to the domain module named for what it does and maps the result
+// with communities-messages.ts.
+import { Access, CommunitiesServiceDefinition } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { domainError } from '../kit/grpc/errors.js';
-import type { ServiceRegistration } from '../kit/grpc/server.js';
-import { requireId } from '../kit/ids.js';
-import { toCommunity, toProfile } from './community-messages.js';
 import { requireCaller } from '../kit/grpc/require-caller.js';
-import { createCommunityRepository, type CommunityRow, type MembershipRow, type ProfileRow } from './community.repository.js';
-
-
-const orNull = (s: string) => (s === '' ? null : s);
-
-function toMembership(row: MembershipRow): Membership {
-  return Membership.fromPartial({
-    communityId: row.community_id,
-    profileId: row.profile_id,
-    role: roles.toEnum(row.role),
-    joinedAt: row.joined_at.toISOString(),
-    sourceIdentifier: row.source_identifier,
-  });
-}
+import type { ServiceRegistration } from '../kit/grpc/server.js';
+import { createCommunitiesContext, type CommunitiesDeps } from './communities-context.js';
+import { toCommunity, toConsentRequest, toMembership, toProfile } from './communities-messages.js';
+import * as records from './community-records.js';
+import * as consentQueue from './consent-queue.js';
+import * as enrichmentSupport from './enrichment-support.js';
+import * as memberships from './memberships.js';
+import * as memberWrites from './member-writes.js';
+import * as profiles from './profiles.js';
+import { computeReach } from './reach.js';
+import * as roster from './roster.js';
+import { startTaskSweeper } from './task-sweeper.js';
+import { reindexAll } from './search-index.js';
 
 export function createCommunitiesService(deps: CommunitiesDeps) {
-  const repo = createCommunityRepository(deps.db);
-  const context: HandlerContext = { deps, repo, reachDeps: { db: deps.db, clients: deps.clients, signer: deps.signer, deadlineMs: deps.deadlineMs } };
-
-  async function communityOrThrow(id: string): Promise<CommunityRow> {
-    const row = await repo.findCommunity(id);
-    if (!row) throw domainError('not_found', `community ${id} not found`);
-    return row;
-  }
+  const context = createCommunitiesContext(deps);
 
   const implementation: ServiceRegistration<typeof CommunitiesServiceDefinition>['implementation'] = {
     async upsertCommunity(request, ctx) {
-      const c = request.community;
-      if (!c || !c.name.trim()) throw domainError('invalid_request', 'community.name is required');
-      if (!c.billingOwner?.id) throw domainError('invalid_request', 'community.billing_owner is required');
-      const id = requireId(c.id, 'community.id');
-      await deps.db.transaction(async (tx) => {
-        const r = createCommunityRepository(tx);
-        await r.upsertCommunity({
-          id,
-          name: c.name,
-          owner_type: ownerTypes.toName(c.billingOwner!.type, 'community.billing_owner.type'),
-          owner_id: c.billingOwner!.id,
-          archived: c.archived,
-        });
-        await r.attestWrites(id, c.apiWrites, ctx.principal.kind === 'operator' ? ctx.principal.actor : 'seed');
-      });
-      return { community: toCommunity(await communityOrThrow(id)) };
+      const id = await records.upsertCommunity(context, request.community, ctx);
+      return { community: toCommunity(await records.getCommunity(context, id)) };
     },
 
     async getCommunity(request) {
-      return { community: toCommunity(await communityOrThrow(request.communityId)) };
+      return { community: toCommunity(await records.getCommunity(context, request.communityId)) };
     },
 
     async archiveCommunity(request) {
-      if (!(await repo.setArchived(request.communityId, request.archived))) {
-        throw domainError('not_found', `community ${request.communityId} not found`);
-      }
-      return { community: toCommunity(await communityOrThrow(request.communityId)) };
+      await records.archiveCommunity(context, request.communityId, request.archived);
+      return { community: toCommunity(await records.getCommunity(context, request.communityId)) };
     },
 
     async setApiWrites(request, ctx) {
-      await communityOrThrow(request.communityId);
-      const actor = request.actor || (ctx.principal.kind === 'operator' ? ctx.principal.actor : 'unknown');
-      const version = await deps.db.transaction((tx) =>
-        createCommunityRepository(tx).attestWrites(request.communityId, request.enabled, actor),
-      );
-      return { community: toCommunity(await communityOrThrow(request.communityId)), attestationVersion: version };
+      const version = await records.setApiWrites(context, request, ctx);
+      return { community: toCommunity(await records.getCommunity(context, request.communityId)), attestationVersion: version };
     },
 
     async upsertProfile(request, ctx) {
-      const p = request.profile;
-      if (!p || !p.name.trim()) throw domainError('invalid_request', 'profile.name is required');
-      const row: ProfileRow = {
-        id: requireId(p.id, 'profile.id'),
-        user_id: orNull(p.userId),
-        placeholder_user_id: orNull(p.placeholderUserId),
-        public: p.public,
-        name: p.name,
-        headline: orNull(p.headline),
-        bio: orNull(p.bio),
-        organization: orNull(p.organization),
-        location: orNull(p.location),
-        email: orNull(p.email),
-        linkedin_url: orNull(p.linkedinUrl),
-        orcid: orNull(p.orcid),
-        avatar_url: orNull(p.avatarUrl),
-      };
-      await repo.upsertProfile(row);
-      await indexProfile(context, row.id, ctx.requestId);
-      return { profile: toProfile((await repo.findProfile(row.id))!, 'operator') };
+      return { profile: toProfile(await profiles.upsertProfile(context, request.profile, ctx.requestId), 'operator') };
     },
 
     async getProfile(request) {
-      if (Boolean(request.profileId) === Boolean(request.userId)) throw domainError('invalid_request', 'give exactly one of profile_id and user_id');
-      const row = request.profileId ? await repo.findProfile(request.profileId) : await repo.findProfileByUser(request.userId);
-      if (!row) throw domainError('not_found', request.profileId ? `profile ${request.profileId} not found` : `user ${request.userId} has no profile`);
-      return { profile: toProfile(row, 'operator') };
+      return { profile: toProfile(await profiles.getProfile(context, request), 'operator') };
     },
 
     async getOwnProfile(_request, ctx) {
-      const caller = requireCaller(ctx, 'profile:read');
-      const row = caller.userId ? await repo.findProfileByUser(caller.userId) : undefined;
-      if (!row) {
-        throw domainError('not_found', caller.userId ? 'you have no profile yet' : 'an organization-owned key has no user, so no profile');
-      }
-      return { profile: toProfile(row, 'caller') };
+      return { profile: toProfile(await profiles.getOwnProfile(context, ctx), 'caller') };
     },
 
     async upsertMembership(request, ctx) {
-      const m = request.membership;
-      if (!m) throw domainError('invalid_request', 'membership is required');
-      await communityOrThrow(m.communityId);
-      if (!(await repo.findProfile(m.profileId))) throw domainError('invalid_request', `unknown profile ${m.profileId}`);
-      const existing = await repo.findMembership(m.communityId, m.profileId);
-      await repo.upsertMembership({
-        community_id: m.communityId,
-        profile_id: m.profileId,
-        role: roles.toName(m.role, 'membership.role'),
-        joined_at: m.joinedAt ? new Date(m.joinedAt) : new Date(),
-        source_identifier: existing?.source_identifier ?? (m.sourceIdentifier || `src_${randomUUID()}`),
-      });
-      await indexMemberships(context, m.communityId, [m.profileId], ctx.requestId);
-      return { membership: toMembership((await repo.findMembership(m.communityId, m.profileId))!) };
+      return { membership: toMembership(await memberships.upsertMembership(context, request.membership, ctx.requestId)) };
+    },
+
+    async getMembership(request) {
+      return { membership: toMembership(await memberships.getMembership(context, request)) };
+    },
+
+    async countMembers(request) {
+      return { count: await memberships.countMembers(context, request.communityId) };
+    },
+
+    async getUserStanding(request) {
+      return records.userStanding(context, request);
     },
 
     async getReach(request, ctx) {
@@ -155,16 +84,46 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       return reindexAll(context, batchSize, ctx.requestId);
     },
 
-    ...createRosterHandlers(context),
-    ...createMemberWriteHandlers(context),
-    ...createEnrichmentSupportHandlers(context),
+    async listMembers(request, ctx) {
+      return roster.listMembers(context, request, ctx);
+    },
 
-    async getUserStanding(request) {
-      const [managesCommunity, managedOrganizationOwnsCommunity] = await Promise.all([
-        repo.userManagesCommunity(request.userId),
-        repo.anyOrganizationOwnsCommunity(request.managedOrganizationIds),
-      ]);
-      return { managesCommunity, managedOrganizationOwnsCommunity };
+    async getMember(request, ctx) {
+      return { member: await roster.getMember(context, request, ctx) };
+    },
+
+    async addMembers(request, ctx) {
+      return { results: await memberWrites.addMembers(context, request, ctx) };
+    },
+
+    async removeMember(request, ctx) {
+      const authAccountDeleted = await memberWrites.removeMember(context, request, ctx);
+      return { communityId: request.communityId, profileId: request.profileId, authAccountDeleted };
+    },
+
+    async authorizeWrite(request, ctx) {
+      return { community: toCommunity(await memberWrites.authorizeWrite(context, request, ctx)) };
+    },
+
+    async listConsentRequests(request) {
+      const { requests, nextPageToken } = await consentQueue.listConsentRequests(context, request);
+      return { requests: requests.map(toConsentRequest), nextPageToken };
+    },
+
+    async resolveConsentRequest(request, ctx) {
+      return { request: toConsentRequest(await consentQueue.resolveConsentRequest(context, request, ctx)) };
+    },
+
+    async scanMembers(request) {
+      return enrichmentSupport.scanMembers(context, request);
+    },
+
+    async indexEnrichedMembers(request, ctx) {
+      return { indexed: await enrichmentSupport.indexEnrichedMembers(context, request, ctx.requestId) };
+    },
+
+    async applyOwnEnrichment(request, ctx) {
+      return { profile: await enrichmentSupport.applyOwnEnrichment(context, request, ctx.requestId) };
     },
   };
 

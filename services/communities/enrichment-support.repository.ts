@@ -1,6 +1,6 @@
-// SQL of the reads and writes the enrichment service makes for its runs (enrichment-support
-// handlers): a community's members in profile id order, the profiles of people still members, and
-// the fields self-enrichment may change on a profile. Nothing else.
+// SQL of the reads and writes the enrichment service makes for its runs (enrichment-support.ts):
+// a community's members in profile id order, the profiles of people still members, and the
+// fields self-enrichment may change on a profile. Nothing else.
 import type { Queryable } from '../kit/db/database.js';
 import type { RoleName } from '../kit/enums.js';
 import type { ProfileRow, Supplied } from './community.repository.js';

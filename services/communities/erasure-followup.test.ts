@@ -8,14 +8,14 @@ import type { Database } from '../kit/db/database.js';
 import type { ServiceClients } from '../kit/grpc/client.js';
 import { createErasureFollowupRepository } from './erasure-followup.repository.js';
 import { runErasureFollowup } from './erasure-followup.js';
-import type { HandlerContext } from './handler-context.js';
+import type { CommunitiesContext } from './communities-context.js';
 import { createMemberWriteRepository } from './member-write.repository.js';
 import { startTaskSweeper } from './task-sweeper.js';
 
 describe('erasure follow-ups', () => {
   let db: Database;
   let close: () => Promise<void>;
-  let context: HandlerContext;
+  let context: CommunitiesContext;
   let searchDown = false;
   const erased: string[] = []; // "service:community:profile", in call order
 

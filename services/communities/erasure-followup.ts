@@ -4,7 +4,7 @@
 // written in the membership's removal transaction; the erasure attempts it right after the commit
 // and the sweeper (task-sweeper.ts) retries what that attempt could not finish — so a crash or an
 // unreachable service delays it but never loses it. Both erases are idempotent.
-import type { HandlerContext } from './handler-context.js';
+import type { CommunitiesContext } from './communities-context.js';
 import { createErasureFollowupRepository, type ErasureFollowupRow } from './erasure-followup.repository.js';
 import { asCommunitiesService } from './remote.js';
 
@@ -15,7 +15,7 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
  * True when done (or no longer owed: the person was added back meanwhile, so what is indexed now is
  * the new membership's); false when an erase failed and the follow-up stays for the sweeper.
  */
-export async function runErasureFollowup(context: HandlerContext, communityId: string, profileId: string, requestId?: string): Promise<boolean> {
+export async function runErasureFollowup(context: CommunitiesContext, communityId: string, profileId: string, requestId?: string): Promise<boolean> {
   const { deps } = context;
   const followups = createErasureFollowupRepository(deps.db);
   const log = deps.logger.child({ requestId, communityId, profileId });
@@ -39,7 +39,7 @@ export async function runErasureFollowup(context: HandlerContext, communityId: s
 }
 
 /** One pass over the follow-ups older than `graceMs` (younger ones are left to their inline attempt). */
-export async function sweepErasureFollowups(context: HandlerContext, graceMs: number, shouldStop: () => boolean): Promise<void> {
+export async function sweepErasureFollowups(context: CommunitiesContext, graceMs: number, shouldStop: () => boolean): Promise<void> {
   const due: ErasureFollowupRow[] = await createErasureFollowupRepository(context.deps.db).due(graceMs, 100);
   for (const followup of due) {
     if (shouldStop()) return;

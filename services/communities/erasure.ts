@@ -15,7 +15,7 @@
 //   5. identity:    the placeholder's auth account, best effort (a failure leaves the task to the
 //                   sweeper and answers auth_account_deleted = false; the erasure is complete).
 // A claimed person's account and profile are never touched; other communities' data is untouched.
-import type { HandlerContext } from './handler-context.js';
+import type { CommunitiesContext } from './communities-context.js';
 import { domainError } from '../kit/grpc/errors.js';
 import { createErasureFollowupRepository } from './erasure-followup.repository.js';
 import { runErasureFollowup } from './erasure-followup.js';
@@ -29,7 +29,7 @@ export interface ErasureOutcome {
 
 /** Erases a member; the caller has passed write gating. not_found when the person is not a member. */
 export async function eraseMember(
-  context: HandlerContext,
+  context: CommunitiesContext,
   communityId: string,
   profileId: string,
   requestId: string,

@@ -6,7 +6,7 @@ import { communitiesContext } from '../../test/helpers/communities-context.js';
 import { openTestDatabase } from '../../test/helpers/stores.js';
 import type { Database } from '../kit/db/database.js';
 import type { ServiceClients } from '../kit/grpc/client.js';
-import type { HandlerContext } from './handler-context.js';
+import type { CommunitiesContext } from './communities-context.js';
 import { createMemberWriteRepository } from './member-write.repository.js';
 import { runCreateAccount, runDeleteAccount } from './placeholders.js';
 import { startTaskSweeper } from './task-sweeper.js';
@@ -14,7 +14,7 @@ import { startTaskSweeper } from './task-sweeper.js';
 describe('placeholder-account tasks', () => {
   let db: Database;
   let close: () => Promise<void>;
-  let context: HandlerContext;
+  let context: CommunitiesContext;
   let identityDown = false;
   let onCreate: () => Promise<void> = async () => undefined;
   const accounts = new Map<string, string>(); // profile id -> user id

@@ -4,7 +4,7 @@
 // right after the commit, and retried by the background sweeper (task-sweeper.ts) until it succeeds — so a crash or
 // an unreachable identity service delays it but never loses it. Both identity calls are
 // idempotent by profile id, so doing a task twice is harmless.
-import type { HandlerContext } from './handler-context.js';
+import type { CommunitiesContext } from './communities-context.js';
 import { createMemberWriteRepository, type PlaceholderTaskRow } from './member-write.repository.js';
 import { asCommunitiesService } from './remote.js';
 
@@ -14,7 +14,7 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
  * Gives a placeholder profile its auth account (task `create_account`). True when the profile has
  * one afterwards (or needs none any more); false when the attempt failed and the task stays.
  */
-export async function runCreateAccount(context: HandlerContext, profileId: string, requestId?: string): Promise<boolean> {
+export async function runCreateAccount(context: CommunitiesContext, profileId: string, requestId?: string): Promise<boolean> {
   const writes = createMemberWriteRepository(context.deps.db);
   try {
     const profile = await context.repo.findProfile(profileId);
@@ -46,7 +46,7 @@ export async function runCreateAccount(context: HandlerContext, profileId: strin
  * whether an account was deleted, or undefined when the attempt failed and the task stays.
  */
 export async function runDeleteAccount(
-  context: HandlerContext,
+  context: CommunitiesContext,
   profileId: string,
   userId: string | null,
   requestId?: string,
@@ -64,13 +64,13 @@ export async function runDeleteAccount(
   }
 }
 
-async function runTask(context: HandlerContext, task: PlaceholderTaskRow): Promise<void> {
+async function runTask(context: CommunitiesContext, task: PlaceholderTaskRow): Promise<void> {
   if (task.kind === 'create_account') await runCreateAccount(context, task.profile_id);
   else await runDeleteAccount(context, task.profile_id, task.user_id);
 }
 
 /** One pass over the tasks older than `graceMs` (younger ones are left to their inline attempt). */
-export async function sweepPlaceholderTasks(context: HandlerContext, graceMs: number, shouldStop: () => boolean): Promise<void> {
+export async function sweepPlaceholderTasks(context: CommunitiesContext, graceMs: number, shouldStop: () => boolean): Promise<void> {
   const tasks = await createMemberWriteRepository(context.deps.db).dueTasks(graceMs, 100);
   for (const task of tasks) {
     if (shouldStop()) return;

@@ -12,7 +12,7 @@
 // holds what that community sees of them (member-view.ts); only the public corpus holds the profile.
 
 /** What each community of these memberships supplied about the person (null: not added by identifier). */
-async function suppliedOf(context: HandlerContext, pairs: Array<{ communityId: string; profileId: string }>): Promise<Map<string, Supplied | null>> {
+async function suppliedOf(context: CommunitiesContext, pairs: Array<{ communityId: string; profileId: string }>): Promise<Map<string, Supplied | null>> {
   if (pairs.length === 0) return new Map();
   const rows = await context.deps.db.query<{ community_id: string; profile_id: string; supplied: Supplied | null }>(
     `SELECT m.community_id, m.profile_id, m.supplied FROM communities.memberships m
@@ -24,7 +24,7 @@ async function suppliedOf(context: HandlerContext, pairs: Array<{ communityId: s
 import type { Document } from '../../proto/gen/expertnet/search/v1/search_service.js';
 import { AddMemberStatus, type AddMemberResult } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import type { ProfileRow, Supplied } from './community.repository.js';
-import type { HandlerContext } from './handler-context.js';
+import type { CommunitiesContext } from './communities-context.js';
 import { asCommunitySees } from './member-view.js';
 import { asCommunitiesService, relayOrUnavailable } from './remote.js';
 
@@ -48,7 +48,7 @@ function documentOf(p: ProfileRow, communityId: string, enrichmentText = ''): Do
 }
 
 /** Indexes these members of one community. Failures are relayed (the caller decides). */
-export async function indexMemberships(context: HandlerContext, communityId: string, profileIds: string[], requestId: string): Promise<void> {
+export async function indexMemberships(context: CommunitiesContext, communityId: string, profileIds: string[], requestId: string): Promise<void> {
   const documents: Document[] = [];
   const ids = [...new Set(profileIds)];
   const supplied = await suppliedOf(context, ids.map((profileId) => ({ communityId, profileId })));
@@ -65,7 +65,7 @@ export async function indexMemberships(context: HandlerContext, communityId: str
  * call. The caller has checked they are still members. Failures are relayed.
  */
 export async function indexEnrichedMembers(
-  context: HandlerContext,
+  context: CommunitiesContext,
   communityId: string,
   enriched: Array<{ profile: ProfileRow; enrichmentText: string }>,
   requestId: string,
@@ -80,7 +80,7 @@ export async function indexEnrichedMembers(
  * publicEnrichmentText (self-enrichment) goes into the public-corpus document only: each community
  * document keeps the text that community's own enrichment gave it.
  */
-export async function indexProfile(context: HandlerContext, profileId: string, requestId: string, publicEnrichmentText = ''): Promise<void> {
+export async function indexProfile(context: CommunitiesContext, profileId: string, requestId: string, publicEnrichmentText = ''): Promise<void> {
   const profile = await context.repo.findProfile(profileId);
   if (!profile) return;
   const memberships = await context.deps.db.query<{ community_id: string; supplied: Supplied | null }>(
@@ -100,7 +100,7 @@ export async function indexProfile(context: HandlerContext, profileId: string, r
  * are members whatever happens here, so a failure is logged, not answered; applying the membership
  * again (or the next add of the person) indexes it.
  */
-export async function indexAddedMembers(context: HandlerContext, communityId: string, results: AddMemberResult[], requestId: string): Promise<void> {
+export async function indexAddedMembers(context: CommunitiesContext, communityId: string, results: AddMemberResult[], requestId: string): Promise<void> {
   const placed = results.filter((r) => r.status !== AddMemberStatus.ADD_MEMBER_STATUS_REJECTED && r.profileId).map((r) => r.profileId);
   try {
     await indexMemberships(context, communityId, placed, requestId);
@@ -127,7 +127,7 @@ export interface ReindexCounts {
  * member added) is stamped with the run too, so it is never swept. Failures are relayed and
  * nothing is pruned then; a re-run starts over and is harmless.
  */
-export async function reindexAll(context: HandlerContext, batchSize: number, requestId: string): Promise<ReindexCounts> {
+export async function reindexAll(context: CommunitiesContext, batchSize: number, requestId: string): Promise<ReindexCounts> {
   const counts: ReindexCounts = { profiles: 0, membershipDocuments: 0, publicDocuments: 0, batches: 0, removed: 0 };
   const search = context.deps.clients.search;
   // Fresh call options per call: a big corpus takes longer than one signed token lives.

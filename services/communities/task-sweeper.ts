@@ -4,7 +4,7 @@
 // (placeholders.ts) and erasure follow-ups (erasure-followup.ts). Work younger than `graceMs` is
 // left to its inline attempt. Several replicas may sweep at once: every piece of work is idempotent.
 import { sweepErasureFollowups } from './erasure-followup.js';
-import type { HandlerContext } from './handler-context.js';
+import type { CommunitiesContext } from './communities-context.js';
 import { sweepPlaceholderTasks } from './placeholders.js';
 
 export interface Sweeper {
@@ -20,7 +20,7 @@ export interface SweeperOptions {
   atStart?: boolean;
 }
 
-export function startTaskSweeper(context: HandlerContext, options: SweeperOptions = {}): Sweeper {
+export function startTaskSweeper(context: CommunitiesContext, options: SweeperOptions = {}): Sweeper {
   const intervalMs = options.intervalMs ?? 30_000;
   const graceMs = options.graceMs ?? 10_000;
   let running: Promise<void> | undefined;

@@ -13,7 +13,7 @@ import { domainError, readRemoteError } from '../kit/grpc/errors.js';
 import { newId } from '../kit/ids.js';
 import type { Scope } from '../kit/scopes.js';
 import type { CommunityRow } from './community.repository.js';
-import type { HandlerContext } from './handler-context.js';
+import type { CommunitiesContext } from './communities-context.js';
 import { createMemberWriteRepository, WRITE_OPERATIONS, type WriteOperation } from './member-write.repository.js';
 import { requireCommunityAccess } from './reach.js';
 import { asCommunitiesService, relayOrUnavailable } from './remote.js';
@@ -32,7 +32,7 @@ export function isWriteOperation(value: string): value is WriteOperation {
 }
 
 /** Whether the community's billing owner (a user or an organization) has just-in-time consent on. */
-async function ownerHasJitConsent(context: HandlerContext, community: CommunityRow, requestId: string): Promise<boolean> {
+async function ownerHasJitConsent(context: CommunitiesContext, community: CommunityRow, requestId: string): Promise<boolean> {
   const options = await asCommunitiesService(context, requestId);
   const identity = context.deps.clients.identity;
   try {
@@ -51,7 +51,7 @@ async function ownerHasJitConsent(context: HandlerContext, community: CommunityR
  * forbidden (scope or reach). Checks nothing about the community's API-write setting.
  */
 export async function requireWriteReach(
-  context: HandlerContext,
+  context: CommunitiesContext,
   caller: Caller,
   communityId: string,
   operation: WriteOperation,
@@ -70,7 +70,7 @@ export async function requireWriteReach(
  * (scope or reach), unprocessable, or owner_consent_required (having queued a consent request).
  */
 export async function requireWritable(
-  context: HandlerContext,
+  context: CommunitiesContext,
   caller: Caller,
   communityId: string,
   operation: WriteOperation,

@@ -1,0 +1,107 @@
+// Communities rows as proto messages: communities, profiles, memberships, members and consent
+// requests. One mapping for every handler and domain module of the service.
+//
+// A profile (and a member, which holds one) goes out for one audience. An end user's request (a
+// caller) never receives the profile's email or placeholder account, nor a membership's source
+// identifier: the REST and MCP shapes do not publish them, so they do not leave the service.
+// Operators and services get the whole record.
+import {
+  Community,
+  ConsentRequest,
+  ConsentStatus,
+  Member,
+  Membership,
+  Profile,
+} from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import { ownerTypes, roles, type RoleName } from '../kit/enums.js';
+import type { CommunityRow, MembershipRow, ProfileRow, Supplied } from './community.repository.js';
+import type { ConsentRequestRow, ConsentStatusName } from './member-write.repository.js';
+import { asCommunitySees } from './member-view.js';
+
+export function toCommunity(row: CommunityRow): Community {
+  return Community.fromPartial({
+    id: row.id,
+    name: row.name,
+    billingOwner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id },
+    archived: row.archived,
+    apiWrites: row.api_writes,
+    createdAt: row.created_at.toISOString(),
+  });
+}
+
+export type ProfileAudience = 'caller' | 'operator';
+
+export function toProfile(row: ProfileRow, audience: ProfileAudience): Profile {
+  const internal = audience === 'operator';
+  return Profile.fromPartial({
+    id: row.id,
+    userId: row.user_id ?? '',
+    placeholderUserId: internal ? (row.placeholder_user_id ?? '') : '',
+    public: row.public,
+    name: row.name,
+    headline: row.headline ?? '',
+    bio: row.bio ?? '',
+    organization: row.organization ?? '',
+    location: row.location ?? '',
+    email: internal ? (row.email ?? '') : '',
+    linkedinUrl: row.linkedin_url ?? '',
+    orcid: row.orcid ?? '',
+    avatarUrl: row.avatar_url ?? '',
+  });
+}
+
+export function toMembership(row: MembershipRow): Membership {
+  return Membership.fromPartial({
+    communityId: row.community_id,
+    profileId: row.profile_id,
+    role: roles.toEnum(row.role),
+    joinedAt: row.joined_at.toISOString(),
+    sourceIdentifier: row.source_identifier,
+  });
+}
+
+/** A member row: the profile with the membership's role, join time, source and what the community supplied. */
+export type MemberRow = ProfileRow & { role: RoleName; joined_at: Date; supplied: Supplied | null; source_identifier?: string };
+
+/**
+ * A member of a community: the profile as this community sees it (member-view.ts), in the
+ * audience's form, with its membership. The community's source identifier goes to operators and
+ * services only.
+ */
+export function toMember(row: MemberRow, communityId: string, audience: ProfileAudience): Member {
+  return Member.fromPartial({
+    profile: toProfile(asCommunitySees(row, row.supplied), audience),
+    membership: {
+      communityId,
+      profileId: row.id,
+      role: roles.toEnum(row.role),
+      joinedAt: row.joined_at.toISOString(),
+      ...(audience === 'operator' ? { sourceIdentifier: row.source_identifier } : {}),
+    },
+  });
+}
+
+const CONSENT_STATUS: Record<ConsentStatusName, ConsentStatus> = {
+  pending: ConsentStatus.CONSENT_STATUS_PENDING,
+  approved: ConsentStatus.CONSENT_STATUS_APPROVED,
+  denied: ConsentStatus.CONSENT_STATUS_DENIED,
+};
+
+/** A consent status of a request; undefined for CONSENT_STATUS_UNSPECIFIED or an unknown value. */
+export function consentStatusName(status: ConsentStatus): ConsentStatusName | undefined {
+  return (Object.keys(CONSENT_STATUS) as ConsentStatusName[]).find((s) => CONSENT_STATUS[s] === status);
+}
+
+export function toConsentRequest(row: ConsentRequestRow): ConsentRequest {
+  return ConsentRequest.fromPartial({
+    id: row.id,
+    communityId: row.community_id,
+    operation: row.operation,
+    status: CONSENT_STATUS[row.status],
+    createdAt: row.created_at.toISOString(),
+    requestedBy: row.requested_by,
+    resolvedAt: row.resolved_at?.toISOString(),
+    resolvedBy: row.resolved_by ?? '',
+    attestationVersion: row.attestation_version ?? 0,
+  });
+}

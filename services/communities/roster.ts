@@ -1,0 +1,61 @@
+// Roster reads: list members (keyset pages) and read one member. Both act for an end user: the
+// service re-checks the scope and the community's read reach that the edge already checked
+// (fail closed: anything outside reach is 403, an unknown community included).
+import type { GetMemberRequest, ListMembersRequest, Member } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import { callAs } from '../kit/grpc/client.js';
+import { domainError, relayRemoteError } from '../kit/grpc/errors.js';
+import { requireCaller } from '../kit/grpc/require-caller.js';
+import type { ServiceContext } from '../kit/grpc/server.js';
+import { clampPageSize, pageOf } from '../kit/paging.js';
+import type { CommunitiesContext } from './communities-context.js';
+import { toMember } from './communities-messages.js';
+import type { CommunityRow } from './community.repository.js';
+import { requireCommunityAccess } from './reach.js';
+import { decodeRosterCursor, encodeRosterCursor, rosterCursorKey } from './roster-cursor.js';
+
+export const ROSTER_PAGE_DEFAULT = 50;
+export const ROSTER_PAGE_MAX = 200;
+
+/** One page of a community's members as an end user sees them (see toMember), with their enrichment times. */
+export async function listMembers(
+  context: CommunitiesContext,
+  request: ListMembersRequest,
+  ctx: ServiceContext,
+): Promise<{ members: Member[]; nextPageToken: string }> {
+  const { repo } = context;
+  const cursorKey = rosterCursorKey(context.deps.pepper);
+  const community = await readable(context, ctx, request.communityId);
+  // Reach first: a cursor sent for a community outside reach is 403 like any other request.
+  const after = request.pageToken ? decodeRosterCursor(cursorKey, community.id, request.pageToken) : undefined;
+  const limit = clampPageSize(request.pageSize, ROSTER_PAGE_DEFAULT, ROSTER_PAGE_MAX);
+  const rows = await repo.listRosterPage(community.id, after, limit + 1);
+  const page = pageOf(rows, limit, (last) =>
+    encodeRosterCursor(cursorKey, community.id, { joinedAt: last.joined_at_key, profileId: last.id }),
+  );
+  const enrichedAt = await enrichedAtOf(context, community.id, page.items.map((r) => r.id), ctx.requestId);
+  return {
+    members: page.items.map((row) => ({ ...toMember(row, community.id, 'caller'), enrichedAt: enrichedAt.get(row.id) })),
+    nextPageToken: page.nextPageToken,
+  };
+}
+
+/** One member of a community, as an end user sees it. */
+export async function getMember(context: CommunitiesContext, request: GetMemberRequest, ctx: ServiceContext): Promise<Member> {
+  const community = await readable(context, ctx, request.communityId);
+  const row = await context.repo.findRosterMember(community.id, request.profileId);
+  if (!row) throw domainError('not_found', `profile ${request.profileId} is not a member of community ${community.id}`);
+  return toMember(row, community.id, 'caller');
+}
+
+function readable(context: CommunitiesContext, ctx: ServiceContext, communityId: string): Promise<CommunityRow> {
+  const { repo, reachDeps } = context;
+  return requireCommunityAccess(reachDeps, requireCaller(ctx, 'profile:read'), communityId, 'read', ctx.requestId, repo.findCommunity);
+}
+
+/** This community's enrichment times for a page, in one call to the enrichment service. */
+async function enrichedAtOf(context: CommunitiesContext, communityId: string, profileIds: string[], requestId: string): Promise<Map<string, string>> {
+  if (profileIds.length === 0) return new Map();
+  const options = await callAs(context.deps.signer, { kind: 'service', service: 'communities' }, requestId, context.deps.deadlineMs);
+  const { entries } = await context.deps.clients.enrichment.listEnrichedAt({ communityId, profileIds }, options).catch(relayRemoteError);
+  return new Map(entries.map((e) => [e.profileId, e.enrichedAt!]));
+}

@@ -1,0 +1,98 @@
+// Authentication: who an API key or an OAuth access token stands for, re-checked against live
+// state on every request, and the credential's description (DescribeCredential, /v1/me). Each
+// authenticated request is counted (usage-recorder.ts).
+import type { AuthenticateRequest, AuthenticateResponse, DescribeCredentialResponse } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
+import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
+import { ownerTypes } from '../kit/enums.js';
+import { domainError } from '../kit/grpc/errors.js';
+import { checkSecret, hashSecret } from './api-key-secret.js';
+import type { GrantRow } from './grant.repository.js';
+import type { IdentityContext } from './identity-context.js';
+import { callerOfGrant, callerOfKey, grantAsApiKey, toApiKey } from './identity-messages.js';
+import type { DescribedKeyRow } from './key.repository.js';
+import { utcDay } from './usage-recorder.js';
+
+/** Exactly one of an API key and an access token; `describe` adds the credential's description. */
+export async function authenticate(context: IdentityContext, request: AuthenticateRequest): Promise<AuthenticateResponse> {
+  if (Boolean(request.apiKey) === Boolean(request.accessToken)) {
+    throw domainError('invalid_request', 'send exactly one of api_key and access_token');
+  }
+  if (request.accessToken) {
+    const { grant, scopes } = await grantOfAccessToken(context, request.accessToken, request.resource);
+    context.grantUsage.record(grant.id);
+    const caller = callerOfGrant(grant, scopes);
+    return { caller, description: request.describe ? await describeGrant(context, caller) : undefined };
+  }
+  const refused = domainError('unauthorized', 'invalid or revoked API key');
+  if (!checkSecret(request.apiKey)) throw refused;
+  const secretHash = hashSecret(request.apiKey, context.deps.pepper);
+  if (request.describe) {
+    // One statement finds the live key and describes it.
+    const today = utcDay(new Date());
+    const row = await context.keys.describe({ secretHash }, today);
+    if (!row) throw refused;
+    context.keyUsage.record(row.id);
+    return { caller: callerOfKey(row), description: describedKey(context, row, today) };
+  }
+  const row = await context.keys.findActiveByHash(secretHash);
+  if (!row) throw refused;
+  context.keyUsage.record(row.id);
+  return { caller: callerOfKey(row), description: undefined };
+}
+
+/** The description of the credential a caller authenticated with (a live key or grant). */
+export async function describeCredential(context: IdentityContext, caller: Caller, isGrant: boolean): Promise<DescribeCredentialResponse> {
+  if (isGrant) return describeGrant(context, caller);
+  const today = utcDay(new Date());
+  const row = await context.keys.describe({ id: caller.credentialId }, today);
+  if (!row) throw domainError('unauthorized', 'invalid or revoked API key');
+  return describedKey(context, row, today);
+}
+
+/**
+ * The grant behind an access token presented to `resource` (the edge's; '' is the REST API),
+ * re-checked against live state: the token verifies for that resource's audience, its grant
+ * exists, is not revoked and belongs to its subject, and its scopes are within the grant's.
+ */
+async function grantOfAccessToken(context: IdentityContext, token: string, resource: string): Promise<{ grant: GrantRow; scopes: string[] }> {
+  const { accessTokens } = context;
+  if (!accessTokens) throw domainError('unauthorized', 'access tokens are not accepted: OAuth is not configured');
+  if (resource && !accessTokens.audiences.includes(resource)) {
+    // The edge and identity disagree on a resource URL: every token on that surface is refused.
+    context.deps.logger.warn({ resource, served: accessTokens.audiences }, 'access token presented for a resource identity does not serve (check MCP_RESOURCE_URL)');
+  }
+  const claims = await accessTokens.verify(token, resource);
+  const grant = await context.grants.findById(claims.grantId);
+  if (!grant || grant.revoked_at || grant.user_id !== claims.userId) {
+    throw domainError('unauthorized', 'access token grant is revoked or unknown');
+  }
+  if (claims.scopes.some((s) => !grant.scopes.includes(s))) {
+    throw domainError('unauthorized', 'access token scopes exceed its grant');
+  }
+  return { grant, scopes: claims.scopes };
+}
+
+/** A live key's description; requests counted in this process and not yet stored are added. */
+function describedKey(context: IdentityContext, row: DescribedKeyRow, today: string): DescribeCredentialResponse {
+  const unflushed = context.keyUsage.unflushed(row.id, today);
+  return {
+    key: toApiKey(row),
+    owner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id, name: row.owner_name ?? '' },
+    usage: { requestsToday: row.today + unflushed, requestsThisMonth: row.month + unflushed },
+  };
+}
+
+async function describeGrant(context: IdentityContext, caller: Caller): Promise<DescribeCredentialResponse> {
+  const row = await context.grants.findById(caller.credentialId);
+  if (!row || row.revoked_at || row.user_id !== caller.userId) {
+    throw domainError('unauthorized', 'access token grant is revoked or unknown');
+  }
+  const today = utcDay(new Date());
+  const stored = await context.grants.usage(row.id, today);
+  const unflushed = context.grantUsage.unflushed(row.id, today);
+  return {
+    key: grantAsApiKey(row),
+    owner: { type: ownerTypes.toEnum('user'), id: row.user_id, name: (await context.users.findUser(row.user_id))?.name ?? '' },
+    usage: { requestsToday: stored.today + unflushed, requestsThisMonth: stored.month + unflushed },
+  };
+}

@@ -1,0 +1,47 @@
+// What the identity service's handlers and domain modules share: dependencies, the repositories,
+// the usage recorders of keys and grants, and the OAuth access tokens when OAuth is configured.
+import type { ServiceDeps } from '../kit/service-deps.js';
+import { type AccessTokens, createAccessTokens, type OAuthOptions } from './access-token.js';
+import { createGrantRepository, type GrantRepository } from './grant.repository.js';
+import { createKeyRepository, type KeyRepository } from './key.repository.js';
+import { createPlaceholderRepository } from './placeholder.repository.js';
+import { createSeedLedgerRepository, type SeedLedgerRepository } from './seed-ledger.repository.js';
+import { createUsageRecorder, type UsageRecorder } from './usage-recorder.js';
+import { createUsageStore, GRANT_USAGE, KEY_USAGE } from './usage-store.js';
+import { createUserRepository, type UserRepository } from './user.repository.js';
+
+export type IdentityDeps = Pick<ServiceDeps, 'db' | 'pepper' | 'clients' | 'signer' | 'deadlineMs' | 'logger'>;
+
+export interface IdentityOptions {
+  /** OAuth access tokens (docs/OAUTH.md). Absent: OAuth is off and every access token is refused. */
+  oauth?: OAuthOptions;
+}
+
+export interface IdentityContext {
+  deps: IdentityDeps;
+  keys: KeyRepository;
+  grants: GrantRepository;
+  users: UserRepository;
+  placeholders: ReturnType<typeof createPlaceholderRepository>;
+  seedLedger: SeedLedgerRepository;
+  /** Requests counted per key (usage-recorder.ts). */
+  keyUsage: UsageRecorder;
+  /** Requests counted per OAuth grant. */
+  grantUsage: UsageRecorder;
+  /** Absent: OAuth is not configured. */
+  accessTokens: AccessTokens | undefined;
+}
+
+export function createIdentityContext(deps: IdentityDeps, options: IdentityOptions): IdentityContext {
+  return {
+    deps,
+    keys: createKeyRepository(deps.db),
+    grants: createGrantRepository(deps.db),
+    users: createUserRepository(deps.db),
+    placeholders: createPlaceholderRepository(deps.db),
+    seedLedger: createSeedLedgerRepository(deps.db),
+    keyUsage: createUsageRecorder(createUsageStore(deps.db, KEY_USAGE), (err) => deps.logger.error({ err }, 'usage flush failed')),
+    grantUsage: createUsageRecorder(createUsageStore(deps.db, GRANT_USAGE), (err) => deps.logger.error({ err }, 'grant usage flush failed')),
+    accessTokens: options.oauth ? createAccessTokens(options.oauth) : undefined,
+  };
+}
