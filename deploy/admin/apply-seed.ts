@@ -13,6 +13,7 @@
 //     overwrite, so charges stay charged and `billing reconcile` stays true.
 // Each section is recorded after it was applied; a crash between the two re-applies that section
 // with the same fields on the next application, which changes nothing.
+import { profileTextMessage } from '../../services/kit/profile-fields.js';
 import { createHash } from 'node:crypto';
 import type { SeedRecord } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
 import { callAs, type CallOptions, type ServiceClients } from '../../services/kit/grpc/client.js';
@@ -136,9 +137,8 @@ export async function applySeed(
       await clients.communities.upsertProfile(
         {
           profile: {
-            id: p.id, userId: p.user ?? '', public: p.public, name: p.name, headline: p.headline ?? '', bio: p.bio ?? '',
-            organization: p.organization ?? '', location: p.location ?? '', email: p.email ?? '',
-            linkedinUrl: p.linkedin_url ?? '', orcid: p.orcid ?? '', avatarUrl: p.avatar_url ?? '', placeholderUserId: '',
+            id: p.id, userId: p.user ?? '', public: p.public, name: p.name, ...profileTextMessage(p), email: p.email ?? '',
+            linkedinUrl: p.linkedin_url ?? '', orcid: p.orcid ?? '', placeholderUserId: '',
           },
         },
         await call(),

@@ -2,7 +2,8 @@
 // page and one member, read from the communities service as the caller (which re-checks the scope
 // and the read reach). The member read joins this community's enrichment data, asked of the
 // enrichment service as the caller too, so that service re-checks reach on its own.
-import { orNull, profileFields, type ProfileView } from './profile.js';
+import { orNull } from '../../services/kit/profile-fields.js';
+import { profileFields, type ProfileView } from './profile.js';
 import type { Member } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { roles, type RoleName } from '../../services/kit/enums.js';
 import { fromRemote } from './api-error.js';

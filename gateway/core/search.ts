@@ -1,6 +1,7 @@
 // POST /v1/search and GET /v1/search/{search_id}: the search service, asked as the caller (it
 // re-checks the scope, the read reach and funds, runs the job and fences polls to the credential).
 // StartSearch may wait up to wait_seconds, so its deadline is the usual one plus that wait.
+import { orNull } from '../../services/kit/profile-fields.js';
 import { SearchScope, SearchStatus, type Match, type SearchJob } from '../../proto/gen/expertnet/search/v1/search_service.js';
 import { ApiError, fromRemote } from './api-error.js';
 import type { SearchRequest } from './contract/search.js';
@@ -46,7 +47,6 @@ const SCOPES = {
   public: SearchScope.SEARCH_SCOPE_PUBLIC,
 } as const;
 
-const orNull = (s: string) => (s === '' ? null : s);
 
 function matchView(m: Match): SearchMatchView {
   return {

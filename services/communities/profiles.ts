@@ -1,5 +1,6 @@
 // Profiles as the operator keeps them (each write indexed for search at once), and a caller's own
 // profile.
+import { nullableProfileFields, orNull } from '../kit/profile-fields.js';
 import type { Profile } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { domainError } from '../kit/grpc/errors.js';
 import { requireCaller } from '../kit/grpc/require-caller.js';
@@ -9,25 +10,17 @@ import type { CommunitiesContext } from './communities-context.js';
 import type { ProfileRow } from './community.repository.js';
 import { indexProfile } from './search-index.js';
 
-const orNull = (s: string) => (s === '' ? null : s);
 
 /** Creates or updates a profile and indexes it; returns the stored row. */
 export async function upsertProfile(context: CommunitiesContext, p: Profile | undefined, requestId: string): Promise<ProfileRow> {
   if (!p || !p.name.trim()) throw domainError('invalid_request', 'profile.name is required');
   const row: ProfileRow = {
     id: requireId(p.id, 'profile.id'),
-    user_id: orNull(p.userId),
+    ...nullableProfileFields(p),
     placeholder_user_id: orNull(p.placeholderUserId),
     public: p.public,
     name: p.name,
-    headline: orNull(p.headline),
-    bio: orNull(p.bio),
-    organization: orNull(p.organization),
-    location: orNull(p.location),
     email: orNull(p.email),
-    linkedin_url: orNull(p.linkedinUrl),
-    orcid: orNull(p.orcid),
-    avatar_url: orNull(p.avatarUrl),
   };
   await context.repo.upsertProfile(row);
   await indexProfile(context, row.id, requestId);

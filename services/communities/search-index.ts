@@ -21,6 +21,7 @@ async function suppliedOf(context: CommunitiesContext, pairs: Array<{ communityI
   );
   return new Map(rows.map((r) => [`${r.community_id}/${r.profile_id}`, r.supplied]));
 }
+import { profileTextMessage } from '../kit/profile-fields.js';
 import type { Document } from '../../proto/gen/expertnet/search/v1/search_service.js';
 import { AddMemberStatus, type AddMemberResult } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import type { ProfileRow, Supplied } from './community.repository.js';
@@ -38,11 +39,7 @@ function documentOf(p: ProfileRow, communityId: string, enrichmentText = ''): Do
     profileId: p.id,
     userId: p.user_id ?? '',
     name: p.name,
-    headline: p.headline ?? '',
-    bio: p.bio ?? '',
-    organization: p.organization ?? '',
-    location: p.location ?? '',
-    avatarUrl: p.avatar_url ?? '',
+    ...profileTextMessage(p),
     enrichmentText,
   };
 }

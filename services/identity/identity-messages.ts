@@ -14,13 +14,8 @@ export function toApiKey(row: KeyRow): ApiKey {
     prefix: row.display_prefix,
     environment: keyEnvironments.toEnum(row.environment),
     owner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id },
-    scopes: row.scopes,
+    ...credentialTerms(row),
     allowlist: row.allowlist === null ? undefined : { communityIds: row.allowlist },
-    rateTier: rateTiers.toEnum(row.rate_tier),
-    requestedRate: row.requested_rate,
-    createdAt: row.created_at.toISOString(),
-    lastUsedAt: row.last_used_at?.toISOString(),
-    revokedAt: row.revoked_at?.toISOString(),
     mintedByUserId: row.minted_by_user_id ?? '',
   });
 }
@@ -36,8 +31,8 @@ export function toUser(row: UserRow): User {
   });
 }
 
-/** What a grant shows in either of its shapes: its scopes, its rate and its times. */
-function grantTerms(row: GrantRow) {
+/** What a key and a grant (in either of its shapes) show alike: scopes, rate and times. */
+function credentialTerms(row: Pick<KeyRow & GrantRow, 'scopes' | 'rate_tier' | 'requested_rate' | 'created_at' | 'last_used_at' | 'revoked_at'>) {
   return {
     scopes: row.scopes,
     rateTier: rateTiers.toEnum(row.rate_tier),
@@ -49,7 +44,7 @@ function grantTerms(row: GrantRow) {
 }
 
 export function toOAuthGrant(row: GrantRow): OAuthGrant {
-  return OAuthGrant.fromPartial({ id: row.id, userId: row.user_id, clientId: row.client_id, ...grantTerms(row) });
+  return OAuthGrant.fromPartial({ id: row.id, userId: row.user_id, clientId: row.client_id, ...credentialTerms(row) });
 }
 
 /** A grant as DescribeCredential shows it, in the shape of a key: no prefix, always live and personal. */
@@ -59,7 +54,7 @@ export function grantAsApiKey(row: GrantRow): ApiKey {
     prefix: '',
     environment: keyEnvironments.toEnum('live'),
     owner: { type: ownerTypes.toEnum('user'), id: row.user_id },
-    ...grantTerms(row),
+    ...credentialTerms(row),
     mintedByUserId: row.user_id,
   });
 }
