@@ -40,7 +40,7 @@ export interface K8sDoc {
   obj: Json;
 }
 
-export function readYamlDocuments(file: string): { docs: Json[]; problems: string[] } {
+function readYamlDocuments(file: string): { docs: Json[]; problems: string[] } {
   const parsed = parseAllDocuments(readFileSync(file, 'utf8'), { prettyErrors: true });
   const list = Array.isArray(parsed) ? parsed : [parsed];
   const problems = list.flatMap((d) => [...d.errors, ...d.warnings].map((e) => `${file}: ${e.message}`));
@@ -68,7 +68,7 @@ export const podTemplates = () =>
 export const allContainers = (pod: Json): Json[] => [...(pod.initContainers ?? []), ...(pod.containers ?? [])];
 
 /** `apps/v1` + `Deployment` → the kubernetes-models module path (core group: `v1`). */
-export const modelPath = (apiVersion: string, kind: string) => `kubernetes-models/${apiVersion}/${kind}`;
+const modelPath = (apiVersion: string, kind: string) => `kubernetes-models/${apiVersion}/${kind}`;
 
 // ---- schema validation helpers ---------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ export const k = {
   selfPaid: liveKey(), selfFree: liveKey(), selfRead: liveKey(), legacy: liveKey(), selfOther: liveKey(), search: liveKey(), noProfile: liveKey(), cadmin: liveKey(), plain: liveKey(),
 };
 export const rate = { requested_rate: 6000 };
-export const ENRICH = ['enrich:write', 'enrich:read', 'profile:read'];
+const ENRICH = ['enrich:write', 'enrich:read', 'profile:read'];
 
 export const people = Array.from({ length: 12 }, (_, i) => ({
   id: `p_m${String(i).padStart(2, '0')}`,

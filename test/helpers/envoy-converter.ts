@@ -8,17 +8,17 @@ export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** protoc's json_name: snake_case -> lowerCamelCase. */
-export const jsonName = (name: string): string => name.replace(/_(.)/g, (_m, c: string) => c.toUpperCase());
+const jsonName = (name: string): string => name.replace(/_(.)/g, (_m, c: string) => c.toUpperCase());
 
-export const INT_RANGES: Record<string, [number, number]> = {
+const INT_RANGES: Record<string, [number, number]> = {
   int32: [-2147483648, 2147483647],
   sint32: [-2147483648, 2147483647],
   sfixed32: [-2147483648, 2147483647],
   uint32: [0, 4294967295],
   fixed32: [0, 4294967295],
 };
-export const INT64 = new Set(['int64', 'sint64', 'sfixed64', 'uint64', 'fixed64']);
-export const WRAPPERS: Record<string, string> = {
+const INT64 = new Set(['int64', 'sint64', 'sfixed64', 'uint64', 'fixed64']);
+const WRAPPERS: Record<string, string> = {
   '.google.protobuf.DoubleValue': 'double',
   '.google.protobuf.FloatValue': 'float',
   '.google.protobuf.Int64Value': 'int64',
@@ -29,15 +29,15 @@ export const WRAPPERS: Record<string, string> = {
   '.google.protobuf.StringValue': 'string',
   '.google.protobuf.BytesValue': 'bytes',
 };
-export const DURATION = /^(-)?(\d+)(?:\.(\d{1,9}))?s$/;
-export const SPECIAL_JSON = new Set([
+const DURATION = /^(-)?(\d+)(?:\.(\d{1,9}))?s$/;
+const SPECIAL_JSON = new Set([
   ...Object.keys(WRAPPERS),
   ...['Duration', 'Timestamp', 'FieldMask', 'Empty', 'Struct', 'ListValue', 'Value', 'Any'].map((n) => `.google.protobuf.${n}`),
 ]);
 
 /** A field's protoc-gen-validate rules, `(validate.rules)`, merged from its parsed options. */
-export type Rules = Obj;
-export function rulesOf(field: protobuf.Field): Rules | undefined {
+type Rules = Obj;
+function rulesOf(field: protobuf.Field): Rules | undefined {
   const merge = (into: Obj, from: Obj): Obj => {
     for (const [k, v] of Object.entries(from)) into[k] = isObj(v) && isObj(into[k]) ? merge({ ...(into[k] as Obj) }, v) : v;
     return into;
@@ -49,7 +49,7 @@ export function rulesOf(field: protobuf.Field): Rules | undefined {
   }
   return rules;
 }
-export const rule = (rules: Rules | undefined, key: string): unknown => {
+const rule = (rules: Rules | undefined, key: string): unknown => {
   let cur: unknown = rules;
   for (const k of key.split('.')) cur = isObj(cur) ? cur[k] : undefined;
   return cur;
@@ -368,4 +368,4 @@ export class StrictEnvoyConverter {
     return isObj(inner) ? { '@type': url, ...inner } : undefined;
   }
 }
-export const NOT_SPECIAL = Symbol('not a well-known type');
+const NOT_SPECIAL = Symbol('not a well-known type');

@@ -67,7 +67,7 @@ export function routeFor(hcm: Obj, req: Request): { route: Obj; vhost: Obj } | u
   }
   return undefined;
 }
-export const fullMatch = (re2: string, s: string): boolean => new RegExp(`^(?:${re2})$`).test(s);
+const fullMatch = (re2: string, s: string): boolean => new RegExp(`^(?:${re2})$`).test(s);
 
 /** The retry policy Envoy applies to a request: the route's, else the virtual host's. */
 export const retryPolicyOf = (m: { route: Obj; vhost: Obj }): Obj | undefined =>

@@ -10,7 +10,7 @@ export const ENVOY_YAML = path.join(repoRoot, 'envoy', 'envoy.yaml');
 
 // Every extension (typed_config / Any) the configuration may name must be loaded here; an @type
 // outside this schema is reported as unresolvable.
-export const PROTO_FILES = [
+const PROTO_FILES = [
   'envoy/config/bootstrap/v3/bootstrap.proto',
   'envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto',
   'envoy/extensions/filters/http/router/v3/router.proto',

@@ -21,7 +21,7 @@ export const k = {
   read: liveKey(), jit: liveKey(), orgjit: liveKey(), closed: liveKey(),
 };
 
-export const WRITE = ['member:write'];
+const WRITE = ['member:write'];
 export const rate = { requested_rate: 6000 };
 
 export const seed: SeedInput = {
