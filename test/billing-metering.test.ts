@@ -1,118 +1,17 @@
-// Metering through the running system over gRPC: rates, charges exactly once, the funds check
-// with enforcement off and on (402-class errors naming the payer, and how the edge maps them),
-// self-enrich metering with its cooldown, and reconciliation (gRPC and the admin CLI).
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// Metering through the running system over gRPC with enforcement off: rates, charges exactly once,
+// the funds check, self-enrich metering with its cooldown, reconciliation (gRPC and the admin CLI),
+// and CREDIT_RATES. Enforcement on: billing-enforcement.test.ts.
 import { Status } from 'nice-grpc';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromRemote } from '../gateway/core/api-error.js';
 import { PayerSource } from '../proto/gen/expertnet/billing/v1/billing_service.js';
-import { Caller, CredentialKind, OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
-import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { DEFAULT_RATES } from '../services/billing/rates.js';
-import { callAs, type CallOptions } from '../services/kit/grpc/client.js';
+import { callAs } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';
 import { storeNames } from './helpers/stores.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
-
-const repo = fileURLToPath(new URL('..', import.meta.url));
-const tsxCli = join(repo, 'node_modules/tsx/dist/cli.mjs');
-const adminCli = join(repo, 'deploy/admin/cli.ts');
-const DAY = 24 * 60 * 60 * 1000;
-
-const USER = OwnerType.OWNER_TYPE_USER;
-const ORGANIZATION = OwnerType.OWNER_TYPE_ORGANIZATION;
-const user = (id: string) => ({ type: USER, id });
-const organization = (id: string) => ({ type: ORGANIZATION, id });
-
-/** The caller as the edge would pass it on (a personal key of the user). */
-function callerOf(userId: string, credentialId = `k_${userId}`): Caller {
-  return Caller.fromPartial({ credentialId, credential: CredentialKind.CREDENTIAL_KIND_API_KEY, owner: user(userId), userId });
-}
-/** A legacy organization-owned key: no user behind it. */
-const legacyCaller = (organizationId: string) =>
-  Caller.fromPartial({ credentialId: `k_legacy_${organizationId}`, credential: CredentialKind.CREDENTIAL_KIND_API_KEY, owner: organization(organizationId) });
-
-const seed: SeedInput = {
-  users: [
-    { id: 'u_payer', name: 'Pat Payer', plan: 'free' },
-    { id: 'u_broke', name: 'Bo Broke', plan: 'free' },
-    { id: 'u_paid', name: 'Paula Paid', plan: 'paid' },
-    { id: 'u_paid_poor', name: 'Poor Paid', plan: 'paid' },
-    { id: 'u_free', name: 'Fred Free', plan: 'free' },
-    { id: 'u_trial', name: 'Tri Trial', plan: 'trial' },
-    { id: 'u_race', name: 'Rae Race', plan: 'free' },
-    { id: 'u_member', name: 'Mem Member', plan: 'free' },
-    { id: 'u_manager', name: 'Man Manager', plan: 'free' },
-  ],
-  organizations: [
-    { id: 'o_lab', name: 'The Lab', members: [{ user: 'u_member', role: 'member' }, { user: 'u_manager', role: 'admin' }] },
-  ],
-  communities: [
-    { id: 'c_plain', name: 'Uncovered', owner: { organization: 'o_lab' } },
-    { id: 'c_budget', name: 'Budgeted', owner: { organization: 'o_lab' } },
-    { id: 'c_funded', name: 'Funded', owner: { organization: 'o_lab' } },
-    { id: 'c_own', name: 'Own', owner: { user: 'u_member' } },
-  ],
-  wallets: [
-    { owner: { user: 'u_payer' }, balance: 1000 },
-    { owner: { user: 'u_paid' }, balance: 10 },
-    { owner: { user: 'u_member' }, balance: 50 },
-    { owner: { user: 'u_manager' }, balance: 50 },
-    { owner: { organization: 'o_lab' }, balance: 100 },
-  ],
-};
-
-function runCli(sys: TestSystem, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [tsxCli, adminCli, ...args],
-      { cwd: repo, env: { ...process.env, ...sys.env, LOG_LEVEL: 'silent' }, timeout: 30_000 },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-/** The failure of a call: its API code, message and ErrorInfo metadata (fails when it succeeded). */
-async function failure(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => expect.unreachable('the call succeeded'),
-    (e: unknown) => e,
-  );
-  const remote = readRemoteError(error);
-  expect(remote, String(error)).toBeDefined();
-  return { ...remote!, error };
-}
-
-function harness(get: () => TestSystem) {
-  const service = () => callAs(get().signer, { kind: 'service', service: 'test' }, 'req_metering', 10_000);
-  const operator = () => callAs(get().signer, { kind: 'operator', actor: 'test' }, undefined, 10_000);
-  return {
-    service,
-    operator,
-    async balance(owner: { type: OwnerType; id: string }) {
-      return (await get().clients.billing.getWallet({ owner }, await operator())).wallet!.balance;
-    },
-    async charge(req: { payer: { type: OwnerType; id: string }; operation: string; units?: number; reference: string; credentialId?: string; communityId?: string }, options?: CallOptions) {
-      return get().clients.billing.charge(
-        { units: 1, credentialId: '', communityId: '', ...req },
-        options ?? (await service()),
-      );
-    },
-    async checkFunds(caller: Caller, operation: string, communityId = '', units = 1) {
-      return get().clients.billing.checkFunds({ operation, communityId, units, caller }, await service());
-    },
-    async meterSelfEnrich(caller: Caller, runId: string) {
-      return get().clients.billing.meterSelfEnrich({ runId, caller }, await service());
-    },
-    async reconcile() {
-      return get().clients.billing.reconcile({}, await operator());
-    },
-  };
-}
+import { callerOf, DAY, failure, harness, legacyCaller, organization, runCli, seed, USER, user } from './helpers/billing-metering.js';
 
 describe.each(storeNames())('billing metering on %s (enforcement off)', (store) => {
   let sys: TestSystem;
@@ -311,94 +210,6 @@ describe.each(storeNames())('billing metering on %s (enforcement off)', (store) 
       expect((await h.reconcile()).mismatches).toEqual([]);
     });
   }
-});
-
-describe.each(storeNames())('billing enforcement on %s (CREDIT_ENFORCEMENT=on)', (store) => {
-  let sys: TestSystem;
-  const h = harness(() => sys);
-  beforeAll(async () => {
-    sys = await startTestSystem({ store, seed, env: { CREDIT_ENFORCEMENT: 'on' } });
-    const operator = await h.operator();
-    await sys.clients.billing.setOrganizationFunding({ organizationId: 'o_lab', communityId: 'c_budget', standingFunding: false, delegationBudgetPerMonth: 5 }, operator);
-    await sys.clients.billing.setOrganizationFunding({ organizationId: 'o_lab', communityId: 'c_funded', standingFunding: true, delegationBudgetPerMonth: 0 }, operator);
-  });
-  afterAll(async () => {
-    expect((await h.reconcile()).mismatches).toEqual([]);
-    await sys?.stop();
-  });
-
-  it('insufficient_credits names the payer; the edge answers 402 with the payer in the envelope', async () => {
-    const refused = await failure(h.checkFunds(callerOf('u_broke'), 'search'));
-    expect(refused.code).toBe('insufficient_credits');
-    expect(JSON.parse(refused.metadata.payer!)).toEqual({ type: 'user', id: 'u_broke', name: 'Bo Broke' });
-    const http = fromRemote(refused.error);
-    expect(http.status).toBe(402);
-    expect(http.code).toBe('insufficient_credits');
-    expect(http.extras).toEqual({ payer: { type: 'user', id: 'u_broke', name: 'Bo Broke' } });
-  });
-
-  it('a payer with enough credits passes; the cost is rate × units', async () => {
-    expect(await h.checkFunds(callerOf('u_payer'), 'search')).toMatchObject({ covered: true, payer: { payer: user('u_payer') } });
-    // 12 deep profiles = 96 ≤ 100; 13 = 104 > 100, o_lab named.
-    expect((await h.checkFunds(callerOf('u_member'), 'enrichment_deep', 'c_plain', 12)).covered).toBe(true);
-    const over = await failure(h.checkFunds(callerOf('u_member'), 'enrichment_deep', 'c_plain', 13));
-    expect(over.code).toBe('insufficient_credits');
-    expect(JSON.parse(over.metadata.payer!)).toEqual({ type: 'organization', id: 'o_lab', name: 'The Lab' });
-  });
-
-  it('coverage_required: a member searches an organization community the organization does not cover', async () => {
-    const refused = await failure(h.checkFunds(callerOf('u_member'), 'search', 'c_plain'));
-    expect(refused.code).toBe('coverage_required');
-    expect(JSON.parse(refused.metadata.payer!)).toEqual({ type: 'organization', id: 'o_lab', name: 'The Lab' });
-    expect(fromRemote(refused.error)).toMatchObject({ status: 402, extras: { payer: { type: 'organization', id: 'o_lab' } } });
-    // The organization's manager pays their own way; so does the organization's own (legacy) key.
-    expect(await h.checkFunds(callerOf('u_manager'), 'search', 'c_plain')).toMatchObject({ covered: true, payer: { payer: user('u_manager') } });
-    expect(await h.checkFunds(legacyCaller('o_lab'), 'search', 'c_plain')).toMatchObject({ covered: true, payer: { payer: organization('o_lab') } });
-    // A user's own community is not an organization's affair.
-    expect((await h.checkFunds(callerOf('u_member'), 'search', 'c_own')).covered).toBe(true);
-  });
-
-  it('standing funding covers the community: the organization pays', async () => {
-    expect(await h.checkFunds(callerOf('u_member'), 'search', 'c_funded')).toMatchObject({
-      covered: true, payer: { payer: organization('o_lab'), source: PayerSource.PAYER_SOURCE_STANDING_FUNDING },
-    });
-  });
-
-  it('community_over_quota: the month\'s delegation budget left is below the cost', async () => {
-    const ok = await h.checkFunds(callerOf('u_member'), 'search', 'c_budget', 5);
-    expect(ok).toMatchObject({ covered: true, payer: { payer: organization('o_lab'), source: PayerSource.PAYER_SOURCE_DELEGATION_BUDGET } });
-    const tooMuch = await failure(h.checkFunds(callerOf('u_member'), 'search', 'c_budget', 6));
-    expect(tooMuch.code).toBe('community_over_quota');
-    expect(JSON.parse(tooMuch.metadata.payer!)).toEqual({ type: 'organization', id: 'o_lab', name: 'The Lab' });
-    expect(fromRemote(tooMuch.error).status).toBe(402);
-
-    // Charges named to the community count against the budget, once per reference.
-    for (let i = 0; i < 2; i++) {
-      await h.charge({ payer: organization('o_lab'), operation: 'search', units: 4, reference: 'search:s_budget_1', communityId: 'c_budget' });
-    }
-    expect((await h.checkFunds(callerOf('u_member'), 'search', 'c_budget', 1)).covered).toBe(true);
-    expect((await failure(h.checkFunds(callerOf('u_member'), 'search', 'c_budget', 2))).code).toBe('community_over_quota');
-    await h.charge({ payer: organization('o_lab'), operation: 'search', units: 1, reference: 'search:s_budget_2', communityId: 'c_budget' });
-    // Used up: resolution falls back to the caller, which the budget's owner does not allow.
-    const spent = await failure(h.checkFunds(callerOf('u_member'), 'search', 'c_budget', 1));
-    expect(spent.code).toBe('community_over_quota');
-    expect(JSON.parse(spent.metadata.payer!)).toMatchObject({ type: 'organization', id: 'o_lab' });
-    // ... while the organization's manager may pay personally.
-    expect(await h.checkFunds(callerOf('u_manager'), 'search', 'c_budget', 1)).toMatchObject({ covered: true, payer: { payer: user('u_manager') } });
-  });
-
-  it('a charge is never refused (post-hoc): it may take a balance below zero', async () => {
-    await h.charge({ payer: user('u_broke'), operation: 'search', reference: 'search:s_broke' });
-    expect(await h.balance(user('u_broke'))).toBe(-1);
-  });
-
-  it('self-enrich on a paid plan without credits is refused before charging', async () => {
-    const refused = await failure(h.meterSelfEnrich(callerOf('u_paid_poor'), 'run_poor'));
-    expect(refused.code).toBe('insufficient_credits');
-    expect(JSON.parse(refused.metadata.payer!)).toEqual({ type: 'user', id: 'u_paid_poor', name: 'Poor Paid' });
-    expect(await h.balance(user('u_paid_poor'))).toBe(0);
-    expect((await h.meterSelfEnrich(callerOf('u_paid'), 'run_rich')).entry).toMatchObject({ amount: -1 });
-  });
 });
 
 describe('CREDIT_RATES overrides the rates', () => {

@@ -9,21 +9,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
-import type { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEdge } from '../gateway/core/edge.js';
 import { MemoryRateLimiter } from '../gateway/core/rate-limit/memory-limiter.js';
-import { SearchComplete, SearchPending, SearchPoll } from '../gateway/core/contract/search.js';
-import type { SearchCompleteView, SearchPendingView, SearchPollView } from '../gateway/core/search.js';
+import { SearchComplete, SearchPending } from '../gateway/core/contract/search.js';
 import { startMcpHttpServer, type RunningMcpServer } from '../gateway/mcp/server.js';
 import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
-import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import type { SearchPipeline } from '../services/search/pipeline/pipeline.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';
-import { liveKey } from './helpers/keys.js';
 import { storeNames } from './helpers/stores.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
+import { k, seed } from './helpers/search-seed.js';
 
 /** Test control of the wrapped pipeline: queries starting "gated" wait for the gate; "outage" fails. */
 const control = vi.hoisted(() => {
@@ -59,61 +56,6 @@ vi.mock('../services/search/pipeline/index.js', async (importOriginal) => {
   };
 });
 
-const k = { writer: liveKey(), ana: liveKey(), ana2: liveKey(), allowNone: liveKey(), outsider: liveKey(), noScope: liveKey() };
-const rate = 6000;
-
-const seed: SeedInput = {
-  users: ['u_ana', 'u_out', 'u_pub', 'u_priv', 'u_admin'].map((id) => ({ id, email: `${id}@example.org`, name: id, plan: 'paid' as const })),
-  organizations: [{ id: 'o_lab', name: 'Lab' }, { id: 'o_other', name: 'Other' }],
-  communities: [
-    { id: 'c_bio', name: 'Biology', owner: { organization: 'o_lab' }, api_writes: true },
-    { id: 'c_chem', name: 'Chemistry', owner: { organization: 'o_lab' } },
-    { id: 'c_gone', name: 'Archived mid-search', owner: { organization: 'o_lab' } },
-    { id: 'c_arch', name: 'Archived', owner: { organization: 'o_lab' }, archived: true },
-    { id: 'c_other', name: 'Not Ana’s', owner: { organization: 'o_other' } },
-  ],
-  profiles: [
-    { id: 'p_ana', user: 'u_ana', name: 'Ana Searcher', headline: 'Program officer' },
-    { id: 'p_admin', user: 'u_admin', name: 'Adam Admin' },
-    { id: 'p_eco', name: 'Elin Ecologist', headline: 'Freshwater pond ecologist', organization: 'Pond Institute', location: 'Oslo',
-      avatar_url: 'https://img.example.org/elin.png' },
-    { id: 'p_chemist', name: 'Carl Chemist', headline: 'Organic chemistry and catalysis' },
-    { id: 'p_gone', name: 'Greta Glacier', headline: 'Glacier pond ecologist' },
-    { id: 'p_arch', name: 'Archie Archived', headline: 'Pond ecologist in an archived community' },
-    { id: 'p_secret', name: 'Sven Secret', headline: 'Pond ecologist outside reach' },
-    { id: 'p_public', user: 'u_pub', public: true, name: 'Paula Public', headline: 'Marine and pond ecologist' },
-    { id: 'p_private', user: 'u_priv', public: false, name: 'Priya Private', headline: 'Pond ecologist, private profile' },
-    { id: 'p_unclaimed', public: true, name: 'Ulla Unclaimed', headline: 'Pond ecologist, unclaimed' },
-  ],
-  memberships: [
-    { community: 'c_bio', profile: 'p_ana' },
-    { community: 'c_bio', profile: 'p_admin', role: 'admin' },
-    { community: 'c_chem', profile: 'p_ana' },
-    { community: 'c_gone', profile: 'p_ana' },
-    { community: 'c_arch', profile: 'p_ana' },
-    { community: 'c_bio', profile: 'p_eco' },
-    { community: 'c_chem', profile: 'p_eco' },
-    { community: 'c_chem', profile: 'p_chemist' },
-    { community: 'c_gone', profile: 'p_gone' },
-    { community: 'c_arch', profile: 'p_arch' },
-    { community: 'c_other', profile: 'p_secret' },
-  ],
-  wallets: [{ owner: { user: 'u_ana' }, balance: 1000 }],
-  keys: [
-    { id: 'k_writer', secret: k.writer, owner: { user: 'u_admin' }, scopes: ['member:write'], requested_rate: rate },
-    { id: 'k_ana', secret: k.ana, owner: { user: 'u_ana' }, scopes: ['search:read', 'profile:read'], requested_rate: rate },
-    { id: 'k_ana2', secret: k.ana2, owner: { user: 'u_ana' }, scopes: ['search:read'], requested_rate: rate },
-    { id: 'k_allow_none', secret: k.allowNone, owner: { user: 'u_ana' }, scopes: ['search:read'], allowlist: ['c_other'], requested_rate: rate },
-    { id: 'k_outsider', secret: k.outsider, owner: { user: 'u_out' }, scopes: ['search:read'], requested_rate: rate },
-    { id: 'k_no_scope', secret: k.noScope, owner: { user: 'u_ana' }, scopes: ['profile:read'], requested_rate: rate },
-  ],
-};
-
-it('the core views are the shapes the contract publishes', () => {
-  expectTypeOf<SearchCompleteView>().toExtend<z.output<typeof SearchComplete>>();
-  expectTypeOf<SearchPendingView>().toExtend<z.output<typeof SearchPending>>();
-  expectTypeOf<SearchPollView>().toExtend<z.output<typeof SearchPoll>>();
-});
 
 describe.each(storeNames())('expert search on %s', (store) => {
   let sys: TestSystem;

@@ -5,7 +5,7 @@
 //   - the clusters reach the compose services by name (gateway:8080, mcp:8081, otel-collector:4317)
 //     instead of <service>.expertnet.svc.cluster.local.
 // After changing envoy/envoy.yaml run `npx tsx deploy/compose/envoy-from-k8s.ts`;
-// test/deploy.test.ts fails while the committed file differs from what this produces.
+// test/deploy-compose.test.ts fails while the committed file differs from what this produces.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,20 +1,12 @@
 // The kit's gRPC server as a caller sees it: a real server on a loopback port, the real billing
 // service over a throwaway store, and the real clients the edge uses. Covers authentication and the
 // access lists, domain errors with their ErrorInfo, the error boundary, UNIMPLEMENTED for methods a
-// release does not serve, health, reflection, and the caller token itself.
-import { createPrivateKey } from 'node:crypto';
+// release does not serve, health and reflection. The caller token itself: caller-token.test.ts.
 import { createRequire } from 'node:module';
-import { SignJWT } from 'jose';
 import { ClientError, createChannel, createClient, Metadata, Status } from 'nice-grpc';
 import { ServerReflectionService } from 'nice-grpc-server-reflection';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  Caller,
-  CredentialKind,
-  KeyEnvironment,
-  OwnerType,
-  RateTier,
-} from '../../../proto/gen/expertnet/common/v1/common.js';
+import { OwnerType } from '../../../proto/gen/expertnet/common/v1/common.js';
 import { IdentityServiceDefinition } from '../../../proto/gen/expertnet/identity/v1/identity_service.js';
 import { createBillingService } from '../../billing/billing.service.js';
 import { SERVICE_ROLES, type ServiceRole } from '../config.js';
@@ -29,6 +21,7 @@ import { readRemoteError } from './errors.js';
 import { checkGrpcHealth } from './health.js';
 import type { Principal } from './principal.js';
 import { startGrpcServer, type RunningGrpcServer, type ServiceRegistration } from './server.js';
+import { adaWallet, callerAda, operator, service } from '../../../test/helpers/grpc-principals.js';
 
 // The reflection messages are google-protobuf classes in a CommonJS file that names its exports
 // only at run time, so they are loaded with require rather than a static import.
@@ -40,22 +33,6 @@ const reflectionPb = createRequire(import.meta.url)(
 const BILLING = 'expertnet.billing.v1.BillingService';
 const IDENTITY = 'expertnet.identity.v1.IdentityService';
 const DEADLINE_MS = 10_000;
-
-const operator: Principal = { kind: 'operator', actor: 'test' };
-const service: Principal = { kind: 'service', service: 'search' };
-const ada = Caller.fromPartial({
-  credentialId: 'k_ada',
-  credential: CredentialKind.CREDENTIAL_KIND_API_KEY,
-  owner: { type: OwnerType.OWNER_TYPE_USER, id: 'u_ada' },
-  userId: 'u_ada',
-  scopes: ['search:read', 'profile:read'],
-  allowlist: { communityIds: ['c_bio'] },
-  rateTier: RateTier.RATE_TIER_STANDARD,
-  requestedRate: 5,
-  environment: KeyEnvironment.KEY_ENVIRONMENT_TEST,
-});
-const callerAda: Principal = { kind: 'caller', caller: ada };
-const adaWallet = { type: OwnerType.OWNER_TYPE_USER, id: 'u_ada' };
 
 /** An identity registration that serves one method, and that method fails like a crashing store. */
 function crashingIdentity(): ServiceRegistration<typeof IdentityServiceDefinition> {
@@ -121,13 +98,6 @@ async function reflectedServices(address: string): Promise<string[]> {
   } finally {
     channel.close();
   }
-}
-
-/** Re-encodes one JWT segment after editing its JSON. */
-function editSegment(segment: string, edit: (json: Record<string, unknown>) => void): string {
-  const json = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8')) as Record<string, unknown>;
-  edit(json);
-  return Buffer.from(JSON.stringify(json)).toString('base64url');
 }
 
 
@@ -339,91 +309,5 @@ describe('a server that shuts down', () => {
     } finally {
       await db.close();
     }
-  });
-});
-
-describe('caller tokens', () => {
-  const secrets = generateSecrets();
-  const signer = new TokenSigner(secrets.callerTokenPrivateKey);
-  const verifier = new TokenVerifier(secrets.callerTokenPublicKey);
-  const key = createPrivateKey(secrets.callerTokenPrivateKey);
-
-  it('round-trips a caller principal exactly', async () => {
-    expect(await verifier.verify(await signer.sign(callerAda))).toEqual(callerAda);
-  });
-
-  it('keeps the difference between no allowlist and an empty allowlist', async () => {
-    const open = Caller.fromPartial({ ...ada, allowlist: undefined });
-    const closed = Caller.fromPartial({ ...ada, allowlist: { communityIds: [] } });
-    expect(await verifier.verify(await signer.sign({ kind: 'caller', caller: open }))).toEqual({ kind: 'caller', caller: open });
-    const back = await verifier.verify(await signer.sign({ kind: 'caller', caller: closed }));
-    expect(back).toEqual({ kind: 'caller', caller: closed });
-    expect(back.kind === 'caller' && back.caller.allowlist).toEqual({ communityIds: [] });
-  });
-
-  it('round-trips the other principal kinds', async () => {
-    for (const p of [operator, service, { kind: 'edge' } as const]) {
-      expect(await verifier.verify(await signer.sign(p))).toEqual(p);
-    }
-  });
-
-  it('refuses a token whose header says alg none', async () => {
-    const [header, payload] = (await signer.sign(operator)).split('.') as [string, string, string];
-    const none = editSegment(header, (h) => {
-      h.alg = 'none';
-    });
-    await expect(verifier.verify(`${none}.${payload}.`)).rejects.toThrow();
-  });
-
-  it('refuses a token whose payload was edited after signing', async () => {
-    const [header, payload, signature] = (await signer.sign(callerAda)).split('.') as [string, string, string];
-    const promoted = editSegment(payload, (p) => {
-      p.pk = 'operator';
-      p.actor = 'mallory';
-    });
-    await expect(verifier.verify(`${header}.${promoted}.${signature}`)).rejects.toThrow();
-    const widened = editSegment(payload, (p) => {
-      (p.caller as { scopes: string[] }).scopes.push('admin');
-    });
-    await expect(verifier.verify(`${header}.${widened}.${signature}`)).rejects.toThrow();
-  });
-
-  it('refuses a token signed by another key pair', async () => {
-    const stranger = new TokenSigner(generateSecrets().callerTokenPrivateKey);
-    await expect(verifier.verify(await stranger.sign(operator))).rejects.toThrow();
-  });
-
-  it('refuses an expired token, and one meant for another audience, even when signed with our key', async () => {
-    const now = Math.floor(Date.now() / 1000);
-    const expired = await new SignJWT({ pk: 'operator', actor: 'x' })
-      .setProtectedHeader({ alg: 'EdDSA' })
-      .setIssuer('expertnet-edge')
-      .setAudience('expertnet-internal')
-      .setIssuedAt(now - 600)
-      .setExpirationTime(now - 300)
-      .sign(key);
-    await expect(verifier.verify(expired)).rejects.toThrow();
-    const elsewhere = await new SignJWT({ pk: 'operator', actor: 'x' })
-      .setProtectedHeader({ alg: 'EdDSA' })
-      .setIssuer('expertnet-edge')
-      .setAudience('somewhere-else')
-      .setIssuedAt(now)
-      .setExpirationTime(now + 60)
-      .sign(key);
-    await expect(verifier.verify(elsewhere)).rejects.toThrow();
-  });
-
-  it('refuses a well-signed token that names no known principal', async () => {
-    const now = Math.floor(Date.now() / 1000);
-    const sign = (claims: Record<string, unknown>) =>
-      new SignJWT(claims)
-        .setProtectedHeader({ alg: 'EdDSA' })
-        .setIssuer('expertnet-edge')
-        .setAudience('expertnet-internal')
-        .setIssuedAt(now)
-        .setExpirationTime(now + 60)
-        .sign(key);
-    await expect(verifier.verify(await sign({ pk: 'root' }))).rejects.toThrow(/no known principal/);
-    await expect(verifier.verify(await sign({ pk: 'operator' }))).rejects.toThrow(/no known principal/);
   });
 });
