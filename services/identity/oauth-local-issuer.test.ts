@@ -1,138 +1,23 @@
-// OAuth access tokens at the identity service, as the edge and the operator reach it: the real
-// identity (and communities, for the rate tier) service on a real gRPC server over a throwaway
-// store, called through the real clients. Covers the local issuer, an external issuer's JWKS
-// (with key rotation), the verification rules, the audience of each resource (REST, MCP), the live
-// grant re-check and revocation.
+// OAuth access tokens from the identity service's own (local) issuer: issuing, the verification
+// rules (audience per resource, lifetime, algorithms, claims), the live grant re-check and
+// revocation, and grants described and listed as credentials.
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { Status } from 'nice-grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CredentialKind, KeyEnvironment, OwnerType, RateTier } from '../../proto/gen/expertnet/common/v1/common.js';
 import {
-  CredentialKind,
-  KeyEnvironment,
-  OwnerType,
-  Plan,
-  RateTier,
-} from '../../proto/gen/expertnet/common/v1/common.js';
+  AUDIENCE, CONFIG, createGrant, databaseFor, expectRefused, failure, ISSUER, MCP_RESOURCE, operator, seedUsers, startIdentity,
+  type IdentityUnderTest,
+} from '../../test/helpers/oauth-identity.js';
 import {
-  accessTokenClaims,
-  hs256WithPublicKey,
-  nowSeconds,
-  signToken,
-  startJwksServer,
-  tamperPayload,
-  testSigningKey,
-  unsignedToken,
-  type JwksServer,
-  type TestSigningKey,
+  accessTokenClaims, hs256WithPublicKey, nowSeconds, signToken, tamperPayload, testSigningKey, unsignedToken, type TestSigningKey,
 } from '../../test/helpers/oauth.js';
-import { openTestDatabase, storeNames } from '../../test/helpers/stores.js';
-import { createCommunitiesService } from '../communities/communities.service.js';
-import { SERVICE_ROLES, type ServiceRole } from '../kit/config.js';
-import type { Database } from '../kit/db/database.js';
-import { TokenSigner, TokenVerifier } from '../kit/grpc/caller-token.js';
-import { callAs, createServiceClients, type ServiceClients } from '../kit/grpc/client.js';
-import { readRemoteError, type RemoteError } from '../kit/grpc/errors.js';
-import type { Principal } from '../kit/grpc/principal.js';
-import { startGrpcServer } from '../kit/grpc/server.js';
-import { createLogger } from '../kit/logger.js';
-import { generateOAuthSigningKey, generateSecrets } from '../kit/secrets.js';
-import { oauthOptionsFrom, type OAuthOptions } from './access-token.js';
-import { createIdentityService } from './identity.service.js';
-
-const ISSUER = 'https://issuer.test/oauth';
-const AUDIENCE = 'https://api.test/v1';
-/** The MCP server's resource URI: the audience of tokens for the MCP surface. */
-const MCP_RESOURCE = 'https://api.test/mcp';
-/** The configuration oauthOptionsFrom reads (MCP_RESOURCE_URL set, as behind a proxy). */
-const CONFIG = { OAUTH_ISSUER: ISSUER, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_URL: undefined, MCP_RESOURCE_URL: MCP_RESOURCE, HOST: '127.0.0.1', MCP_PORT: 8081 };
-const DEADLINE_MS = 10_000;
-const operator: Principal = { kind: 'operator', actor: 'oauth-test' };
-
-interface IdentityUnderTest {
-  clients: ServiceClients;
-  as(principal: Principal): ReturnType<typeof callAs>;
-  /** Authenticates an access token as the edge does, presented to `resource` ('' or absent: the REST API). */
-  authenticate(token: string, resource?: string): ReturnType<ServiceClients['identity']['authenticate']>;
-  stop(): Promise<void>;
-}
-
-/** Identity (with the given OAuth options) and communities on one gRPC server over `db`. */
-async function startIdentity(db: Database, oauth: OAuthOptions | undefined): Promise<IdentityUnderTest> {
-  const secrets = generateSecrets();
-  const signer = new TokenSigner(secrets.callerTokenPrivateKey);
-  const logger = createLogger('silent');
-  let clients: ServiceClients | undefined;
-  const lazyClients = new Proxy({} as ServiceClients, {
-    get: (_t, name) => (clients as unknown as Record<string | symbol, unknown>)[name],
-  });
-  const identity = createIdentityService(
-    { db, pepper: secrets.apiKeyPepper, clients: lazyClients, signer, deadlineMs: DEADLINE_MS, logger },
-    { oauth },
-  );
-  const server = await startGrpcServer({
-    address: '127.0.0.1:0',
-    services: [
-      identity.registration,
-      createCommunitiesService({ db, pepper: secrets.apiKeyPepper, clients: lazyClients, signer, deadlineMs: DEADLINE_MS, logger }).registration,
-    ],
-    verifier: new TokenVerifier(secrets.callerTokenPublicKey),
-    logger,
-  });
-  const built = createServiceClients(
-    Object.fromEntries(SERVICE_ROLES.map((role) => [role, server.address])) as Record<ServiceRole, string>,
-  );
-  clients = built;
-  const as = (principal: Principal) => callAs(signer, principal, 'req-oauth-test', DEADLINE_MS);
-  return {
-    clients: built,
-    as,
-    authenticate: async (token, resource = '') => built.identity.authenticate({ accessToken: token, resource }, await as({ kind: 'edge' })),
-    async stop() {
-      built.close();
-      await server.shutdown();
-      await identity.stop();
-    },
-  };
-}
-
-/** The remote error of a call that must fail. */
-async function failure(call: Promise<unknown>): Promise<RemoteError> {
-  try {
-    await call;
-  } catch (error) {
-    const remote = readRemoteError(error);
-    if (!remote) throw error;
-    return remote;
-  }
-  throw new Error('expected the call to fail');
-}
-
-/** The call must fail as `unauthorized` without echoing the token. */
-async function expectRefused(sys: IdentityUnderTest, token: string, message?: RegExp, resource?: string): Promise<void> {
-  const error = await failure(sys.authenticate(token, resource));
-  expect(error).toMatchObject({ status: Status.UNAUTHENTICATED, code: 'unauthorized' });
-  expect(error.message).not.toContain(token);
-  for (const part of token.split('.').filter((p) => p.length > 8)) expect(error.message).not.toContain(part);
-  if (message) expect(error.message).toMatch(message);
-}
-
-async function seedUsers(sys: IdentityUnderTest): Promise<void> {
-  const options = await sys.as(operator);
-  await sys.clients.identity.upsertUser({ user: { id: 'u_ada', email: 'ada@example.org', name: 'Ada', plan: Plan.PLAN_PAID } }, options);
-  await sys.clients.identity.upsertUser({ user: { id: 'u_bob', email: 'bob@example.org', name: 'Bob', plan: Plan.PLAN_FREE } }, options);
-}
-
-async function createGrant(sys: IdentityUnderTest, userId: string, scopes: string[], clientId = 'mcp-client') {
-  const { grant } = await sys.clients.identity.createGrant({ userId, scopes, clientId, requestedRate: 0 }, await sys.as(operator));
-  return grant!;
-}
+import { storeNames } from '../../test/helpers/stores.js';
+import { generateOAuthSigningKey } from '../kit/secrets.js';
+import { oauthOptionsFrom } from './access-token.js';
 
 describe.each(storeNames())('OAuth access tokens at the identity service on %s', (store) => {
-  let database: Awaited<ReturnType<typeof openTestDatabase>>;
-  beforeAll(async () => {
-    database = await openTestDatabase(store);
-  });
-  afterAll(async () => database?.close());
+  const db = databaseFor(store);
 
   describe('the local issuer', () => {
     const localKey = generateOAuthSigningKey();
@@ -149,7 +34,7 @@ describe.each(storeNames())('OAuth access tokens at the identity service on %s',
       accessTokenClaims({ iss: ISSUER, aud: AUDIENCE, sub: 'u_ada', scope: 'search:read profile:read', grant_id: grantId }, overrides);
 
     beforeAll(async () => {
-      sys = await startIdentity(database.db, oauthOptionsFrom(CONFIG, localKey));
+      sys = await startIdentity(db(), oauthOptionsFrom(CONFIG, localKey));
       await seedUsers(sys);
       grantId = (await createGrant(sys, 'u_ada', ['search:read', 'profile:read'])).id;
     });
@@ -397,158 +282,5 @@ describe.each(storeNames())('OAuth access tokens at the identity service on %s',
       const { caller } = await sys.clients.identity.authenticate({ apiKey: minted.secret }, await sys.as({ kind: 'edge' }));
       expect(caller?.credential).toBe(CredentialKind.CREDENTIAL_KIND_API_KEY);
     });
-  });
-
-  describe('an external issuer (remote JWKS)', () => {
-    const edKey = testSigningKey('EdDSA', 'ed-1');
-    const ecKey = testSigningKey('ES256', 'ec-1');
-    const rsaKey = testSigningKey('RS256', 'rsa-1');
-    const nextKey = testSigningKey('ES256', 'ec-2');
-    let jwks: JwksServer;
-    let sys: IdentityUnderTest;
-    let grantId: string;
-    const claims = (overrides: Record<string, unknown> = {}) =>
-      accessTokenClaims({ iss: ISSUER, aud: AUDIENCE, sub: 'u_ada', scope: 'search:read', grant_id: grantId }, overrides);
-
-    beforeAll(async () => {
-      jwks = await startJwksServer([edKey, ecKey, rsaKey]);
-      sys = await startIdentity(database.db, {
-        ...oauthOptionsFrom({ ...CONFIG, OAUTH_JWKS_URL: jwks.url }, {})!,
-        // Short so that a test sees a rotation quickly; production keeps minutes.
-        jwksCacheMaxAgeMs: 300,
-        jwksCooldownMs: 100,
-      });
-      await seedUsers(sys);
-      grantId = (await createGrant(sys, 'u_ada', ['search:read', 'profile:read'], 'https://client.example/app')).id;
-    });
-    afterAll(async () => {
-      await sys?.stop();
-      await jwks?.close();
-    });
-
-    it('verifies EdDSA, ES256 and RS256 tokens from the JWKS', async () => {
-      for (const key of [edKey, ecKey, rsaKey]) {
-        const { caller } = await sys.authenticate(await signToken(key, claims()));
-        expect(caller).toMatchObject({ credentialId: grantId, userId: 'u_ada', scopes: ['search:read'] });
-      }
-    });
-
-    it('verifies an external token for the MCP resource on MCP only (RFC 8707 `resource` at the IdP)', async () => {
-      const mcp = await signToken(ecKey, claims({ aud: MCP_RESOURCE }));
-      expect((await sys.authenticate(mcp, MCP_RESOURCE)).caller?.credentialId).toBe(grantId);
-      await expectRefused(sys, mcp, /not for this resource/);
-      await expectRefused(sys, await signToken(ecKey, claims()), /not for this resource/, MCP_RESOURCE);
-    });
-
-    it('refuses to issue tokens itself: they come from the identity provider', async () => {
-      const error = await failure(sys.clients.identity.issueAccessToken(
-        { userId: 'u_ada', scopes: ['search:read'], clientId: '', ttlSeconds: 0, requestedRate: 0 },
-        await sys.as(operator),
-      ));
-      expect(error).toMatchObject({ status: Status.FAILED_PRECONDITION, code: 'unprocessable' });
-    });
-
-    it('refuses a key the JWKS does not hold, the wrong audience or issuer, expiry and nbf', async () => {
-      const now = nowSeconds();
-      await expectRefused(sys, await signToken(testSigningKey('ES256', 'ec-1'), claims())); // same kid, other key
-      await expectRefused(sys, await signToken(testSigningKey('ES256', 'stranger'), claims()));
-      await expectRefused(sys, await signToken(ecKey, claims({ aud: 'https://elsewhere.test' })));
-      await expectRefused(sys, await signToken(ecKey, claims({ iss: 'https://evil.test' })));
-      await expectRefused(sys, await signToken(ecKey, claims({ iat: now - 900, exp: now - 120 })), /expired/);
-      await expectRefused(sys, await signToken(ecKey, claims({ nbf: now + 120, exp: now + 600 })), /not yet valid/);
-      await expectRefused(sys, await signToken(ecKey, claims({ scope: 'search:read member:write' })), /scopes exceed/);
-    });
-
-    it('refuses alg none and HS256 made with a JWKS public key, even with an oct key in the set', async () => {
-      await expectRefused(sys, unsignedToken(claims()));
-      await expectRefused(sys, await hs256WithPublicKey(rsaKey, claims()));
-      await expectRefused(sys, await hs256WithPublicKey(edKey, claims()));
-      const secret = new TextEncoder().encode('a shared secret that is long enough for HS256!!');
-      await jwks.serve([edKey, ecKey, rsaKey], [{ kty: 'oct', kid: 'hmac', alg: 'HS256', k: Buffer.from(secret).toString('base64url') }]);
-      await new Promise((r) => setTimeout(r, 400));
-      await expectRefused(sys, await signToken({ alg: 'HS256', kid: 'hmac', privateKey: secret }, claims()));
-      await jwks.serve([edKey, ecKey, rsaKey]);
-    });
-
-    it('follows key rotation: a new key verifies once published, a key rotated out is refused', async () => {
-      const before = await signToken(edKey, claims());
-      expect((await sys.authenticate(before)).caller?.credentialId).toBe(grantId);
-      // A new key published while the old set is cached: its unknown kid makes identity refetch.
-      await jwks.serve([edKey, nextKey]);
-      await new Promise((r) => setTimeout(r, 150));
-      expect((await sys.authenticate(await signToken(nextKey, claims()))).caller?.credentialId).toBe(grantId);
-      // The old key is withdrawn: once the cached set ages out, its tokens are refused.
-      await jwks.serve([nextKey]);
-      await new Promise((r) => setTimeout(r, 400));
-      await expectRefused(sys, before);
-      await expectRefused(sys, await signToken(edKey, claims()));
-      expect((await sys.authenticate(await signToken(nextKey, claims()))).caller?.credentialId).toBe(grantId);
-    });
-
-    it('re-checks and revokes grants as in local mode', async () => {
-      const { id } = await createGrant(sys, 'u_ada', ['search:read']);
-      const token = await signToken(nextKey, claims({ grant_id: id }));
-      expect((await sys.authenticate(token)).caller?.credentialId).toBe(id);
-      await sys.clients.identity.revokeGrant({ grantId: id }, await sys.as(operator));
-      await expectRefused(sys, token, /revoked or unknown/);
-    });
-
-    it('answers UNAVAILABLE (not unauthorized) when the JWKS cannot be fetched', async () => {
-      jwks.fail();
-      await new Promise((r) => setTimeout(r, 400));
-      const error = await failure(sys.authenticate(await signToken(nextKey, claims())));
-      expect(error.status).toBe(Status.UNAVAILABLE);
-      expect(error.code).toBeUndefined();
-      await jwks.serve([nextKey]);
-    });
-  });
-
-  describe('OAuth not configured', () => {
-    let sys: IdentityUnderTest;
-    beforeAll(async () => {
-      sys = await startIdentity(database.db, undefined);
-      await seedUsers(sys);
-    });
-    afterAll(async () => sys?.stop());
-
-    it('refuses every access token with unauthorized, and refuses to issue', async () => {
-      const key = testSigningKey('EdDSA');
-      await expectRefused(sys, await signToken(key, accessTokenClaims({ iss: ISSUER, aud: AUDIENCE, sub: 'u_ada', scope: 'search:read', grant_id: 'g' })));
-      const error = await failure(sys.clients.identity.issueAccessToken(
-        { userId: 'u_ada', scopes: ['search:read'], clientId: '', ttlSeconds: 0, requestedRate: 0 },
-        await sys.as(operator),
-      ));
-      expect(error.code).toBe('unprocessable');
-    });
-
-    it('keeps API keys working', async () => {
-      const minted = await sys.clients.identity.mintKey(
-        { userId: 'u_bob', scopes: ['search:read'], requestedRate: 0, environment: 0, id: '', secret: '' },
-        await sys.as(operator),
-      );
-      const { caller } = await sys.clients.identity.authenticate({ apiKey: minted.secret }, await sys.as({ kind: 'edge' }));
-      expect(caller?.userId).toBe('u_bob');
-    });
-  });
-});
-
-describe('oauthOptionsFrom', () => {
-  const config = CONFIG;
-  it('uses the JWKS URL when set, else the local key, else nothing (OAuth off)', () => {
-    const key = generateOAuthSigningKey();
-    expect(oauthOptionsFrom({ ...config, OAUTH_JWKS_URL: 'https://idp.test/jwks' }, key)).toEqual({
-      issuer: ISSUER, audience: AUDIENCE, resources: [MCP_RESOURCE], jwksUrl: 'https://idp.test/jwks',
-    });
-    expect(oauthOptionsFrom(config, key)).toEqual({
-      issuer: ISSUER, audience: AUDIENCE, resources: [MCP_RESOURCE],
-      localSigningKey: { privateKey: key.oauthSigningPrivateKey, publicKey: key.oauthSigningPublicKey },
-    });
-    expect(oauthOptionsFrom(config, {})).toBeUndefined();
-  });
-
-  it('serves the MCP resource the MCP server names itself: MCP_RESOURCE_URL, else http://HOST:MCP_PORT/mcp', () => {
-    const key = generateOAuthSigningKey();
-    expect(oauthOptionsFrom({ ...config, MCP_RESOURCE_URL: undefined }, key)?.resources).toEqual(['http://127.0.0.1:8081/mcp']);
-    expect(oauthOptionsFrom({ ...config, MCP_RESOURCE_URL: undefined, HOST: '::1', MCP_PORT: 9000 }, key)?.resources).toEqual(['http://[::1]:9000/mcp']);
   });
 });
