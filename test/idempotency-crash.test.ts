@@ -159,13 +159,22 @@ describe.each(storeNames())('an idempotency claim held by a gateway killed mid-r
     const first = await startGateway(env);
     gateways.push(first);
     relay.hold();
-    const inFlight = add(first).catch(() => undefined); // never answered: the process dies first
-    // The claim is held once a concurrent retry is told so.
-    let busy = await add(first);
-    for (let i = 0; i < 100 && busy.status !== 409; i++) {
+    // Whichever of these requests claims the key first is held at the relay (never answered: the
+    // process dies first); the claim is held once another one is told so. A request that claimed
+    // it is not awaited, or the loop would wait out the call's deadline on it.
+    const sent: Promise<unknown>[] = [];
+    const answerWithin = (ms: number) => {
+      const call = add(first).catch(() => undefined);
+      sent.push(call);
+      return Promise.race([call, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms))]);
+    };
+    void answerWithin(0);
+    let busy = await answerWithin(3000);
+    for (let i = 0; i < 100 && busy?.status !== 409; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      busy = await add(first);
+      busy = await answerWithin(3000);
     }
+    if (!busy) throw new Error('no retry was told that the key is in use');
     expect(busy.status, JSON.stringify(busy.body)).toBe(409);
     expect(busy.body.error).toMatchObject({ code: 'conflict', request_id: busy.headers.get('x-request-id') });
     const retryAfter = Number(busy.headers.get('retry-after'));
@@ -173,7 +182,7 @@ describe.each(storeNames())('an idempotency claim held by a gateway killed mid-r
     expect(retryAfter).toBeLessThanOrEqual(LEASE_SECONDS);
 
     await killed(first.child);
-    await inFlight;
+    await Promise.all(sent);
     relay.release();
     expect(await members()).toBe(0);
 
