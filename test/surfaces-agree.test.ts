@@ -3,23 +3,20 @@
 // body schemas (generated from the zod schemas, test/helpers/schema-refusals.ts), the
 // Idempotency-Key rules — is broken once over REST and once over MCP, and both must refuse with
 // the same error code, message and details. Nothing refused may be stored or billed.
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../gateway/core/contract/endpoints.js';
 import type { Endpoint } from '../gateway/core/contract/schemas.js';
-import { createEdge } from '../gateway/core/edge.js';
-import { MemoryRateLimiter } from '../gateway/core/rate-limit/memory-limiter.js';
-import { createMcpHttpServer, startMcpHttpServer, type RunningMcpServer } from '../gateway/mcp/server.js';
+import type { RunningMcpServer } from '../gateway/mcp/server.js';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { SCOPES } from '../services/kit/scopes.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { bodyRefusals, textRefusals, type Refusal } from './helpers/schema-refusals.js';
-import { startTestSystem, type TestSystem } from './helpers/test-system.js';
+import { startMcpSystem, type McpSystem } from './helpers/mcp-system.js';
+import type { TestSystem } from './helpers/test-system.js';
 
 const k = { all: liveKey(), search: liveKey(), reader: liveKey() };
 const rate = { requested_rate: 6000 };
@@ -126,29 +123,16 @@ function toolArgs(parts: Parts): Record<string, unknown> {
 describe('REST and MCP refuse every rule of the endpoint table alike', () => {
   let sys: TestSystem;
   let mcp: RunningMcpServer;
-  let listener: Server;
+  let running: McpSystem | undefined;
   const clients = new Map<string, Client>();
 
   beforeAll(async () => {
-    listener = createMcpHttpServer();
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-    const { port } = listener.address() as AddressInfo;
-    sys = await startTestSystem({ seed, env: { MCP_RESOURCE_URL: `http://127.0.0.1:${port}/mcp` } });
-    mcp = await startMcpHttpServer({
-      edge: createEdge({ clients: sys.clients, signer: sys.signer, deadlineMs: 10_000 }),
-      limiter: new MemoryRateLimiter(),
-      host: '127.0.0.1',
-      port,
-      server: listener,
-      authorizationServers: ['http://127.0.0.1:8080/oauth'],
-      ...(sys.db && { db: sys.db }),
-    });
+    running = await startMcpSystem(seed, { idempotency: true });
+    ({ sys, mcp } = running);
   }, 120_000);
   afterAll(async () => {
     for (const c of clients.values()) await c.close().catch(() => undefined);
-    if (mcp) await mcp.close();
-    else listener?.close();
-    await sys?.stop();
+    await running?.stop();
   });
 
   async function client(secret: string): Promise<Client> {

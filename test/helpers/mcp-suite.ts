@@ -1,19 +1,16 @@
 // The MCP suites' shared setup: keys, a seeded community with members, the error envelope inside a
 // tool result, and a running system with an MCP server on its edge.
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { createEdge } from '../../gateway/core/edge.js';
-import { MemoryRateLimiter } from '../../gateway/core/rate-limit/memory-limiter.js';
-import { createMcpHttpServer, startMcpHttpServer, type RunningMcpServer } from '../../gateway/mcp/server.js';
+import type { RunningMcpServer } from '../../gateway/mcp/server.js';
 import type { SeedInput } from '../../deploy/admin/seed-schema.js';
 import { bearer } from './http.js';
 import { liveKey } from './keys.js';
-import { startTestSystem, type TestSystem } from './test-system.js';
+import { startMcpSystem, type McpSystem } from './mcp-system.js';
+import type { TestSystem } from './test-system.js';
 
 export const repo = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -73,31 +70,16 @@ export function envelopeOf(result: CallToolResult): { error: { code: string; mes
 export function mcpSuite() {
   let sys: TestSystem;
   let mcp: RunningMcpServer;
-  let listener: Server;
+  let running: McpSystem | undefined;
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    // The server's default resource URI names its port; identity must know it (the audience of
-    // MCP access tokens) before the server starts, so the socket is bound first (port 0) and
-    // handed to the server.
-    listener = createMcpHttpServer();
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-    const { port } = listener.address() as AddressInfo;
-    sys = await startTestSystem({ seed, env: { MCP_RESOURCE_URL: `http://127.0.0.1:${port}/mcp` } });
-    mcp = await startMcpHttpServer({
-      edge: createEdge({ clients: sys.clients, signer: sys.signer, deadlineMs: 10_000 }),
-      limiter: new MemoryRateLimiter(),
-      host: '127.0.0.1',
-      port,
-      server: listener,
-      authorizationServers: ['http://127.0.0.1:8080/oauth'],
-    });
+    running = await startMcpSystem(seed);
+    ({ sys, mcp } = running);
   });
   afterAll(async () => {
     for (const c of clients) await c.close().catch(() => undefined);
-    if (mcp) await mcp.close();
-    else listener?.close();
-    await sys?.stop();
+    await running?.stop();
   });
 
   async function connect(secret: string): Promise<Client> {

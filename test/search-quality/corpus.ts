@@ -3,6 +3,7 @@
 // "echocardiography"); topical queries use other words ("heart doctor"), the way a searcher does.
 // Distractors are built in: PhD holders are "doctors", teachers care about "learning", marketers
 // put their "heart" into campaigns. Same seed, same corpus, on every machine.
+import { mulberry32 } from '../../deploy/admin/demo-data/random.js';
 
 export interface Profile {
   profileId: string;
@@ -23,18 +24,6 @@ export interface JudgedQuery {
   kind: 'name' | 'organization' | 'location' | 'topic' | 'topic+location' | 'topic+organization';
   /** profileId → grade (2 highly relevant, 1 partly). */
   relevant: Map<string, number>;
-}
-
-/** mulberry32: a small seeded PRNG. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Specialty {
@@ -218,7 +207,7 @@ function pickSome<T>(random: () => number, items: readonly T[], n: number): T[] 
 }
 
 export function generateCorpus(count = 2200, seed = 20240611): Profile[] {
-  const random = rng(seed);
+  const random = mulberry32(seed);
   const usedNames = new Set<string>();
   const profiles: Profile[] = [];
   for (let i = 0; i < count; i++) {
@@ -264,7 +253,7 @@ export function generateCorpus(count = 2200, seed = 20240611): Profile[] {
 }
 
 export function judgedQueries(profiles: readonly Profile[], seed = 7): JudgedQuery[] {
-  const random = rng(seed);
+  const random = mulberry32(seed);
   const queries: JudgedQuery[] = [];
   const topicGrades = (key: string) => {
     const grades = new Map<string, number>();
