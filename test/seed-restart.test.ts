@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
-import { SERVICE_ROLES, GRPC_ADDRESS_VARIABLES, type ServiceRole } from '../services/kit/config.js';
+import type { ServiceRole } from '../services/kit/config.js';
 import { TokenSigner } from '../services/kit/grpc/caller-token.js';
 import { callAs, createServiceClients, type ServiceClients } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';
@@ -19,6 +19,7 @@ import { generateSecrets } from '../services/kit/secrets.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { freshPostgresDatabase, storeNames } from './helpers/stores.js';
+import { ANY_PORT_ENV } from './helpers/any-port-env.js';
 
 const k = { admin: liveKey(), revoked: liveKey() };
 const GONE_NAME = 'Zebulon Quixote-Marsh';
@@ -57,8 +58,8 @@ async function start(env: Record<string, string>): Promise<Running> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'deploy', 'launcher', 'main.ts')], {
     cwd: repoRoot,
     env: {
-      ...process.env, REDIS_URL: '', SEED_FILE: '', LOG_LEVEL: 'info', PORT: '0', MCP_PORT: '0', ADMIN_PORT: '0',
-      ...Object.fromEntries(SERVICE_ROLES.map((s) => [GRPC_ADDRESS_VARIABLES[s], '127.0.0.1:0'])),
+      ...process.env, REDIS_URL: '', SEED_FILE: '', LOG_LEVEL: 'info',
+      ...ANY_PORT_ENV,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

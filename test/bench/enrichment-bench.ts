@@ -17,6 +17,7 @@ import { createLogger } from '../../services/kit/logger.js';
 import { generateSecrets } from '../../services/kit/secrets.js';
 import { startSystem } from '../../deploy/launcher/runtime.js';
 import { freshPostgresDatabase } from '../helpers/stores.js';
+import { ANY_PORT_ENV } from '../helpers/any-port-env.js';
 
 const MEMBERS = Number(process.env.BENCH_ENRICH_MEMBERS ?? 10_000);
 
@@ -66,14 +67,7 @@ async function system(people: PersonInput[]): Promise<{ rate: number; seconds: n
   const secrets = generateSecrets();
   const config = loadConfig({
     DATABASE_URL: fresh.url,
-    PORT: '0',
-    MCP_PORT: '0',
-    ADMIN_PORT: '0',
-    IDENTITY_GRPC_ADDR: '127.0.0.1:0',
-    COMMUNITIES_GRPC_ADDR: '127.0.0.1:0',
-    SEARCH_GRPC_ADDR: '127.0.0.1:0',
-    ENRICHMENT_GRPC_ADDR: '127.0.0.1:0',
-    BILLING_GRPC_ADDR: '127.0.0.1:0',
+    ...ANY_PORT_ENV,
     DATA_DIR: 'memory://',
     SEED_FILE: seedFile,
     LOG_LEVEL: 'warn',

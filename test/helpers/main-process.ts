@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { SERVICE_ROLES, type ServiceRole } from '../../services/kit/config.js';
 import { parseListenReport } from '../../deploy/launcher/listen-report.js';
 import { repoRoot } from '../../services/kit/paths.js';
+import { ANY_PORT_ENV } from './any-port-env.js';
 
 export interface MainProcess {
   child: ChildProcess;
@@ -37,14 +38,7 @@ export async function startMainProcess(env: Record<string, string>, timeoutMs = 
       ...process.env,
       ...env,
       ROLES: 'all',
-      PORT: '0',
-      MCP_PORT: '0',
-      ADMIN_PORT: '0',
-      IDENTITY_GRPC_ADDR: '127.0.0.1:0',
-      COMMUNITIES_GRPC_ADDR: '127.0.0.1:0',
-      SEARCH_GRPC_ADDR: '127.0.0.1:0',
-      ENRICHMENT_GRPC_ADDR: '127.0.0.1:0',
-      BILLING_GRPC_ADDR: '127.0.0.1:0',
+      ...ANY_PORT_ENV,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -9,6 +9,7 @@ import { generateSecrets, type ServerSecrets } from '../../services/kit/secrets.
 import { startSystem, type RunningSystem } from '../../deploy/launcher/runtime.js';
 import type { SeedInput } from '../../deploy/admin/seed-schema.js';
 import { freshPostgresDatabase, type StoreName } from './stores.js';
+import { ANY_PORT_ENV } from './any-port-env.js';
 
 export interface TestSystem extends RunningSystem {
   restUrl: string;
@@ -23,15 +24,12 @@ export async function startTestSystem(options: { store?: StoreName; seed?: SeedI
   const secrets = generateSecrets();
   const database = options.store === 'postgres' ? await freshPostgresDatabase() : undefined;
   const env: Record<string, string> = {
-    PORT: '0',
-    MCP_PORT: '0',
-    ADMIN_PORT: '0',
+    ...ANY_PORT_ENV,
     DATA_DIR: 'memory://',
     LOG_LEVEL: 'silent',
     API_KEY_PEPPER: secrets.apiKeyPepper,
     CALLER_TOKEN_PRIVATE_KEY: secrets.callerTokenPrivateKey,
     CALLER_TOKEN_PUBLIC_KEY: secrets.callerTokenPublicKey,
-    ...Object.fromEntries(SERVICE_ROLES.map((s) => [GRPC_ADDRESS_VARIABLES[s], '127.0.0.1:0'])),
     ...options.env,
   };
   if (database) env.DATABASE_URL = database.url;
