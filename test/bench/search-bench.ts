@@ -46,6 +46,13 @@ const LOADERS = 2;
 const K = 20;
 /** Documents re-embedded to measure indexing throughput (a full re-index is extrapolated from it). */
 const REINDEX_SAMPLE = Number(process.env.BENCH_SEARCH_REINDEX ?? 10_000);
+/**
+ * A database to keep the loaded corpora in (created if missing, never dropped): a second run with
+ * the same value skips the four-minute load, so a change to retrieval can be measured again at once.
+ */
+const KEEP_DATABASE = process.env.BENCH_SEARCH_KEEP_DATABASE;
+/** Print each query's time (finding the slow ones). */
+const VERBOSE = process.env.BENCH_SEARCH_VERBOSE === '1';
 
 export interface SearchBenchRow {
   corpus: string;
@@ -141,6 +148,7 @@ async function measureCorpus(
     const t0 = performance.now();
     const matches = await rank(fast, q);
     times.push(performance.now() - t0);
+    if (VERBOSE) console.log(`search bench: ${label}: ${(performance.now() - t0).toFixed(0)} ms ${JSON.stringify(q)}`);
     fastTop.set(q, matches.map((m) => m.profileId));
   }
   times.sort((a, b) => a - b);
@@ -201,36 +209,16 @@ async function measureReindex(db: ReturnType<typeof openPostgres>, count: number
 
 /** Runs the search benchmark; returns the markdown section for docs/BENCHMARKS.md. */
 export async function runSearchBench(): Promise<string> {
-  const fresh = await freshPostgresDatabase();
+  const fresh = KEEP_DATABASE ? await keptDatabase(KEEP_DATABASE) : await freshPostgresDatabase();
   const db = openPostgres(fresh.url, 4);
   try {
     await migrateAll(db);
-    // Build the GIN indexes (whatever the migrations made them) once, after the load, rather than
-    // row by row during it.
-    const gin = await db.query<{ name: string; definition: string }>(
-      `SELECT indexname AS name, indexdef AS definition FROM pg_indexes
-        WHERE schemaname = 'search' AND tablename = 'documents' AND indexdef LIKE '% USING gin %'`,
-    );
-    for (const index of gin) await db.query(`DROP INDEX search.${index.name}`);
-    const t0 = performance.now();
     const perCommunity = Math.ceil(COMMUNITY_SIZE / COMMUNITIES);
-    await load(fresh.url, [
-      { prefix: 'c', size: COMMUNITY_SIZE, seed: 1000, communityOf: (i) => `c_bench_${Math.floor(i / perCommunity)}` },
-      { prefix: 'pub', size: PUBLIC_SIZE, seed: 500_000, communityOf: () => '' },
-    ]);
-    const tInsert = performance.now();
-    const client = new pg.Client({ connectionString: fresh.url });
-    await client.connect();
-    try {
-      await client.query(`SET maintenance_work_mem = '512MB'`);
-      for (const index of gin) await client.query(index.definition);
-      // As autovacuum leaves a table after a bulk load: statistics, and the visibility map set.
-      await client.query('VACUUM ANALYZE search.documents');
-    } finally {
-      await client.end();
-    }
-    const loadSeconds = (performance.now() - t0) / 1000;
-    console.log(`search bench: loaded ${COMMUNITY_SIZE + PUBLIC_SIZE} documents in ${loadSeconds.toFixed(0)} s (insert ${((tInsert - t0) / 1000).toFixed(0)} s, indexes + analyze ${((performance.now() - tInsert) / 1000).toFixed(0)} s)`);
+    const loaded = KEEP_DATABASE ? Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM search.documents'))[0]!.n) : 0;
+    let loadSeconds = NaN;
+    let ginIndexes = 0;
+    if (loaded === 0) ({ loadSeconds, ginIndexes } = await loadCorpora(db, fresh.url, perCommunity));
+    else console.log(`search bench: reusing the ${loaded} documents of ${KEEP_DATABASE}`);
 
     const queries = pickQueries(QUERIES);
     const communityIds = Array.from({ length: COMMUNITIES }, (_, i) => `c_bench_${i}`);
@@ -239,15 +227,65 @@ export async function runSearchBench(): Promise<string> {
       await measureCorpus(db, 'public corpus', PUBLIC_SIZE, loadSeconds, { communityIds: [], includePublic: true }, queries, Math.min(EXHAUSTIVE_QUERIES_LARGE, queries.length)),
     ];
     const pgvector = (await db.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`)).length === 1;
-    const reindex = await measureReindex(db, Math.min(REINDEX_SAMPLE, COMMUNITY_SIZE));
-    return section(rows, loadSeconds, COMMUNITY_SIZE + PUBLIC_SIZE, gin.length, pgvector, reindex);
+    // A kept corpus stays as loaded: re-embedding would leave its sample marked for the next run.
+    const reindex = KEEP_DATABASE ? null : await measureReindex(db, Math.min(REINDEX_SAMPLE, COMMUNITY_SIZE));
+    return section(rows, loadSeconds, COMMUNITY_SIZE + PUBLIC_SIZE, ginIndexes, pgvector, reindex);
   } finally {
     await db.close();
     await fresh.drop();
   }
 }
 
-function section(rows: SearchBenchRow[], loadSeconds: number, total: number, ginIndexes: number, pgvector: boolean, reindex: ReindexRow): string {
+/** A database by name, created when missing; `drop` leaves it (its corpora are kept). */
+async function keptDatabase(name: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error('BENCH_SEARCH_KEEP_DATABASE must be a plain database name');
+  const admin = process.env.DATABASE_URL;
+  if (!admin) throw new Error('DATABASE_URL is not set');
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: async () => {} };
+}
+
+/** Loads both corpora with the GIN indexes built after the load; returns the time it took. */
+async function loadCorpora(db: ReturnType<typeof openPostgres>, url: string, perCommunity: number): Promise<{ loadSeconds: number; ginIndexes: number }> {
+  // Build the GIN indexes (whatever the migrations made them) once, after the load, rather than
+  // row by row during it.
+  const gin = await db.query<{ name: string; definition: string }>(
+    `SELECT indexname AS name, indexdef AS definition FROM pg_indexes
+      WHERE schemaname = 'search' AND tablename = 'documents' AND indexdef LIKE '% USING gin %'`,
+  );
+  for (const index of gin) await db.query(`DROP INDEX search.${index.name}`);
+  const t0 = performance.now();
+  await load(url, [
+    { prefix: 'c', size: COMMUNITY_SIZE, seed: 1000, communityOf: (i) => `c_bench_${Math.floor(i / perCommunity)}` },
+    { prefix: 'pub', size: PUBLIC_SIZE, seed: 500_000, communityOf: () => '' },
+  ]);
+  const tInsert = performance.now();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`SET maintenance_work_mem = '512MB'`);
+    for (const index of gin) await client.query(index.definition);
+    // As autovacuum leaves a table after a bulk load: statistics, and the visibility map set.
+    await client.query('VACUUM ANALYZE search.documents');
+  } finally {
+    await client.end();
+  }
+  const loadSeconds = (performance.now() - t0) / 1000;
+  console.log(`search bench: loaded ${COMMUNITY_SIZE + PUBLIC_SIZE} documents in ${loadSeconds.toFixed(0)} s (insert ${((tInsert - t0) / 1000).toFixed(0)} s, indexes + analyze ${((performance.now() - tInsert) / 1000).toFixed(0)} s)`);
+
+  return { loadSeconds, ginIndexes: gin.length };
+}
+
+function section(rows: SearchBenchRow[], loadSeconds: number, total: number, ginIndexes: number, pgvector: boolean, reindex: ReindexRow | null): string {
   const table = [
     '| corpus | documents | queries | p50 ms | p95 ms | max ms | recall@20 vs exhaustive (queries) | exhaustive p50 ms |',
     '|---|---|---|---|---|---|---|---|',
@@ -288,7 +326,11 @@ Aim (issue): p95 under 300 ms at 100k community members, under 1 s at 1M public 
 
 ${table}
 
-Indexing throughput: ${reindex.documents.toLocaleString('en')} community documents whose vectors were another embedder's
+${reindex ? reindexParagraph(reindex, pgvector) : 'Indexing throughput: not measured (a kept corpus, BENCH_SEARCH_KEEP_DATABASE, stays as loaded).\n'}`;
+}
+
+function reindexParagraph(reindex: ReindexRow, pgvector: boolean): string {
+  return `Indexing throughput: ${reindex.documents.toLocaleString('en')} community documents whose vectors were another embedder's
 re-embedded through the product's path (pipeline.storeVectors: embed, conditional UPDATE${pgvector ? ', HNSW insert' : ''}) in
 ${reindex.seconds.toFixed(1)} s: ${reindex.perSecond.toFixed(0)} documents/s, so a full re-index of 100,000 documents spends
 about ${(100_000 / reindex.perSecond / 60).toFixed(1)} min re-embedding (extrapolated from the ${reindex.documents.toLocaleString('en')}; the communities service's

@@ -9,7 +9,8 @@
 //     exactly; above it, its best rows are the best of that sample.
 //   - ts_rank, not ts_rank_cd: the same quality on the judged queries, and ten times cheaper on
 //     the synonyms leg's twenty-term tsqueries.
-//   - One statement per leg (tiers gated inside it); the three legs run concurrently.
+//   - One statement per leg (tiers gated inside it); the three legs run concurrently, each with
+//     LEG_SETTINGS (no JIT, an exact bitmap).
 //   - Each corpus branch names its corpus (`community_id = ''` or `<> ''`), so the planner uses the
 //     partial GIN index of that corpus (migration 005): a community search never reads the public
 //     corpus's rows, nor the reverse.
@@ -104,8 +105,8 @@ interface LegSql {
   enough: number;
   /** Matching rows one tier reads at most. */
   window: number;
-  /** `SET LOCAL` statements the leg's transaction runs first (besides pricing out sequential scans). */
-  settings?: string[];
+  /** Settings the leg's transaction sets first (besides LEG_SETTINGS), name → value. */
+  settings?: Record<string, string>;
 }
 
 export interface RetrieveLimits {
@@ -146,6 +147,22 @@ function legStatement(leg: LegSql, scope: Scope, params: Params): string {
   return `WITH ${ctes.join(',\n')}\n${union}\nORDER BY ${order}`;
 }
 
+/**
+ * What every leg's transaction sets (docs/SEARCH-RANKING.md "Retrieve"):
+ *   - enable_seqscan off: the planner overestimates how many rows a long OR-ed tsquery matches
+ *     (WordNet expansions often have twenty terms), and then prefers a sequential scan that "soon"
+ *     finds a window's worth: measured, it read ten times as many rows as the GIN bitmap would
+ *     have, each tested against the whole tsquery. Every branch has an index to use (its corpus's
+ *     GIN index, or the primary key for a few communities), so sequential scans are priced out.
+ *   - jit off: a leg over a large corpus costs more than jit_above_cost, and compiling its
+ *     expressions took 50–80 ms per statement (measured on 1M public profiles), more than it saved
+ *     on rows the window bounds anyway.
+ *   - work_mem 32MB: a common word matches 100k+ rows of the public corpus; in the default 4MB the
+ *     GIN bitmap went lossy (53,000 of its 63,000 heap pages), and every row of a lossy page is
+ *     read and tested again (234,000 more rows for one word). 32MB keeps a million rows' bitmap exact.
+ */
+const LEG_SETTINGS: Record<string, string> = { enable_seqscan: 'off', jit: 'off', work_mem: '32MB' };
+
 function isDatabase(db: Queryable): db is Database {
   return typeof (db as Partial<Database>).transaction === 'function';
 }
@@ -156,14 +173,10 @@ async function runLeg<R extends LegRow>(db: Queryable, scope: Scope, build: (par
   if (leg.tiers.length === 0 || (scope.communityIds.length === 0 && !scope.includePublic)) return [];
   const sql = legStatement(leg, scope, params);
   if (!isDatabase(db)) return db.query<R>(sql, params.values);
-  // The planner overestimates how many rows a long OR-ed tsquery matches (WordNet expansions often
-  // have twenty terms), and then prefers a sequential scan that "soon" finds a window's worth:
-  // measured, it read ten times as many rows as the GIN bitmap would have, each tested against the
-  // whole tsquery. Every branch has an index to use (its corpus's GIN index, or the primary key
-  // for a few communities), so for this statement only, sequential scans are priced out.
+  // One statement sets them all, local to the leg's transaction (set_config(…, true)).
+  const settings = Object.entries({ ...LEG_SETTINGS, ...leg.settings });
   return db.transaction(async (tx) => {
-    await tx.query('SET LOCAL enable_seqscan = off');
-    for (const setting of leg.settings ?? []) await tx.query(`SET LOCAL ${setting}`);
+    await tx.query(`SELECT ${settings.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(', ')}`, settings.flat());
     return tx.query<R>(sql, params.values);
   });
 }
@@ -287,6 +300,6 @@ function nameLeg(request: LegsRequest, limits: RetrieveLimits, params: Params): 
     enough: limits.perLeg,
     // It orders by profile id, not by relevance: a smaller sample serves it as well.
     window: Math.ceil(limits.window / 5),
-    settings: request.trigram ? ['pg_trgm.word_similarity_threshold = 0.5'] : [],
+    settings: request.trigram ? { 'pg_trgm.word_similarity_threshold': '0.5' } : {},
   };
 }
