@@ -26,7 +26,7 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
     expect(refused.error).toMatchObject({ code: 'rate_limited' });
     expect(refused.error.retry_after_seconds).toBeGreaterThanOrEqual(1);
     // listing tools is not counted
-    expect((await client.listTools()).tools.length).toBe(12);
+    expect((await client.listTools()).tools.length).toBe(14);
   });
 
   it('401 with WWW-Authenticate resource_metadata on a missing or invalid credential', async () => {
