@@ -79,7 +79,7 @@ describe.each(storeNames())('MCP fuzzing on %s', (store) => {
   afterAll(async () => f?.stop());
 
   it('calls every listed tool with schema-built arguments: no server failure, the envelope with X-Request-Id, 401 first, a refusal stores nothing', async () => {
-    expect(tools.length).toBeGreaterThanOrEqual(12);
+    expect(tools.length).toBeGreaterThanOrEqual(14);
     const args = (tool: Tool) =>
       fc.oneof(
         { weight: 3, arbitrary: validValue(NO_COMPONENTS, tool.inputSchema) },

@@ -26,7 +26,7 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
     expect(refused.error).toMatchObject({ code: 'rate_limited' });
     expect(refused.error.retry_after_seconds).toBeGreaterThanOrEqual(1);
     // listing tools is not counted
-    expect((await client.listTools()).tools.length).toBe(12);
+    expect((await client.listTools()).tools.length).toBe(14);
   });
 
   it('401 with WWW-Authenticate resource_metadata on a missing or invalid credential', async () => {
@@ -144,7 +144,7 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
       const first = await call(client, 'add_community_members', args);
       expect(first.isError ?? false).toBe(false);
       const again = await call(client, 'add_community_members', args);
-      // A name alone makes a new placeholder each time: a replay proves the operation did not run again.
+      // A second execution would answer already_member: an equal answer proves the replay.
       expect(again.structuredContent).toEqual(first.structuredContent);
       expect(again._meta).toMatchObject({ 'expertnet/idempotent_replayed': true });
       const other = envelopeOf(await call(client, 'add_community_members', { ...args, members: [{ name: 'Someone Else' }] }));

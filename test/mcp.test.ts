@@ -19,10 +19,10 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual(
       ['add_community_members', 'enrich_my_profile', 'estimate_community_enrichment', 'get_community_member', 'get_enrichment_run',
-        'get_my_profile', 'get_search', 'list_community_members', 'remove_community_member', 'search_experts', 'start_community_enrichment',
-        'whoami'],
+        'get_my_profile', 'get_search', 'list_communities', 'list_community_members', 'list_enrichment_runs', 'remove_community_member',
+        'search_experts', 'start_community_enrichment', 'whoami'],
     );
-    for (const name of ['whoami', 'get_my_profile', 'list_community_members', 'get_community_member', 'get_search', 'estimate_community_enrichment', 'get_enrichment_run']) {
+    for (const name of ['whoami', 'get_my_profile', 'list_community_members', 'get_community_member', 'get_search', 'estimate_community_enrichment', 'get_enrichment_run', 'list_communities', 'list_enrichment_runs']) {
       expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
     }
     for (const name of ['add_community_members', 'enrich_my_profile', 'start_community_enrichment']) {

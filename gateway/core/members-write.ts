@@ -1,8 +1,9 @@
 // Member writes for the REST and MCP surfaces: bulk add (per-item results) and community-scoped
 // erasure, calling the communities service as the caller and mapping its answers to the JSON
 // shapes docs/API-DECISIONS.md fixes. Write gating and every rule live in the service.
-import { AddMemberStatus } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import { AddMemberStatus, type AddMemberItem } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { roles } from '../../services/kit/enums.js';
+import { RejectedItem } from './contract/members.js';
 import { fromRemote } from './api-error.js';
 import type { CallerContext, Edge } from './edge.js';
 
@@ -18,7 +19,8 @@ export interface AddMemberItemInput {
 }
 
 export interface AddMembersInput {
-  members: AddMemberItemInput[];
+  /** Items as the request schema left them: valid, or rejected with the reason (answered in their place). */
+  members: Array<AddMemberItemInput | RejectedItem>;
   role: 'member' | 'admin';
 }
 
@@ -46,22 +48,31 @@ const STATUS: Partial<Record<AddMemberStatus, AddMemberResultView['status']>> = 
   [AddMemberStatus.ADD_MEMBER_STATUS_REJECTED]: 'rejected',
 };
 
+const EMPTY_ITEM: AddMemberItem = { email: '', linkedinUrl: '', orcid: '', name: '', headline: '', bio: '', organization: '', location: '', rejectedReason: '' };
+
+/** An item as the service takes it; a rejected one carries only its reason, answered in its place. */
+function toItemMessage(m: AddMemberItemInput | RejectedItem): AddMemberItem {
+  if (m instanceof RejectedItem) return { ...EMPTY_ITEM, rejectedReason: m.reason };
+  return {
+    ...EMPTY_ITEM,
+    email: m.email ?? '',
+    linkedinUrl: m.linkedin_url ?? '',
+    orcid: m.orcid ?? '',
+    name: m.name ?? '',
+    headline: m.headline ?? '',
+    bio: m.bio ?? '',
+    organization: m.organization ?? '',
+    location: m.location ?? '',
+  };
+}
+
 export async function addMembers(edge: Edge, ctx: CallerContext, communityId: string, input: AddMembersInput): Promise<AddMembersView> {
   try {
     const { results } = await edge.clients.communities.addMembers(
       {
         communityId,
         role: roles.toEnum(input.role),
-        members: input.members.map((m) => ({
-          email: m.email ?? '',
-          linkedinUrl: m.linkedin_url ?? '',
-          orcid: m.orcid ?? '',
-          name: m.name ?? '',
-          headline: m.headline ?? '',
-          bio: m.bio ?? '',
-          organization: m.organization ?? '',
-          location: m.location ?? '',
-        })),
+        members: input.members.map(toItemMessage),
       },
       await edge.as(ctx),
     );

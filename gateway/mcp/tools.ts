@@ -10,6 +10,7 @@ import { CallToolRequestSchema, ErrorCode, McpError, type CallToolResult } from 
 import { IdempotencyKey } from '../core/contract/schemas.js';
 import { callTool } from './tool-call.js';
 import { IDEMPOTENCY_ARG, takesIdempotencyKey, type ToolDeps, type ToolSpec } from './tool-spec.js';
+import { discoveryTools } from './tools/discovery.js';
 import { enrichmentTools } from './tools/enrichment.js';
 import { identityTools } from './tools/identity.js';
 import { memberTools } from './tools/members.js';
@@ -22,6 +23,7 @@ export const SERVER_INFO = { name: 'expertnet', title: 'Expert Network API', ver
 export const SERVER_INSTRUCTIONS =
   'Expert Network API: profiles of experts and the rosters of the communities they belong to. ' +
   'Call `whoami` first to see which scopes your credential has; a tool whose scope is missing fails with error code `forbidden`. ' +
+  'Call `list_communities` to find the ids of the communities your credential reaches. ' +
   'Errors come back as a JSON error envelope {"error": {"code", "message", "request_id"}} with isError set. ' +
   'Expert search is asynchronous: `search_experts` may answer `pending` with a `search_id`; poll it with `get_search`. ' +
   'Enrichment is asynchronous and paid: `enrich_my_profile` and `start_community_enrichment` answer a queued run; poll it with `get_enrichment_run` ' +
@@ -33,6 +35,7 @@ export function toolSpecs(deps: Pick<ToolDeps, 'edge' | 'idempotency'>): ToolSpe
   const withIdempotency = deps.idempotency !== undefined;
   return [
     ...identityTools(deps.edge),
+    ...discoveryTools(deps.edge),
     ...searchTools(deps.edge),
     ...memberTools(deps.edge, withIdempotency),
     ...enrichmentTools(deps.edge, withIdempotency),

@@ -1,7 +1,8 @@
 // Bulk add (docs/COMMUNITIES.md): each item is normalized, matched to an existing person (email,
-// then LinkedIn URL, then ORCID iD; a name alone always makes a new person) or made a new
-// unclaimed placeholder profile, and given a membership with a fresh source identifier. Items are
-// independent: one rejected item never stops the others.
+// then LinkedIn URL, then ORCID iD; an item with a name alone: a member of this community of that
+// name) or made a new unclaimed placeholder profile, and given a membership with a fresh source
+// identifier. Items are independent: one rejected item — one the edge's schema already refused,
+// or one these rules refuse — never stops the others.
 //
 // Concurrency: each item runs in its own short transaction that first takes an advisory lock per
 // normalized identifier (services/communities/member-write.repository.ts), so parallel adds of the
@@ -13,7 +14,7 @@ import type { RoleName } from '../kit/enums.js';
 import { newId } from '../kit/ids.js';
 import type { CommunitiesContext } from './communities-context.js';
 import type { Supplied } from './community.repository.js';
-import { createMemberWriteRepository, type MatchField } from './member-write.repository.js';
+import { createMemberWriteRepository, type MatchField, type MemberWriteRepository } from './member-write.repository.js';
 import { normalizeEmail, normalizeLinkedinUrl, normalizeOrcid, type Normalized } from './normalize.js';
 import { runCreateAccount } from './placeholders.js';
 
@@ -40,6 +41,7 @@ function accepted(n: Normalized): { value: string; key: string } {
 
 /** Validates and normalizes one item; throws ItemRejected with the reason. */
 export function prepareItem(item: AddMemberItem): PreparedItem {
+  if (item.rejectedReason) throw new ItemRejected(item.rejectedReason);
   const prepared: PreparedItem = {
     name: text(item.name),
     seed: { headline: text(item.headline), bio: text(item.bio), organization: text(item.organization), location: text(item.location) },
@@ -85,17 +87,37 @@ interface Placed {
   added: boolean;
 }
 
+/** A name as it is matched: trimmed, inner whitespace collapsed, lower-cased. */
+export const nameKey = (name: string) => name.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/**
+ * The member of this community an item with a name alone stands for: the one member of that name,
+ * or none (a new person). Two or more members of that name reject the item: guessing would add
+ * nobody and report the wrong person, and a new namesake would be a duplicate more often than not.
+ */
+async function memberByName(writes: MemberWriteRepository, communityId: string, name: string): Promise<string | undefined> {
+  const found = await writes.findMembersByName(communityId, nameKey(name), 2);
+  if (found.length > 1) {
+    throw new ItemRejected(`several members of this community are named "${name}"; identify the person by email, linkedin_url or orcid`);
+  }
+  return found[0];
+}
+
 /** One item's transaction: match or create the person, then the membership. */
 async function place(context: CommunitiesContext, communityId: string, role: RoleName, p: PreparedItem): Promise<Placed> {
   return context.deps.db.transaction(async (tx) => {
     const writes = createMemberWriteRepository(tx);
     const present = MATCH_ORDER.filter(([field]) => p[field]);
-    await writes.lockIdentifiers(present.map(([field, , prefix]) => prefix + p[field]!.key));
+    // A name alone is matched within this community only, so it is locked there: two concurrent
+    // adds of one name find one person.
+    const locks = present.length > 0 ? present.map(([field, , prefix]) => prefix + p[field]!.key) : [`n:${communityId}:${nameKey(p.name!)}`];
+    await writes.lockIdentifiers(locks);
     let profileId: string | undefined;
     for (const [field, column] of present) {
       profileId = (await writes.findProfileBy(column, p[field]!.key))?.id;
       if (profileId) break;
     }
+    if (present.length === 0) profileId = await memberByName(writes, communityId, p.name!);
     let created = false;
     if (!profileId) {
       profileId = newId('p');
@@ -135,15 +157,14 @@ export async function addMembers(
   const results: AddMemberResult[] = [];
   const createdProfiles: string[] = [];
   for (const [index, item] of items.entries()) {
-    let prepared: PreparedItem;
+    let placed: Placed;
     try {
-      prepared = prepareItem(item);
+      placed = await place(context, communityId, role, prepareItem(item));
     } catch (error) {
       if (!(error instanceof ItemRejected)) throw error;
       results.push({ index, status: AddMemberStatus.ADD_MEMBER_STATUS_REJECTED, profileId: '', errorCode: 'invalid_request', errorMessage: error.message });
       continue;
     }
-    const placed = await place(context, communityId, role, prepared);
     if (placed.created) createdProfiles.push(placed.profileId);
     results.push({
       index,

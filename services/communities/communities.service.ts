@@ -10,6 +10,7 @@ import type { ServiceRegistration } from '../kit/grpc/server.js';
 import { createCommunitiesContext, type CommunitiesDeps } from './communities-context.js';
 import { toCommunity, toConsentRequest, toMembership, toProfile } from './communities-messages.js';
 import * as records from './community-records.js';
+import { listCommunities } from './community-listing.js';
 import * as consentQueue from './consent-queue.js';
 import * as enrichmentSupport from './enrichment-support.js';
 import * as memberships from './memberships.js';
@@ -78,6 +79,10 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       return { communityIds: [...reach[access]].sort() };
     },
 
+    async listCommunities(request, ctx) {
+      return listCommunities(context, request, ctx);
+    },
+
     async reindexSearch(request, ctx) {
       const batchSize = request.batchSize === 0 ? 500 : request.batchSize;
       if (batchSize > 5000) throw domainError('invalid_request', 'batch_size is at most 5000');
@@ -139,6 +144,7 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       upsertMembership: ['operator'],
       getUserStanding: ['service', 'operator'],
       getReach: ['caller', 'service'],
+      listCommunities: ['caller'],
       listMembers: ['caller'],
       getMember: ['caller'],
       getOwnProfile: ['caller'],

@@ -43,6 +43,11 @@ export interface MembershipRow {
   source_identifier: string;
 }
 
+export interface CommunityListRow extends CommunityRow {
+  member_count: number;
+  role: RoleName | null;
+}
+
 const COMMUNITY_COLUMNS = `c.id, c.name, c.owner_type, c.owner_id, c.archived, c.created_at,
   coalesce((SELECT a.enabled FROM communities.write_attestations a WHERE a.community_id = c.id
             ORDER BY a.version DESC LIMIT 1), false) AS api_writes`;
@@ -61,6 +66,23 @@ export function createCommunityRepository(db: Queryable) {
     async findCommunity(id: string): Promise<CommunityRow | undefined> {
       const rows = await db.query<CommunityRow>(`SELECT ${COMMUNITY_COLUMNS} FROM communities.communities c WHERE c.id = $1`, [id]);
       return rows[0];
+    },
+
+    /**
+     * A page of the given communities in id order, after `afterId`, with the member count and the
+     * role of the user's own profile in each (null: not a member, or no user).
+     */
+    async listCommunitiesAmong(ids: string[], afterId: string, limit: number, userId: string | null): Promise<CommunityListRow[]> {
+      return db.query<CommunityListRow>(
+        `SELECT ${COMMUNITY_COLUMNS},
+                (SELECT count(*)::int FROM communities.memberships m WHERE m.community_id = c.id) AS member_count,
+                (SELECT m.role FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id
+                  WHERE m.community_id = c.id AND p.user_id = $3) AS role
+           FROM communities.communities c
+          WHERE c.id = ANY($1::text[]) AND c.id > $2
+          ORDER BY c.id LIMIT $4`,
+        [ids, afterId, userId, limit],
+      );
     },
 
     async setArchived(id: string, archived: boolean): Promise<boolean> {

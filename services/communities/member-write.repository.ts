@@ -56,6 +56,22 @@ export function createMemberWriteRepository(db: Queryable) {
       return rows[0];
     },
 
+    /**
+     * Up to `limit` members of the community whose name, as the community sees it (member-view.ts:
+     * what it supplied, unless the profile is public or the membership did not come from a bulk
+     * add), equals `nameKey` once trimmed, inner whitespace collapsed and lower-cased.
+     */
+    async findMembersByName(communityId: string, nameKey: string, limit: number): Promise<string[]> {
+      const rows = await db.query<{ id: string }>(
+        `SELECT p.id FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id
+          WHERE m.community_id = $1
+            AND lower(regexp_replace(btrim(CASE WHEN m.supplied IS NULL OR p.public THEN p.name ELSE m.supplied->>'name' END), '\\s+', ' ', 'g')) = $2
+          ORDER BY m.joined_at, p.id LIMIT $3 FOR SHARE OF p`,
+        [communityId, nameKey, limit],
+      );
+      return rows.map((r) => r.id);
+    },
+
     async insertProfile(p: Omit<ProfileRow, 'user_id' | 'placeholder_user_id' | 'public' | 'avatar_url'>): Promise<void> {
       await db.query(
         `INSERT INTO communities.profiles (id, name, headline, bio, organization, location, email, linkedin_url, orcid)

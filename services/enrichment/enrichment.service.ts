@@ -16,6 +16,7 @@ import type { ServiceDeps } from '../kit/service-deps.js';
 import { startCommunityRun } from './community-runs.js';
 import { createEnrichmentPipeline, providerConfigFrom, type EnrichmentPipeline } from './pipeline/index.js';
 import { createRunEffects, type RunEffects } from './run-effects.js';
+import { listRuns } from './run-listing.js';
 import { toItem, toMemberEnrichment, toRun } from './run-messages.js';
 import { createRunWorker, SELF_DEPTH, type RunWorkerOptions } from './run-worker.js';
 import { createRunsRepository, type RunRow } from './runs.repository.js';
@@ -149,6 +150,8 @@ export function createEnrichmentService(deps: EnrichmentDeps, options: Enrichmen
       return answer(row, request.itemsAfter);
     },
 
+    listRuns: (request, ctx) => listRuns(deps, request, ctx),
+
     async getMemberEnrichment(request, ctx) {
       if (ctx.principal.kind === 'caller') {
         // Re-check: the caller must reach the community (asked of communities, as the caller).
@@ -191,6 +194,7 @@ export function createEnrichmentService(deps: EnrichmentDeps, options: Enrichmen
       startCommunityRun: ['caller'],
       startSelfRun: ['caller'],
       getRun: ['caller'],
+      listRuns: ['caller'],
       getMemberEnrichment: ['caller', 'service'],
       getOwnEnrichment: ['caller'],
       // Communities asks after its own reach check of the caller.

@@ -15,14 +15,14 @@ export interface McpSystem {
   stop(): Promise<void>;
 }
 
-/** `idempotency`: the MCP server keeps idempotency records in the system's store. */
-export async function startMcpSystem(seed: SeedInput, options: { idempotency?: boolean } = {}): Promise<McpSystem> {
+/** `idempotency`: the MCP server keeps idempotency records in the system's store; `env`: more configuration. */
+export async function startMcpSystem(seed: SeedInput, options: { idempotency?: boolean; env?: Record<string, string> } = {}): Promise<McpSystem> {
   const listener: Server = createMcpHttpServer();
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
   const { port } = listener.address() as AddressInfo;
   let sys: TestSystem;
   try {
-    sys = await startTestSystem({ seed, env: { MCP_RESOURCE_URL: `http://127.0.0.1:${port}/mcp` } });
+    sys = await startTestSystem({ seed, env: { ...options.env, MCP_RESOURCE_URL: `http://127.0.0.1:${port}/mcp` } });
   } catch (error) {
     listener.close();
     throw error;

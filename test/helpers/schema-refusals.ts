@@ -45,8 +45,16 @@ function fieldBreaks(name: string, s: Json, current: unknown): Array<[string, un
   return out;
 }
 
-/** Every one-rule break of a JSON body built on `valid`. */
+/**
+ * Every one-rule break of a JSON body built on `valid`. A break the schema itself accepts is no rule
+ * of the request (a bulk add's item of the wrong type is answered `rejected` in its place) and is
+ * left out.
+ */
 export function bodyRefusals(schema: z.ZodType, valid: Record<string, unknown>): Refusal[] {
+  return allBodyBreaks(schema, valid).filter((r) => !schema.safeParse(r.value).success);
+}
+
+function allBodyBreaks(schema: z.ZodType, valid: Record<string, unknown>): Refusal[] {
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
   const out: Refusal[] = [];
   for (const [name, s] of Object.entries<Json>(json.properties ?? {})) {

@@ -14,6 +14,7 @@ import {
   startCommunityEnrichmentEndpoint,
   startSelfEnrichmentEndpoint,
 } from './enrichment.js';
+import { CommunityPage, CommunitySummary, discoveryEndpoints, RunPage } from './discovery.js';
 import { getMeEndpoint, getOwnProfileEndpoint, MeResponse, OwnProfile } from './me.js';
 import {
   AddMemberItem,
@@ -66,6 +67,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...memberEndpoints,
   startCommunityEnrichmentEndpoint,
   getCommunityEnrichmentRunEndpoint,
+  // Discovery, added within v1 (not in the specification's table).
+  ...discoveryEndpoints,
   openapiEndpoint,
 ];
 
@@ -112,5 +115,8 @@ export const COMPONENTS: readonly ComponentSpec[] = [
   { name: 'CommunityRunStarted', schema: CommunityRunStarted, side: 'response' },
   { name: 'EnrichmentRunPoll', schema: EnrichmentRunPoll, side: 'response' },
   { name: 'DryRunEstimate', schema: DryRunEstimate, side: 'response' },
+  { name: 'CommunitySummary', schema: CommunitySummary, side: 'response' },
+  { name: 'CommunityPage', schema: CommunityPage, side: 'response' },
+  { name: 'EnrichmentRunPage', schema: RunPage, side: 'response' },
   { name: 'OpenApiDocument', schema: OpenApiDocument, side: 'response' },
 ];

@@ -110,17 +110,39 @@ export const AddMemberItem = z
   })
   .meta({
     description:
-      'A person to add, identified by at least one of `email`, `linkedin_url`, `orcid` or `name` (an existing person is matched by email, then LinkedIn URL, then ORCID iD; a name alone always makes a new placeholder), optionally with seed fields for a new profile.',
+      'A person to add, identified by at least one of `email`, `linkedin_url`, `orcid` or `name` (an existing person is matched by email, then LinkedIn URL, then ORCID iD; an item with a name alone matches a member of this community of that name, letter case and spacing aside, and otherwise makes a new placeholder), optionally with seed fields for a new profile. An item that breaks these rules is answered `rejected` with the reason; the other items are still added.',
     anyOf: IDENTIFIERS.map((field) => ({ required: [field] })),
   });
+
+/** An item that broke AddMemberItem: it is answered `rejected` with this reason, in its place. */
+export class RejectedItem {
+  constructor(readonly reason: string) {}
+}
+
+/** Why an item was rejected: each problem with its field path inside the item. */
+function rejectionReason(issues: readonly z.core.$ZodIssue[]): string {
+  return issues.map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+}
+
+/**
+ * One position of the `members` array, validated on its own: a malformed or empty item becomes a
+ * RejectedItem instead of failing the whole request, so a bulk add is never all-or-nothing. The
+ * documents (OpenAPI, MCP) still show AddMemberItem. Without a parse context (a JSON Schema
+ * conversion asking for a default) the fallback is undefined, so no default is published.
+ */
+const AddMemberSlot = AddMemberItem.catch(((ctx?: { error: z.core.$ZodError }) =>
+  ctx ? new RejectedItem(rejectionReason(ctx.error.issues)) : undefined) as never) as unknown as z.ZodType<
+  z.output<typeof AddMemberItem> | RejectedItem,
+  z.input<typeof AddMemberItem>
+>;
 
 export const AddMembersRequest = z
   .strictObject({
     members: z
-      .array(AddMemberItem)
+      .array(AddMemberSlot)
       .min(1)
       .max(ADD_MEMBERS_MAX)
-      .describe(`People to add, 1–${ADD_MEMBERS_MAX} per request.`),
+      .describe(`People to add, 1–${ADD_MEMBERS_MAX} per request. Each item is checked on its own: a malformed or empty item is a \`rejected\` result, not a refusal of the request.`),
     role: z
       .enum(['member', 'admin'])
       .default('member')
@@ -226,7 +248,7 @@ export const addCommunityMembersEndpoint = defineEndpoint({
   errors: {
     400: {
       description:
-        'The body is unreadable (`bad_request`) or breaks a rule (`invalid_request`): more than 100 members, an item without an identifier, role `owner`, an unknown field, or an invalid `Idempotency-Key`.',
+        'The body is unreadable (`bad_request`) or breaks a request-level rule (`invalid_request`): `members` missing, empty or longer than 100, role `owner`, an unknown top-level field, or an invalid `Idempotency-Key`. Nothing is added. A malformed item is not a 400: it is a `rejected` result.',
     },
     403: { description: WRITE_FORBIDDEN },
     409: { description: 'A call with the same `Idempotency-Key` is still in progress; retry after `Retry-After`.' },

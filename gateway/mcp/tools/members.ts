@@ -64,7 +64,7 @@ export function memberTools(edge: Edge, withIdempotency: boolean): ToolSpec[] {
       input: { community_id: communityIdArg, ...AddMembersRequest.shape },
       request: ({ community_id, ...body }) => ({ params: { id: community_id }, body }),
       output: AddMembersResponse,
-      // Not idempotent: an item identified by a name alone makes a new placeholder every time.
+      // Not idempotent: a repeat answers already_member where the first call answered added.
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false, title: 'Add people to a community' },
       run: (ctx, { params, body }) => addMembers(edge, ctx, params.id, body),
     }),

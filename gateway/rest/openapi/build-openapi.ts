@@ -18,6 +18,7 @@ const SCHEMA_REF = (name: string) => `#/components/schemas/${name}`;
 
 const TAGS: Record<Tag, string> = {
   Identity: 'The calling key and the profile of the user behind it.',
+  Communities: 'The communities a credential reaches, to find their ids.',
   Search: 'Asynchronous expert search over readable communities and public claimed profiles.',
   Members: 'Community rosters: listing, member reads, bulk add and community-scoped erasure.',
   Enrichment: 'Self-enrichment and community enrichment runs, their estimates and their progress.',
@@ -66,6 +67,8 @@ function cleanup(side: 'request' | 'response') {
   return ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
     if (jsonSchema.maximum === SAFE_MAX) delete jsonSchema.maximum;
     if (jsonSchema.minimum === -SAFE_MAX) delete jsonSchema.minimum;
+    // A per-item fallback (the bulk add's rejected items) has no default to publish.
+    if ('default' in jsonSchema && jsonSchema.default === undefined) delete jsonSchema.default;
     // `format` says it; zod's own long regex for it adds nothing a reader needs.
     if (jsonSchema.format === 'date-time' || jsonSchema.format === 'email') delete jsonSchema.pattern;
     // Responses may gain fields within v1 (clients must tolerate unknown fields), so response

@@ -2,6 +2,7 @@
 // served side by side.
 import type { FastifyInstance } from 'fastify';
 import type { Edge } from '../../../core/edge.js';
+import discoveryRoutes from './discovery.js';
 import enrichmentRoutes from './enrichment.js';
 import meRoutes from './me.js';
 import membersReadRoutes from './members-read.js';
@@ -17,5 +18,6 @@ export default async function v1Routes(app: FastifyInstance, { edge }: { edge: E
   await app.register(membersWriteRoutes, { edge });
   await app.register(searchRoutes, { edge });
   await app.register(enrichmentRoutes, { edge });
+  await app.register(discoveryRoutes, { edge });
   await app.register(openapiRoutes);
 }

@@ -262,6 +262,33 @@ export interface GetReachResponse {
   communityIds: string[];
 }
 
+export interface ListCommunitiesRequest {
+  /** 0: the default (50); more than 200 is served as 200. */
+  pageSize: number;
+  /** The next_page_token of the previous page; empty for the first. */
+  pageToken: string;
+}
+
+export interface CommunitySummary {
+  community:
+    | Community
+    | undefined;
+  /**
+   * The caller's membership role; ROLE_UNSPECIFIED when the caller reaches the community without
+   * being a member (as its owner, through a managed organization, or with an organization key).
+   */
+  role: Role;
+  /** The community is in the caller's write reach too. */
+  writeAccess: boolean;
+  memberCount: number;
+}
+
+export interface ListCommunitiesResponse {
+  communities: CommunitySummary[];
+  /** Empty when there is no further page. */
+  nextPageToken: string;
+}
+
 export interface ListMembersRequest {
   communityId: string;
   pageSize: number;
@@ -298,13 +325,18 @@ export interface AddMemberItem {
   bio: string;
   organization: string;
   location: string;
+  /**
+   * Set by the edge when the item broke the request schema (a malformed or empty item): the item
+   * is answered `rejected` with this reason in its place, and nothing else of it is read.
+   */
+  rejectedReason: string;
 }
 
 export interface AddMembersRequest {
   communityId: string;
   /** ROLE_MEMBER (also when unspecified) or ROLE_ADMIN; ROLE_OWNER is refused. */
   role: Role;
-  /** 1 to 100 items; more is refused whole (invalid_request), nothing added. */
+  /** 1 to 100 items; more is refused whole (invalid_request), nothing added. Rejected items count. */
   members: AddMemberItem[];
 }
 
@@ -2417,6 +2449,317 @@ export const GetReachResponse: MessageFns<GetReachResponse> = {
   },
 };
 
+function createBaseListCommunitiesRequest(): ListCommunitiesRequest {
+  return { pageSize: 0, pageToken: "" };
+}
+
+export const ListCommunitiesRequest: MessageFns<ListCommunitiesRequest> = {
+  encode(message: ListCommunitiesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).uint32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCommunitiesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCommunitiesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCommunitiesRequest {
+    return {
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListCommunitiesRequest): unknown {
+    const obj: any = {};
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListCommunitiesRequest>): ListCommunitiesRequest {
+    return ListCommunitiesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListCommunitiesRequest>): ListCommunitiesRequest {
+    const message = createBaseListCommunitiesRequest();
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseCommunitySummary(): CommunitySummary {
+  return { community: undefined, role: 0, writeAccess: false, memberCount: 0 };
+}
+
+export const CommunitySummary: MessageFns<CommunitySummary> = {
+  encode(message: CommunitySummary, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.community !== undefined) {
+      Community.encode(message.community, writer.uint32(10).fork()).join();
+    }
+    if (message.role !== 0) {
+      writer.uint32(16).int32(message.role);
+    }
+    if (message.writeAccess !== false) {
+      writer.uint32(24).bool(message.writeAccess);
+    }
+    if (message.memberCount !== 0) {
+      writer.uint32(32).uint32(message.memberCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CommunitySummary {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCommunitySummary();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.community = Community.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.role = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.writeAccess = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.memberCount = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CommunitySummary {
+    return {
+      community: isSet(object.community) ? Community.fromJSON(object.community) : undefined,
+      role: isSet(object.role) ? roleFromJSON(object.role) : 0,
+      writeAccess: isSet(object.writeAccess)
+        ? globalThis.Boolean(object.writeAccess)
+        : isSet(object.write_access)
+        ? globalThis.Boolean(object.write_access)
+        : false,
+      memberCount: isSet(object.memberCount)
+        ? globalThis.Number(object.memberCount)
+        : isSet(object.member_count)
+        ? globalThis.Number(object.member_count)
+        : 0,
+    };
+  },
+
+  toJSON(message: CommunitySummary): unknown {
+    const obj: any = {};
+    if (message.community !== undefined) {
+      obj.community = Community.toJSON(message.community);
+    }
+    if (message.role !== 0) {
+      obj.role = roleToJSON(message.role);
+    }
+    if (message.writeAccess !== false) {
+      obj.writeAccess = message.writeAccess;
+    }
+    if (message.memberCount !== 0) {
+      obj.memberCount = Math.round(message.memberCount);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CommunitySummary>): CommunitySummary {
+    return CommunitySummary.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CommunitySummary>): CommunitySummary {
+    const message = createBaseCommunitySummary();
+    message.community = (object.community !== undefined && object.community !== null)
+      ? Community.fromPartial(object.community)
+      : undefined;
+    message.role = object.role ?? 0;
+    message.writeAccess = object.writeAccess ?? false;
+    message.memberCount = object.memberCount ?? 0;
+    return message;
+  },
+};
+
+function createBaseListCommunitiesResponse(): ListCommunitiesResponse {
+  return { communities: [], nextPageToken: "" };
+}
+
+export const ListCommunitiesResponse: MessageFns<ListCommunitiesResponse> = {
+  encode(message: ListCommunitiesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.communities) {
+      CommunitySummary.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCommunitiesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCommunitiesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.communities.push(CommunitySummary.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCommunitiesResponse {
+    return {
+      communities: globalThis.Array.isArray(object?.communities)
+        ? object.communities.map((e: any) => CommunitySummary.fromJSON(e))
+        : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListCommunitiesResponse): unknown {
+    const obj: any = {};
+    if (message.communities?.length) {
+      obj.communities = message.communities.map((e) => CommunitySummary.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListCommunitiesResponse>): ListCommunitiesResponse {
+    return ListCommunitiesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListCommunitiesResponse>): ListCommunitiesResponse {
+    const message = createBaseListCommunitiesResponse();
+    message.communities = object.communities?.map((e) => CommunitySummary.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
 function createBaseListMembersRequest(): ListMembersRequest {
   return { communityId: "", pageSize: 0, pageToken: "" };
 }
@@ -2903,7 +3246,17 @@ export const GetOwnProfileResponse: MessageFns<GetOwnProfileResponse> = {
 };
 
 function createBaseAddMemberItem(): AddMemberItem {
-  return { email: "", linkedinUrl: "", orcid: "", name: "", headline: "", bio: "", organization: "", location: "" };
+  return {
+    email: "",
+    linkedinUrl: "",
+    orcid: "",
+    name: "",
+    headline: "",
+    bio: "",
+    organization: "",
+    location: "",
+    rejectedReason: "",
+  };
 }
 
 export const AddMemberItem: MessageFns<AddMemberItem> = {
@@ -2931,6 +3284,9 @@ export const AddMemberItem: MessageFns<AddMemberItem> = {
     }
     if (message.location !== "") {
       writer.uint32(66).string(message.location);
+    }
+    if (message.rejectedReason !== "") {
+      writer.uint32(74).string(message.rejectedReason);
     }
     return writer;
   },
@@ -3012,6 +3368,14 @@ export const AddMemberItem: MessageFns<AddMemberItem> = {
             message.location = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.rejectedReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3038,6 +3402,11 @@ export const AddMemberItem: MessageFns<AddMemberItem> = {
       bio: isSet(object.bio) ? globalThis.String(object.bio) : "",
       organization: isSet(object.organization) ? globalThis.String(object.organization) : "",
       location: isSet(object.location) ? globalThis.String(object.location) : "",
+      rejectedReason: isSet(object.rejectedReason)
+        ? globalThis.String(object.rejectedReason)
+        : isSet(object.rejected_reason)
+        ? globalThis.String(object.rejected_reason)
+        : "",
     };
   },
 
@@ -3067,6 +3436,9 @@ export const AddMemberItem: MessageFns<AddMemberItem> = {
     if (message.location !== "") {
       obj.location = message.location;
     }
+    if (message.rejectedReason !== "") {
+      obj.rejectedReason = message.rejectedReason;
+    }
     return obj;
   },
 
@@ -3083,6 +3455,7 @@ export const AddMemberItem: MessageFns<AddMemberItem> = {
     message.bio = object.bio ?? "";
     message.organization = object.organization ?? "";
     message.location = object.location ?? "";
+    message.rejectedReason = object.rejectedReason ?? "";
     return message;
   },
 };
@@ -5962,6 +6335,18 @@ export const CommunitiesServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The communities the caller reaches (read reach, live), one keyset page in id order, each with
+     * the caller's role, whether the caller may write to it, its API-write setting and member count.
+     */
+    listCommunities: {
+      name: "ListCommunities",
+      requestType: ListCommunitiesRequest as typeof ListCommunitiesRequest,
+      requestStream: false,
+      responseType: ListCommunitiesResponse as typeof ListCommunitiesResponse,
+      responseStream: false,
+      options: {},
+    },
     listMembers: {
       name: "ListMembers",
       requestType: ListMembersRequest as typeof ListMembersRequest,
@@ -6135,6 +6520,14 @@ export interface CommunitiesServiceImplementation<CallContextExt = {}> {
   ): Promise<DeepPartial<GetUserStandingResponse>>;
   /** The communities the caller may read (or write), computed live. */
   getReach(request: GetReachRequest, context: CallContext & CallContextExt): Promise<DeepPartial<GetReachResponse>>;
+  /**
+   * The communities the caller reaches (read reach, live), one keyset page in id order, each with
+   * the caller's role, whether the caller may write to it, its API-write setting and member count.
+   */
+  listCommunities(
+    request: ListCommunitiesRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListCommunitiesResponse>>;
   listMembers(
     request: ListMembersRequest,
     context: CallContext & CallContextExt,
@@ -6244,6 +6637,14 @@ export interface CommunitiesServiceClient<CallOptionsExt = {}> {
   ): Promise<GetUserStandingResponse>;
   /** The communities the caller may read (or write), computed live. */
   getReach(request: DeepPartial<GetReachRequest>, options?: CallOptions & CallOptionsExt): Promise<GetReachResponse>;
+  /**
+   * The communities the caller reaches (read reach, live), one keyset page in id order, each with
+   * the caller's role, whether the caller may write to it, its API-write setting and member count.
+   */
+  listCommunities(
+    request: DeepPartial<ListCommunitiesRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListCommunitiesResponse>;
   listMembers(
     request: DeepPartial<ListMembersRequest>,
     options?: CallOptions & CallOptionsExt,

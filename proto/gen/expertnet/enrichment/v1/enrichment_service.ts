@@ -278,6 +278,21 @@ export interface GetRunResponse {
   nextItemsAfter: string;
 }
 
+export interface ListRunsRequest {
+  /** Set: this community's runs. Empty: the caller's self-enrichment runs. */
+  communityId: string;
+  /** 0: the default (20); more than 100 is served as 100. */
+  pageSize: number;
+  /** The next_page_token of the previous page; empty for the first. */
+  pageToken: string;
+}
+
+export interface ListRunsResponse {
+  runs: Run[];
+  /** Empty when there is no further page. */
+  nextPageToken: string;
+}
+
 export interface GetMemberEnrichmentRequest {
   communityId: string;
   profileId: string;
@@ -1600,6 +1615,208 @@ export const GetRunResponse: MessageFns<GetRunResponse> = {
   },
 };
 
+function createBaseListRunsRequest(): ListRunsRequest {
+  return { communityId: "", pageSize: 0, pageToken: "" };
+}
+
+export const ListRunsRequest: MessageFns<ListRunsRequest> = {
+  encode(message: ListRunsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.communityId !== "") {
+      writer.uint32(10).string(message.communityId);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(16).uint32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(26).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRunsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRunsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.communityId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pageSize = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRunsRequest {
+    return {
+      communityId: isSet(object.communityId)
+        ? globalThis.String(object.communityId)
+        : isSet(object.community_id)
+        ? globalThis.String(object.community_id)
+        : "",
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListRunsRequest): unknown {
+    const obj: any = {};
+    if (message.communityId !== "") {
+      obj.communityId = message.communityId;
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListRunsRequest>): ListRunsRequest {
+    return ListRunsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListRunsRequest>): ListRunsRequest {
+    const message = createBaseListRunsRequest();
+    message.communityId = object.communityId ?? "";
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListRunsResponse(): ListRunsResponse {
+  return { runs: [], nextPageToken: "" };
+}
+
+export const ListRunsResponse: MessageFns<ListRunsResponse> = {
+  encode(message: ListRunsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.runs) {
+      Run.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRunsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRunsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.runs.push(Run.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRunsResponse {
+    return {
+      runs: globalThis.Array.isArray(object?.runs) ? object.runs.map((e: any) => Run.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListRunsResponse): unknown {
+    const obj: any = {};
+    if (message.runs?.length) {
+      obj.runs = message.runs.map((e) => Run.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListRunsResponse>): ListRunsResponse {
+    return ListRunsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListRunsResponse>): ListRunsResponse {
+    const message = createBaseListRunsResponse();
+    message.runs = object.runs?.map((e) => Run.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
 function createBaseGetMemberEnrichmentRequest(): GetMemberEnrichmentRequest {
   return { communityId: "", profileId: "" };
 }
@@ -2438,6 +2655,18 @@ export const EnrichmentServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Recent runs, newest first, one keyset page: a community's (community_id set; enrich:read and
+     * the community in read reach) or the caller's own self-enrichment runs (self:enrich).
+     */
+    listRuns: {
+      name: "ListRuns",
+      requestType: ListRunsRequest as typeof ListRunsRequest,
+      requestStream: false,
+      responseType: ListRunsResponse as typeof ListRunsResponse,
+      responseStream: false,
+      options: {},
+    },
     getMemberEnrichment: {
       name: "GetMemberEnrichment",
       requestType: GetMemberEnrichmentRequest as typeof GetMemberEnrichmentRequest,
@@ -2487,6 +2716,11 @@ export interface EnrichmentServiceImplementation<CallContextExt = {}> {
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<StartSelfRunResponse>>;
   getRun(request: GetRunRequest, context: CallContext & CallContextExt): Promise<DeepPartial<GetRunResponse>>;
+  /**
+   * Recent runs, newest first, one keyset page: a community's (community_id set; enrich:read and
+   * the community in read reach) or the caller's own self-enrichment runs (self:enrich).
+   */
+  listRuns(request: ListRunsRequest, context: CallContext & CallContextExt): Promise<DeepPartial<ListRunsResponse>>;
   getMemberEnrichment(
     request: GetMemberEnrichmentRequest,
     context: CallContext & CallContextExt,
@@ -2519,6 +2753,11 @@ export interface EnrichmentServiceClient<CallOptionsExt = {}> {
     options?: CallOptions & CallOptionsExt,
   ): Promise<StartSelfRunResponse>;
   getRun(request: DeepPartial<GetRunRequest>, options?: CallOptions & CallOptionsExt): Promise<GetRunResponse>;
+  /**
+   * Recent runs, newest first, one keyset page: a community's (community_id set; enrich:read and
+   * the community in read reach) or the caller's own self-enrichment runs (self:enrich).
+   */
+  listRuns(request: DeepPartial<ListRunsRequest>, options?: CallOptions & CallOptionsExt): Promise<ListRunsResponse>;
   getMemberEnrichment(
     request: DeepPartial<GetMemberEnrichmentRequest>,
     options?: CallOptions & CallOptionsExt,
