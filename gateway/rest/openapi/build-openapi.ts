@@ -9,7 +9,6 @@ import { z } from 'zod';
 import { COMPONENTS, ENDPOINTS, type ComponentSide } from '../../core/contract/endpoints.js';
 import { RequestIdHeader, RESPONSE_HEADERS, type Endpoint, type ResponseHeaderName, type Tag } from '../../core/contract/schemas.js';
 import { parameterExamples, requestBodyExamples, responseExamples } from './example-placement.js';
-
 import type { JsonObject } from './json.js';
 
 export type { JsonObject, JsonValue } from './json.js';
