@@ -78,6 +78,22 @@ describe('demoSeed', () => {
     for (const u of claimed) expect(userIds.has(u), u).toBe(true);
   });
 
+  it('has dozens of public claimed profiles, in every community, each claimed by its own user', () => {
+    const claimed = profiles.filter((p) => p.public && p.user);
+    expect(claimed.length).toBeGreaterThanOrEqual(36);
+    const users = new Map((seed.users ?? []).map((u) => [u.id, u]));
+    expect(new Set(claimed.map((p) => p.user)).size).toBe(claimed.length);
+    for (const p of claimed) expect(users.get(p.user!)?.email, p.id).toBe(p.email);
+    const emails = (seed.users ?? []).map((u) => u.email?.toLowerCase());
+    expect(new Set(emails).size).toBe(emails.length);
+    const claimedIds = new Set(claimed.map((p) => p.id));
+    for (const c of communities) {
+      const inCommunity = memberships.filter((m) => m.community === c.id && claimedIds.has(m.profile));
+      expect(inCommunity.length, c.id).toBeGreaterThanOrEqual(5);
+    }
+    expect(new Set((seed.users ?? []).map((u) => u.plan))).toEqual(new Set(['free', 'trial', 'paid']));
+  });
+
   it('has one test key with all six scopes and no secret', () => {
     expect(seed.keys).toHaveLength(1);
     const key = seed.keys?.[0];

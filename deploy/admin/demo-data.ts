@@ -6,6 +6,7 @@
 import { SCOPES } from '../../services/kit/scopes.js';
 import type { SeedInput } from './seed-schema.js';
 import { ALL_LOCATIONS, FIELDS, type Field } from './demo-data/fields.js';
+import { claimProfiles, slug } from './demo-data/claims.js';
 import { HAND_WRITTEN } from './demo-data/hand-written.js';
 import { ACADEMIC_TITLES, EMAIL_DOMAINS, FIRST_NAMES, LAST_NAMES } from './demo-data/names.js';
 import { chance, mulberry32, pick, pickOther, PROFILE_COUNT, SEED, type Rng } from './demo-data/random.js';
@@ -27,10 +28,6 @@ function joinedAt(rng: Rng): string {
   return new Date(JOIN_START + minutes * 60_000).toISOString();
 }
 
-/** ASCII slug of a name: diacritics dropped (dotless ı has no decomposition), the rest removed. */
-function slug(text: string): string {
-  return text.normalize('NFD').toLowerCase().replace(/ı/g, 'i').replace(/[^a-z0-9]/g, '');
-}
 
 /** ISO 7064 MOD 11-2 check character, as ORCID defines it (10 is written 'X'). */
 function orcidCheckDigit(base15: string): string {
@@ -93,12 +90,6 @@ function makeProfile(rng: Rng, index: number, field: Field): Profile {
 }
 
 
-// Profiles claimed by the non-demo users. profiles.user_id is UNIQUE, so one profile per user.
-const CLAIMS = [
-  { index: 12, user: 'u_free', plan: 'free' },
-  { index: 57, user: 'u_trial', plan: 'trial' },
-] as const;
-
 export function demoSeed(): SeedInput {
   const rng = mulberry32(SEED);
   const profiles: Profile[] = [];
@@ -151,16 +142,10 @@ export function demoSeed(): SeedInput {
     }
   }
 
-  // Claimed profiles are public and carry their owner's address, like a real claimed profile.
   const users: NonNullable<SeedInput['users']> = [
     { id: 'u_demo', email: 'demo@example.org', name: 'Demo User', plan: 'paid' },
+    ...claimProfiles(profiles),
   ];
-  for (const claim of CLAIMS) {
-    const profile = profiles[claim.index]!; // index 0 is p_demo, so profiles[i] is p_000i
-    const email = `${slug(profile.name.split(' ')[0]!)}.${claim.user.slice(2)}@example.org`;
-    Object.assign(profile, { user: claim.user, public: true, email });
-    users.push({ id: claim.user, email, name: profile.name, plan: claim.plan });
-  }
 
   return {
     users,

@@ -3,13 +3,15 @@
 // JSON Schema generator (draft 2020-12, the dialect of OpenAPI 3.1). Request-side schemas are
 // converted as their input type (defaults optional, before transforms), response-side schemas as
 // their output type. The result is deterministic — same contract, same bytes — which is what the
-// drift test against docs/openapi.json relies on.
+// drift test against docs/openapi.json relies on. Every operation carries the examples recorded
+// from a run of the system (examples.json, `npm run examples`).
 import { z } from 'zod';
 import { COMPONENTS, ENDPOINTS, type ComponentSide } from '../../core/contract/endpoints.js';
 import { RequestIdHeader, RESPONSE_HEADERS, type Endpoint, type ResponseHeaderName, type Tag } from '../../core/contract/schemas.js';
+import { parameterExamples, requestBodyExamples, responseExamples } from './example-placement.js';
+import type { JsonObject } from './json.js';
 
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
+export type { JsonObject, JsonValue } from './json.js';
 
 export const OPENAPI_VERSION = '3.1.0';
 export const API_VERSION = '1.0.0';
@@ -149,7 +151,8 @@ function componentHeaders(): JsonObject {
 /** `idempotency-key` → `Idempotency-Key`. */
 const headerName = (key: string) => key.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
 
-function parametersOf(object: z.ZodObject | undefined, location: 'path' | 'query' | 'header'): JsonObject[] {
+function parametersOf(endpoint: Endpoint, location: 'path' | 'query' | 'header'): JsonObject[] {
+  const object = { path: endpoint.params, query: endpoint.query, header: endpoint.headers }[location];
   if (!object) return [];
   const json = convertInline(object, 'request') as { properties?: Record<string, JsonObject>; required?: string[] };
   return Object.entries(json.properties ?? {}).map(([key, schema]) => {
@@ -161,6 +164,7 @@ function parametersOf(object: z.ZodObject | undefined, location: 'path' | 'query
       ...(typeof description === 'string' && { description }),
       required,
       schema: rest,
+      ...parameterExamples(endpoint.operationId, location, key, rest),
     };
   });
 }
@@ -178,7 +182,7 @@ function operation(endpoint: Endpoint): JsonObject {
     responses[status] = {
       description: response.description + codes,
       headers,
-      content: { 'application/json': { schema: componentRef(response.body) } },
+      content: { 'application/json': { schema: componentRef(response.body), ...responseExamples(endpoint.operationId, Number(status)) } },
     };
   }
   return {
@@ -189,15 +193,15 @@ function operation(endpoint: Endpoint): JsonObject {
     'x-required-scope': endpoint.scope,
     security: [{ apiKeyBearer: scopes }, { apiKeyHeader: scopes }, { oauthBearer: scopes }],
     parameters: [
-      ...parametersOf(endpoint.params, 'path'),
-      ...parametersOf(endpoint.query, 'query'),
-      ...parametersOf(endpoint.headers, 'header'),
+      ...parametersOf(endpoint, 'path'),
+      ...parametersOf(endpoint, 'query'),
+      ...parametersOf(endpoint, 'header'),
       { $ref: '#/components/parameters/XRequestId' },
     ],
     ...(endpoint.body && {
       requestBody: {
         required: endpoint.body.required,
-        content: { 'application/json': { schema: componentRef(endpoint.body.schema) } },
+        content: { 'application/json': { schema: componentRef(endpoint.body.schema), ...requestBodyExamples(endpoint.operationId) } },
       },
     }),
     responses,
