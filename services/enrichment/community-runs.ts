@@ -13,15 +13,17 @@
 // holds become skipped items and are not counted eligible, so no two runs charge one person at one
 // tier, whatever the timing and even with include_already_enriched.
 import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
-import type { DryRunEstimate, StartCommunityRunRequest } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
+import type { DryRunEstimate, Run, StartCommunityRunRequest } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
 import { callAs } from '../kit/grpc/client.js';
-import { domainError } from '../kit/grpc/errors.js';
+import { domainError, relayOrUnavailable } from '../kit/grpc/errors.js';
 import { newId, requireId } from '../kit/ids.js';
 import { ownerTypes } from '../kit/enums.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
+import type { EnrichmentContext } from './enrichment-context.js';
+import { depthName } from './enrichment-messages.js';
 import type { Depth } from './pipeline/index.js';
 import { chargeOperation, scanMembers } from './run-effects.js';
-import { depthName } from './run-messages.js';
+import { runPage } from './run-polls.js';
 import { createRunsRepository, DEPTH_ORDER, depthsFrom, type NewItem, type NewRun, type RunRow } from './runs.repository.js';
 
 export const WORKFLOW_KEY = 'smart_enrich';
@@ -124,9 +126,9 @@ async function rateOf(deps: Deps, depth: Depth | undefined, caller: Caller, requ
   return rates.find((r) => r.operation === chargeOperation(depth))?.creditsPerUnit;
 }
 
-export type StartOutcome = { estimate: DryRunEstimate } | { run: RunRow; eligibleCount: number };
+type Started = { estimate: DryRunEstimate } | { run: RunRow; eligibleCount: number };
 
-export async function startCommunityRun(deps: Deps, caller: Caller, request: StartCommunityRunRequest, requestId: string): Promise<StartOutcome> {
+async function startOrEstimate(deps: Deps, caller: Caller, request: StartCommunityRunRequest, requestId: string): Promise<Started> {
   const input = runInput(request);
   const asCaller = await callAs(deps.signer, { kind: 'caller', caller }, requestId, deps.deadlineMs);
   // Write gating, live: scope and write reach always; an estimate changes nothing, so it needs
@@ -173,4 +175,16 @@ export async function startCommunityRun(deps: Deps, caller: Caller, request: Sta
     input,
     selection,
   );
+}
+
+export type StartOutcome = { estimate: DryRunEstimate } | { run: Run | undefined; eligibleCount: number };
+
+/** Starts a community run (its work starts here and now) and answers it as accepted, or answers the estimate of a dry run. */
+export async function startCommunityRun(context: EnrichmentContext, caller: Caller, request: StartCommunityRunRequest, requestId: string): Promise<StartOutcome> {
+  const outcome = await startOrEstimate(context.deps, caller, request, requestId).catch(relayOrUnavailable);
+  if ('estimate' in outcome) return outcome;
+  context.deps.logger.info({ requestId, runId: outcome.run.id, depth: outcome.run.depth, eligible: outcome.eligibleCount }, 'enrichment run started');
+  const { run } = await runPage(context, outcome.run);
+  context.kick(outcome.run.id);
+  return { run, eligibleCount: outcome.eligibleCount };
 }

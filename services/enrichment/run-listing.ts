@@ -13,7 +13,7 @@ import { requireId } from '../kit/ids.js';
 import { decodeListCursor, encodeListCursor } from '../kit/list-cursor.js';
 import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
-import { toRun } from './run-messages.js';
+import { toRun } from './enrichment-messages.js';
 import { createRunListRepository, type RunOwner } from './run-list.repository.js';
 
 export const RUNS_PAGE_DEFAULT = 20;

@@ -1,5 +1,5 @@
 // SQL for enrichment runs, their items and the enrichment data they write. Nothing else: the
-// rules live in the handlers and the worker.
+// rules live in the domain modules and the worker.
 //
 // Runs are a leased queue (kit/jobs/leased-queue.ts): a claim bumps `attempts`, the fencing token
 // of that claim, and its heartbeats, item results and the run's end are written only while that
@@ -51,6 +51,13 @@ export interface RunCounts {
   failed: number;
   skipped: number;
   credits: number;
+}
+
+/** Stored enrichment data: a community's of a member, or a person's own. */
+export interface EnrichmentDataRow {
+  depth: Depth;
+  data: unknown;
+  enriched_at: Date;
 }
 
 export interface NewRun {
@@ -303,6 +310,15 @@ export function createRunsRepository(db: Queryable) {
       return new Set(rows.map((r) => r.profile_id));
     },
 
+    /** When each of these members was enriched by the community (only those that were). */
+    async enrichedAt(communityId: string, profileIds: string[]): Promise<{ profile_id: string; enriched_at: Date }[]> {
+      return db.query<{ profile_id: string; enriched_at: Date }>(
+        `SELECT profile_id, enriched_at FROM enrichment.member_enrichment
+          WHERE community_id = $1 AND profile_id = ANY($2::text[])`,
+        [communityId, profileIds],
+      );
+    },
+
     async upsertMemberEnrichment(communityId: string, profileId: string, depth: Depth, data: unknown): Promise<void> {
       await db.query(
         `INSERT INTO enrichment.member_enrichment (community_id, profile_id, depth, data, enriched_at)
@@ -344,15 +360,15 @@ export function createRunsRepository(db: Queryable) {
       );
     },
 
-    async memberEnrichment(communityId: string, profileId: string): Promise<{ depth: Depth; data: unknown; enriched_at: Date } | undefined> {
-      return (await db.query<{ depth: Depth; data: unknown; enriched_at: Date }>(
+    async memberEnrichment(communityId: string, profileId: string): Promise<EnrichmentDataRow | undefined> {
+      return (await db.query<EnrichmentDataRow>(
         'SELECT depth, data, enriched_at FROM enrichment.member_enrichment WHERE community_id = $1 AND profile_id = $2',
         [communityId, profileId],
       ))[0];
     },
 
-    async selfEnrichment(userId: string): Promise<{ depth: Depth; data: unknown; enriched_at: Date } | undefined> {
-      return (await db.query<{ depth: Depth; data: unknown; enriched_at: Date }>(
+    async selfEnrichment(userId: string): Promise<EnrichmentDataRow | undefined> {
+      return (await db.query<EnrichmentDataRow>(
         'SELECT depth, data, enriched_at FROM enrichment.self_enrichment WHERE user_id = $1',
         [userId],
       ))[0];

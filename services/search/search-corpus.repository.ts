@@ -1,5 +1,5 @@
 // SQL for the search corpus (search.documents) and its re-index runs. Nothing else: the rules live
-// in search.service.ts, and ranking reads the corpus through ./pipeline.
+// in indexing.ts and search-jobs.ts, and ranking reads the corpus through ./pipeline.
 //
 // Re-index runs (mark and sweep, migration 004): every document write stamps `touched_run` with the
 // newest run there is, and pruning a run deletes the documents stamped below it. Both halves of

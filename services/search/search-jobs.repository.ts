@@ -1,5 +1,5 @@
 // SQL for search jobs (search.search_jobs). Nothing else: the rules live in search-jobs.ts and
-// search.service.ts; the corpus is search-corpus.repository.ts. Jobs are a leased queue
+// search-requests.ts; the corpus is search-corpus.repository.ts. Jobs are a leased queue
 // (kit/jobs/leased-queue.ts): claims, heartbeats and a job's end are fenced by its `attempts`.
 import type { Queryable } from '../kit/db/database.js';
 import { createLeasedQueue, type LeasedTable, type LeasePolicy } from '../kit/jobs/leased-queue.js';

@@ -1,9 +1,20 @@
-// Stored runs and items → their proto messages, one mapping for every handler.
-import { Depth, RunItemStatus, RunKind, RunStatus, type MemberEnrichment, type Run, type RunItem } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
+// Enrichment rows as proto messages: runs with their counts, their items, a person's stored
+// enrichment data and when each member was enriched, and the depth enum by name. One mapping for
+// every handler and domain module of the service.
+import {
+  Depth,
+  RunItemStatus,
+  RunKind,
+  RunStatus,
+  type EnrichedAt,
+  type MemberEnrichment,
+  type Run,
+  type RunItem,
+} from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
 import type { Depth as DepthName } from './pipeline/index.js';
-import type { ItemRow, RunCounts, RunRow } from './runs.repository.js';
+import type { EnrichmentDataRow, ItemRow, RunCounts, RunRow } from './runs.repository.js';
 
-export const DEPTHS: Record<DepthName, Depth> = { quick: Depth.DEPTH_QUICK, standard: Depth.DEPTH_STANDARD, deep: Depth.DEPTH_DEEP };
+const DEPTHS: Record<DepthName, Depth> = { quick: Depth.DEPTH_QUICK, standard: Depth.DEPTH_STANDARD, deep: Depth.DEPTH_DEEP };
 
 export function depthName(depth: Depth): DepthName | undefined {
   return (Object.keys(DEPTHS) as DepthName[]).find((d) => DEPTHS[d] === depth);
@@ -44,6 +55,11 @@ export function toItem(row: ItemRow): RunItem {
 }
 
 /** Stored enrichment data (a community's of a member, or a person's own) as its message. */
-export function toMemberEnrichment(row: { depth: DepthName; data: unknown; enriched_at: Date }): MemberEnrichment {
+export function toMemberEnrichment(row: EnrichmentDataRow): MemberEnrichment {
   return { depth: DEPTHS[row.depth], enrichedAt: row.enriched_at.toISOString(), dataJson: JSON.stringify(row.data) };
+}
+
+/** When a member was enriched by the community. */
+export function toEnrichedAt(row: { profile_id: string; enriched_at: Date }): EnrichedAt {
+  return { profileId: row.profile_id, enrichedAt: row.enriched_at.toISOString() };
 }

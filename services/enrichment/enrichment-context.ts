@@ -1,0 +1,66 @@
+// What the enrichment service's handlers and domain modules share: dependencies, the runs
+// repository, what a run does outside the enrichment store (run-effects.ts) and the in-process
+// run worker (run-worker.ts) that works the runs through the provider pipeline (./pipeline).
+import type { Config } from '../kit/config.js';
+import type { ServiceDeps } from '../kit/service-deps.js';
+import { createEnrichmentPipeline, providerConfigFrom, type EnrichmentPipeline } from './pipeline/index.js';
+import { createRunEffects, type RunEffects } from './run-effects.js';
+import { createRunWorker, type RunWorker, type RunWorkerOptions } from './run-worker.js';
+import { createRunsRepository, type RunsRepository } from './runs.repository.js';
+
+export type EnrichmentDeps = Pick<ServiceDeps, 'db' | 'clients' | 'signer' | 'deadlineMs' | 'logger'> & {
+  config: Pick<
+    Config,
+    | 'ORCID_API_URL'
+    | 'OPENALEX_API_URL'
+    | 'OPENALEX_MAILTO'
+    | 'OPENALEX_API_KEY'
+    | 'ORCID_RATE_PER_SECOND'
+    | 'OPENALEX_RATE_PER_SECOND'
+    | 'ENRICHMENT_HTTP_TIMEOUT_MS'
+    | 'ENRICHMENT_HTTP_RETRIES'
+    | 'ENRICHMENT_SUMMARY_URL'
+    | 'ENRICHMENT_SUMMARY_MODEL'
+    | 'ENRICHMENT_SUMMARY_API_KEY'
+    | 'ENRICHMENT_CONCURRENCY'
+    | 'ENRICHMENT_RUN_LEASE_MS'
+  >;
+};
+
+export interface EnrichmentServiceOptions {
+  /** The provider pipeline; the product's is built from the configuration. */
+  pipeline?: EnrichmentPipeline;
+  effects?: RunEffects;
+  worker?: Pick<RunWorkerOptions, 'leaseMs' | 'maxAttempts' | 'tickMs' | 'runsAtOnce'>;
+}
+
+export interface EnrichmentContext {
+  deps: EnrichmentDeps;
+  runs: RunsRepository;
+  effects: RunEffects;
+  /** Works the runs (not started here: the service starts it). */
+  worker: RunWorker;
+  /** Starts work on a new run here and now, without waiting for it. */
+  kick(runId: string): void;
+}
+
+export function createEnrichmentContext(deps: EnrichmentDeps, options: EnrichmentServiceOptions): EnrichmentContext {
+  const effects = options.effects ?? createRunEffects(deps);
+  const worker = createRunWorker({
+    db: deps.db,
+    pipeline: options.pipeline ?? createEnrichmentPipeline(providerConfigFrom(deps.config)),
+    effects,
+    logger: deps.logger,
+    concurrency: deps.config.ENRICHMENT_CONCURRENCY,
+    leaseMs: deps.config.ENRICHMENT_RUN_LEASE_MS,
+    ...options.worker,
+  });
+  return {
+    deps,
+    runs: createRunsRepository(deps.db),
+    effects,
+    worker,
+    kick: (runId) =>
+      void worker.claimAndWork(runId).catch((err: unknown) => deps.logger.error({ err, runId }, 'enrichment run could not be claimed')),
+  };
+}

@@ -1,0 +1,77 @@
+// The corpus upkeep the communities service asks for (docs/SEARCH.md): indexing documents with
+// their vectors, re-index runs (begin, progress, prune: mark and sweep, search-corpus.repository.ts),
+// and removing documents — a public profile's, or a community's of an erased member.
+import type { Document } from '../../proto/gen/expertnet/search/v1/search_service.js';
+import { domainError } from '../kit/grpc/errors.js';
+import { createSearchCorpusRepository, type ReindexRunRow } from './search-corpus.repository.js';
+import type { SearchContext } from './search-context.js';
+import { toIndexedDocument } from './search-messages.js';
+
+function checked(d: Document): Document {
+  if (!d.profileId || !d.name.trim()) throw domainError('invalid_request', 'each document needs profile_id and name');
+  return d;
+}
+
+/** Writes the documents (of re-index run `run`, or of none when 0) and then their vectors; returns how many were indexed. */
+export async function indexDocuments(context: SearchContext, documents: Document[], run: number): Promise<number> {
+  const { deps, pipeline } = context;
+  const docs = documents.map((d) => toIndexedDocument(checked(d)));
+  const indexed = await deps.db.transaction(async (tx) => {
+    const txCorpus = createSearchCorpusRepository(tx);
+    // A re-index batch names its run: refused once the run is swept (or was never opened), so
+    // no batch of a run can write after its prune. Other writes name none, as before.
+    if (run !== 0) {
+      const found = await txCorpus.lockReindexRun(run, 'share');
+      if (!found) throw domainError('not_found', `re-index run ${run} not found`);
+      if (found.pruned_at) throw domainError('conflict', `re-index run ${run} is already pruned`);
+    }
+    return txCorpus.upsertDocuments(docs);
+  });
+  // The documents' vectors, after the text is committed (an embeddings service is never called
+  // inside a transaction). Written only where the text is still what was embedded; if the
+  // embedder fails, the documents are embedded at rank time until the next index call.
+  const embedded = await pipeline.storeVectors(deps.db, docs).catch((err: unknown) => {
+    deps.logger.warn({ err, documents: docs.length }, 'search documents indexed without vectors (embedded at rank time until stored)');
+    return 0;
+  });
+  // A run's batch counts towards its progress (GetReindexRun) once its vectors are stored.
+  if (run !== 0) await context.corpus.recordReindexProgress(run, indexed, embedded);
+  return indexed;
+}
+
+export async function beginReindex(context: SearchContext, expectedDocuments: number): Promise<number> {
+  return context.corpus.beginReindexRun(expectedDocuments);
+}
+
+/** The run; undefined for run 0 when there is no run yet. */
+export async function getReindexRun(context: SearchContext, run: number): Promise<ReindexRunRow | undefined> {
+  const found = await context.corpus.findReindexRun(run);
+  if (!found && run !== 0) throw domainError('not_found', `re-index run ${run} not found`);
+  return found;
+}
+
+/** Sweeps what the run did not touch; returns how many documents it removed. */
+export async function pruneDocuments(context: SearchContext, run: number): Promise<number> {
+  if (!run) throw domainError('invalid_request', 'run is required');
+  const removed = await context.deps.db.transaction(async (tx) => {
+    const txCorpus = createSearchCorpusRepository(tx);
+    const found = await txCorpus.lockReindexRun(run, 'update');
+    if (!found) throw domainError('not_found', `re-index run ${run} not found`);
+    // Pruning twice sweeps nothing more: the first answer is kept (a retried call gets it).
+    if (found.pruned_at) return found.removed ?? 0;
+    return txCorpus.pruneReindexRun(run);
+  });
+  context.deps.logger.info({ run, removed }, 'search re-index run pruned');
+  return removed;
+}
+
+export async function removePublicDocument(context: SearchContext, profileId: string): Promise<number> {
+  if (!profileId) throw domainError('invalid_request', 'profile_id is required');
+  return context.corpus.removePublicDocument(profileId);
+}
+
+export async function eraseDocuments(context: SearchContext, communityId: string, profileId: string): Promise<number> {
+  // '' is the public corpus: a community's erasure never touches it.
+  if (!communityId || !profileId) throw domainError('invalid_request', 'community_id and profile_id are required');
+  return context.corpus.eraseCommunityDocument(communityId, profileId);
+}

@@ -1,0 +1,39 @@
+// What the search service's handlers and domain modules share: dependencies, the job and corpus
+// repositories, the ranking pipeline and the in-process job runner (search-jobs.ts), which charges
+// each stored result through billing (search-billing.ts).
+import type { ServiceDeps } from '../kit/service-deps.js';
+import { createSearchPipeline } from './pipeline/index.js';
+import type { SearchPipeline } from './pipeline/pipeline.js';
+import { chargeSearch } from './search-billing.js';
+import { createSearchCorpusRepository, type SearchCorpusRepository } from './search-corpus.repository.js';
+import { createJobRunner, type JobRunner, type JobRunnerOptions } from './search-jobs.js';
+import { createSearchJobsRepository, type SearchJobsRepository } from './search-jobs.repository.js';
+
+export type SearchDeps = Pick<ServiceDeps, 'db' | 'clients' | 'signer' | 'deadlineMs' | 'logger'>;
+
+export interface SearchServiceOptions {
+  /** The ranking pipeline; the product's is createSearchPipeline(). */
+  pipeline?: SearchPipeline;
+  /** Worker tuning (lease, attempts, tick). */
+  worker?: Pick<JobRunnerOptions, 'leaseMs' | 'maxAttempts' | 'tickMs' | 'concurrency'>;
+}
+
+export interface SearchContext {
+  deps: SearchDeps;
+  jobs: SearchJobsRepository;
+  corpus: SearchCorpusRepository;
+  pipeline: SearchPipeline;
+  /** Runs the jobs (not started here: the service starts it). */
+  runner: JobRunner;
+}
+
+export function createSearchContext(deps: SearchDeps, options: SearchServiceOptions): SearchContext {
+  const pipeline = options.pipeline ?? createSearchPipeline({ logger: deps.logger });
+  return {
+    deps,
+    jobs: createSearchJobsRepository(deps.db),
+    corpus: createSearchCorpusRepository(deps.db),
+    pipeline,
+    runner: createJobRunner({ db: deps.db, pipeline, logger: deps.logger, ...options.worker, charge: (job) => chargeSearch(deps, job) }),
+  };
+}
