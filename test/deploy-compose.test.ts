@@ -59,8 +59,9 @@ describe('deploy/compose.yaml', () => {
       }
     }
     // The one-shot migrate runs `npm run migrate`'s script, then creates the shared secrets; every role waits for it.
-    expect(services.migrate!.command.join(' ')).toContain('deploy/launcher/migrate.ts');
-    expect(services.migrate!.command.join(' ')).toContain('deploy/compose/init-secrets.ts');
+    // Both compiled into the image (npm run build): deploy/launcher/migrate.ts, deploy/compose/init-secrets.ts.
+    expect(services.migrate!.command.join(' ')).toContain('node dist/deploy/launcher/migrate.js');
+    expect(services.migrate!.command.join(' ')).toContain('node dist/deploy/compose/init-secrets.js');
     for (const role of ALL_ROLES) expect(services[role]!.depends_on.migrate.condition).toBe('service_completed_successfully');
     for (const service of SERVICE_ROLES) expect(services.gateway!.depends_on[service]?.condition).toBe('service_healthy');
   });

@@ -21,18 +21,25 @@ describe('deploy/Dockerfile', () => {
   };
   const jsonArgs = (i: Instruction): string[] => JSON.parse(i.getArgumentsContent() ?? 'null') as string[];
 
-  it('is multi-stage: a dependencies stage installing production packages only, a node:20 runtime stage', () => {
+  /** The stage an instruction belongs to (the last FROM above it). */
+  const stageOf = (i: Instruction) => froms.filter((f) => f.getRange().start.line <= i.getRange().start.line).pop()!.getBuildStage();
+
+  it('is multi-stage: dependencies installed by `npm ci` (the lockfile as it is), production packages only in the runtime stage, a node:20 runtime stage', () => {
     expect(froms.length).toBeGreaterThanOrEqual(2);
     for (const from of froms) expect(from.getBuildStage(), from.getImage() ?? '').toBeTruthy();
     expect(finalFrom.getImage()).toMatch(/^(node:20(\.\d+)*-slim|gcr\.io\/distroless\/nodejs20-debian\d+(:nonroot)?)$/);
-    const installs = instructions.filter((i) => keyword(i) === 'RUN' && /\bnpm (ci|install)\b/.test(i.getArgumentsContent() ?? ''));
+    const installs = instructions.filter((i) => keyword(i) === 'RUN' && /\bnpm (ci|install|i)\b/.test(i.getArgumentsContent() ?? ''));
     expect(installs.length).toBeGreaterThan(0);
-    for (const install of installs) expect(install.getArgumentsContent()).toMatch(/--omit=dev|--only=prod/);
-    // Nothing is installed in the final stage: it copies the dependencies stage's node_modules.
+    for (const install of installs) expect(install.getArgumentsContent()).toMatch(/\bnpm ci\b/);
+    // Nothing is installed in the final stage: it copies node_modules from a stage that installed
+    // production packages only (the compiler stays in the build stage).
     expect(finalStage.filter((i) => keyword(i) === 'RUN' && /\bnpm\b/.test(i.getArgumentsContent() ?? ''))).toEqual([]);
     const copies = finalStage.filter((i) => keyword(i) === 'COPY').map(copyOf);
-    const stages = froms.map((f) => f.getBuildStage());
-    expect(copies.some((c) => c.from && stages.includes(c.from) && c.sources.some((x) => x.endsWith('/node_modules')))).toBe(true);
+    const modulesFrom = copies.filter((c) => c.sources.some((x) => x.endsWith('/node_modules'))).map((c) => c.from);
+    expect(modulesFrom).toHaveLength(1);
+    const stageInstalls = installs.filter((i) => stageOf(i) === modulesFrom[0]);
+    expect(stageInstalls.length).toBeGreaterThan(0);
+    for (const install of stageInstalls) expect(install.getArgumentsContent()).toMatch(/--omit=dev|--only=prod/);
   });
 
   it('copies only production files that exist, never tests, local data or the host node_modules', () => {
@@ -47,7 +54,7 @@ describe('deploy/Dockerfile', () => {
       expect(existsSync(join(root, source)), source).toBe(true);
       expect(source).not.toMatch(/^(\.|test|docs|node_modules|\.data|\.git)(\/|$)|^\.$/);
     }
-    for (const needed of ['services', 'gateway', 'deploy/launcher', 'deploy/admin', 'proto/gen', 'package.json', 'package-lock.json']) expect(contextSources).toContain(needed);
+    for (const needed of ['services', 'gateway', 'deploy/launcher', 'deploy/admin', 'proto/gen', 'package.json', 'package-lock.json', 'tsconfig.build.json']) expect(contextSources).toContain(needed);
     expect(statSync(join(root, 'proto', 'gen', 'descriptors.binpb')).isFile()).toBe(true);
     const ignore = readFileSync(join(deployDir, 'Dockerfile.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
     for (const pattern of ['**', '**/.data', '**/node_modules', '**/*.test.ts']) expect(ignore).toContain(pattern);
@@ -68,13 +75,17 @@ describe('deploy/Dockerfile', () => {
     }
   });
 
-  it('starts the one entry point with tsx (a runtime dependency), exposes 8080 8081 9090 and health-checks /healthz on the admin port', () => {
+  it('runs the compiled entry point (npm run build in a build stage), exposes 8080 8081 9090 and health-checks /healthz on the admin port', () => {
     const cmds = dockerfile.getCMDs();
     expect(cmds.length).toBeGreaterThan(0);
-    expect(jsonArgs(cmds[cmds.length - 1]!)).toEqual(['node', '--import', 'tsx', 'deploy/launcher/main.ts']);
+    expect(jsonArgs(cmds[cmds.length - 1]!)).toEqual(['node', 'dist/deploy/launcher/main.js']);
     expect(finalStage.some((i) => keyword(i) === 'ENTRYPOINT')).toBe(false);
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Json;
-    expect(pkg.dependencies.tsx).toBeDefined();
+    expect(pkg.scripts['start:prod']).toContain('dist/deploy/launcher/main.js');
+    const builds = instructions.filter((i) => keyword(i) === 'RUN' && /\bnpm run build\b/.test(i.getArgumentsContent() ?? ''));
+    expect(builds).toHaveLength(1);
+    const distFrom = finalStage.filter((i) => keyword(i) === 'COPY').map(copyOf).find((c) => c.sources.includes('/app/dist'));
+    expect(distFrom?.from).toBe(stageOf(builds[0]!));
     const exposed = finalStage.filter((i) => keyword(i) === 'EXPOSE').flatMap(args).map((p) => Number(p.split('/')[0]));
     expect(exposed.sort()).toEqual([8080, 8081, 9090]);
     const healthchecks = dockerfile.getHEALTHCHECKs();

@@ -334,10 +334,11 @@ describe('deploy/k8s: Kubernetes manifests', () => {
     expect(parseSeed(JSON.parse(content))).toMatchObject({ users: [], keys: [] });
   });
 
-  it('the migrations Job runs deploy/launcher/migrate.ts before the rollout', () => {
+  it('the migrations Job runs deploy/launcher/migrate.ts, compiled, before the rollout', () => {
     const job = find('Job', 'expertnet-migrate');
     const container = job.spec.template.spec.containers[0];
-    expect(container.command).toEqual(['node', '--import', 'tsx', 'deploy/launcher/migrate.ts']);
+    // The image holds the compiled build (npm run build: deploy/launcher/migrate.ts → dist/…/migrate.js).
+    expect(container.command).toEqual(['node', 'dist/deploy/launcher/migrate.js']);
     expect(existsSync(join(root, 'deploy', 'launcher', 'migrate.ts'))).toBe(true);
     expect(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.migrate).toContain('deploy/launcher/migrate.ts');
     expect(job.spec.template.spec.restartPolicy).toBe('Never');

@@ -58,22 +58,6 @@ export const Payer = z
   })
   .describe('The billing owner that would be charged for the operation.');
 
-export const ErrorEnvelope = z
-  .object({
-    error: z.object({
-      code: z
-        .string()
-        .min(1)
-        .describe('Machine-readable error code. New codes may be added within v1: treat an unknown code by its HTTP status.'),
-      message: z.string().describe('Human-readable explanation. Do not parse it.'),
-      request_id: z.string().min(1).describe('Id of the request; always equal to the `X-Request-Id` response header.'),
-      available_at: Timestamp.optional().describe('On a self-enrichment cooldown (429): when the next run becomes possible.'),
-      payer: Payer.optional(),
-      required_scope: ScopeName.optional().describe('On a 403 for a missing scope: the scope the endpoint needs.'),
-    }),
-  })
-  .describe('Body of every non-2xx response.');
-
 /** HTTP statuses an endpoint can fail with. */
 export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 502 | 503;
 
@@ -92,6 +76,27 @@ export const ERROR_CODES: Record<ErrorStatus, readonly string[]> = {
   502: ['search_unavailable'],
   503: ['unavailable'],
 };
+
+/** Every documented error code, once each, in the order of ERROR_CODES. */
+export const DOCUMENTED_ERROR_CODES = [...new Set(Object.values(ERROR_CODES).flat())] as [string, ...string[]];
+
+/** A documented code, or one added later within v1: `anyOf` [enum, string] lists the known ones in generated types. */
+export const ErrorCode = z
+  .union([z.enum(DOCUMENTED_ERROR_CODES), z.string().min(1)])
+  .describe('Machine-readable error code. New codes may be added within v1: treat an unknown code by its HTTP status.');
+
+export const ErrorEnvelope = z
+  .object({
+    error: z.object({
+      code: ErrorCode,
+      message: z.string().describe('Human-readable explanation. Do not parse it.'),
+      request_id: z.string().min(1).describe('Id of the request; always equal to the `X-Request-Id` response header.'),
+      available_at: Timestamp.optional().describe('On a self-enrichment cooldown (429): when the next run becomes possible.'),
+      payer: Payer.optional(),
+      required_scope: ScopeName.optional().describe('On a 403 for a missing scope: the scope the endpoint needs.'),
+    }),
+  })
+  .describe('Body of every non-2xx response.');
 
 // ---------------------------------------------------------------------------------------------
 // Headers

@@ -7,6 +7,8 @@
 // from a run of the system (examples.json, `npm run examples`).
 import { z } from 'zod';
 import { COMPONENTS, ENDPOINTS, type ComponentSide } from '../../core/contract/endpoints.js';
+import { SCOPES, type Scope } from '../../../services/kit/scopes.js';
+import { exactTypeShapes } from './typed-shapes.js';
 import { RequestIdHeader, RESPONSE_HEADERS, type Endpoint, type ResponseHeaderName, type Tag } from '../../core/contract/schemas.js';
 import { parameterExamples, requestBodyExamples, responseExamples } from './example-placement.js';
 import type { JsonObject } from './json.js';
@@ -27,12 +29,22 @@ const TAGS: Record<Tag, string> = {
   Meta: 'Machine-readable description of this API.',
 };
 
+/** What each scope grants, as the scope table of the specification says it (in these words). */
+const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  'search:read': 'Search for experts.',
+  'profile:read': "Read the caller's own profile and the members of readable communities.",
+  'enrich:read': 'Poll enrichment runs.',
+  'self:enrich': "Enrich the caller's own profile (billable; never part of the Read preset).",
+  'member:write': 'Add people to a controlled community and erase members from it.',
+  'enrich:write': 'Start enrichment on the members of a controlled community.',
+};
+
 const SECURITY_SCHEMES: JsonObject = {
   apiKeyBearer: {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'API key',
-    description: 'A personal API key (`svc_live_…` or `svc_test_…`) sent as `Authorization: Bearer <key>`.',
+    description: 'A personal API key (`svc_live_…` or `svc_test_…`) sent as `Authorization: Bearer <key>`. A key carries the scopes chosen when it was minted; each operation names the one it needs (see the `oauth2` scheme for the list).',
   },
   apiKeyHeader: {
     type: 'apiKey',
@@ -40,11 +52,19 @@ const SECURITY_SCHEMES: JsonObject = {
     name: 'X-API-Key',
     description: 'The same API key sent in the `X-API-Key` header. Sending both headers with different keys is refused with 400.',
   },
-  oauthBearer: {
-    type: 'http',
-    scheme: 'bearer',
-    bearerFormat: 'JWT',
-    description: 'A short-lived OAuth access token (a JWT) issued to tool-protocol clients, sent as `Authorization: Bearer <token>`.',
+  // The scopes are declared here, on the one scheme type whose requirements may list scopes
+  // (OpenAPI: scopes belong to oauth2 and openIdConnect); API keys carry the same scopes.
+  oauth2: {
+    type: 'oauth2',
+    description:
+      'A short-lived OAuth access token (a JWT) issued to tool-protocol clients by the deployment\'s identity provider, sent as `Authorization: Bearer <token>`. The issuer is per deployment: its address is the `authorization_servers` entry of the MCP server\'s `/.well-known/oauth-protected-resource` metadata, and the flow\'s URLs below are paths under that issuer. API keys carry the same scopes.',
+    flows: {
+      authorizationCode: {
+        authorizationUrl: '/oauth/authorize',
+        tokenUrl: '/oauth/token',
+        scopes: Object.fromEntries(SCOPES.map((scope) => [scope, SCOPE_DESCRIPTIONS[scope]])),
+      },
+    },
   },
 };
 
@@ -169,7 +189,22 @@ function parametersOf(endpoint: Endpoint, location: 'path' | 'query' | 'header')
   });
 }
 
-function operation(endpoint: Endpoint): JsonObject {
+/**
+ * A request body's schema, inline: openapi-typescript makes a property with a `default` required
+ * in `components/schemas` (it reads those as responses) but optional under `requestBody`, which is
+ * what a default means to a client. A body component nothing else references moves here whole,
+ * titled with its component name; one that others reference stays a `$ref`.
+ */
+function requestBodySchema(schema: z.ZodType, schemas: JsonObject, inlined: Set<string>): JsonObject {
+  const ref = componentRef(schema);
+  const name = String(ref.$ref).slice(SCHEMA_REF('').length);
+  const referenced = Object.entries(schemas).some(([other, s]) => other !== name && JSON.stringify(s).includes(`"${ref.$ref}"`));
+  if (referenced) return ref;
+  inlined.add(name);
+  return { title: name, ...(schemas[name] as JsonObject) };
+}
+
+function operation(endpoint: Endpoint, schemas: JsonObject, inlined: Set<string>): JsonObject {
   const scopes = endpoint.scope ? [endpoint.scope] : [];
   const scopeSentence = endpoint.scope
     ? `Required scope: \`${endpoint.scope}\`.`
@@ -191,7 +226,7 @@ function operation(endpoint: Endpoint): JsonObject {
     description: `${endpoint.description}\n\n${scopeSentence}`,
     operationId: endpoint.operationId,
     'x-required-scope': endpoint.scope,
-    security: [{ apiKeyBearer: scopes }, { apiKeyHeader: scopes }, { oauthBearer: scopes }],
+    security: [{ apiKeyBearer: [] }, { apiKeyHeader: [] }, { oauth2: scopes }],
     parameters: [
       ...parametersOf(endpoint, 'path'),
       ...parametersOf(endpoint, 'query'),
@@ -201,7 +236,7 @@ function operation(endpoint: Endpoint): JsonObject {
     ...(endpoint.body && {
       requestBody: {
         required: endpoint.body.required,
-        content: { 'application/json': { schema: componentRef(endpoint.body.schema), ...requestBodyExamples(endpoint.operationId) } },
+        content: { 'application/json': { schema: requestBodySchema(endpoint.body.schema, schemas, inlined), ...requestBodyExamples(endpoint.operationId) } },
       },
     }),
     responses,
@@ -210,7 +245,7 @@ function operation(endpoint: Endpoint): JsonObject {
 
 const METHOD_ORDER = ['GET', 'POST', 'DELETE'] as const;
 
-function paths(): JsonObject {
+function paths(schemas: JsonObject, inlined: Set<string>): JsonObject {
   const byPath = new Map<string, Endpoint[]>();
   for (const endpoint of ENDPOINTS) byPath.set(endpoint.path, [...(byPath.get(endpoint.path) ?? []), endpoint]);
   const out: JsonObject = {};
@@ -218,7 +253,7 @@ function paths(): JsonObject {
     const item: JsonObject = {};
     for (const method of METHOD_ORDER) {
       const endpoint = endpoints.find((e) => e.method === method);
-      if (endpoint) item[method.toLowerCase()] = operation(endpoint);
+      if (endpoint) item[method.toLowerCase()] = operation(endpoint, schemas, inlined);
     }
     out[path] = item;
   }
@@ -229,18 +264,24 @@ function paths(): JsonObject {
 export function buildOpenApiDocument(): JsonObject {
   const requestId = RequestIdHeader;
   const { description: requestIdDescription, ...requestIdSchema } = convertInline(requestId, 'request');
+  const schemas = componentSchemas();
+  exactTypeShapes(schemas);
+  const inlined = new Set<string>();
+  const documentPaths = paths(schemas, inlined);
+  for (const name of inlined) delete schemas[name];
   return {
     openapi: OPENAPI_VERSION,
     info: {
       title: 'Expert Network API',
       version: API_VERSION,
       description: DESCRIPTION,
+      contact: { name: 'The operators of this deployment' },
     },
     servers: [{ url: '/', description: 'The deployment serving this document.' }],
     tags: (Object.entries(TAGS) as [Tag, string][]).map(([name, description]) => ({ name, description })),
-    paths: paths(),
+    paths: documentPaths,
     components: {
-      schemas: componentSchemas(),
+      schemas,
       parameters: {
         XRequestId: {
           name: 'X-Request-Id',

