@@ -17,6 +17,10 @@ import { runSearchBench } from './search-bench.js';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 15);
 const WARMUP_S = 3;
+// BENCH_PARTS=edge measures the edge only (no embedder, search or enrichment sections, and
+// docs/BENCHMARKS.md is left alone); BENCH_CPU_PROF_DIR profiles each system process (node --cpu-prof).
+const EDGE_ONLY = process.env.BENCH_PARTS === 'edge';
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR;
 // Each key allows at most 6000 requests a minute; enough keys that the limiter never refuses.
 const KEY_COUNT = 400;
 
@@ -31,7 +35,8 @@ interface Result {
 
 /** Starts a server process and waits until `listening` finds its URL in what it printed. */
 async function startProcess(script: string, env: Record<string, string>, listening: (output: string) => string | undefined): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, script)], {
+  const profile = CPU_PROF_DIR && script.startsWith('deploy/') ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', join(repoRoot, script)], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -110,6 +115,12 @@ if (process.env.DATABASE_URL && process.env.REDIS_URL) {
   } finally {
     await fresh.drop();
   }
+}
+
+if (EDGE_ONLY) {
+  const [bare] = results as [Result, ...Result[]];
+  for (const r of results) console.log(`${r.name}: ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${(r.rps / bare.rps).toFixed(3)} of bare, non-2xx+errors ${r.non2xx + r.errors}`);
+  process.exit(0);
 }
 
 // The embedders in-process (no store needed), then the search benchmark (test/bench/search-bench.ts),
