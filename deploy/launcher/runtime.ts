@@ -1,6 +1,7 @@
 // The one place that knows every role. It starts the roles a process runs (ROLES): each service
-// on its own gRPC server with its own schema and migrations, and the edge calling services only
-// over gRPC — the same in one process (npm start) as across many (deploy/k8s, deploy/local).
+// on its own gRPC server with its own schema and migrations, and the edge calling services through
+// their generated gRPC interfaces — in process for the services this process runs (the same
+// middlewares and checks, no loopback HTTP/2), over gRPC for the others (deploy/k8s, deploy/local).
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,7 +32,7 @@ import { metrics } from '../../services/kit/metrics.js';
 import { connectRedis, type Redis } from '../../services/kit/redis.js';
 import { loadSecrets, type ServerSecrets } from '../../services/kit/secrets.js';
 import type { ServiceDeps } from '../../services/kit/service-deps.js';
-import { edgeLimiter, edgeOver } from './wiring.js';
+import { edgeLimiter, edgeOver, inProcessClients } from './wiring.js';
 
 interface ServiceInstance {
   registration: AnyServiceRegistration;
@@ -172,7 +173,9 @@ export async function startSystem(configured: Config, logger: Logger): Promise<R
       stops.push(() => server.shutdown());
       logger.info({ service, address: server.address }, 'gRPC service listening');
     }
-    clients = createServiceClients(addresses);
+    // The services running here are called in process (same interfaces and checks, no loopback
+    // HTTP/2); their gRPC servers still serve the other processes of a topology and the tools.
+    clients = createServiceClients(addresses, inProcessClients(localServices.map((role, i) => ({ role, registration: instances[i]!.registration })), verifier, logger));
     const builtClients = clients;
     stops.push(async () => builtClients.close());
     // Stopped before the clients close (shutdown runs in reverse): background workers finish or

@@ -6,8 +6,11 @@ import type { RateLimiter } from '../../gateway/core/rate-limit/limiter.js';
 import { MemoryRateLimiter } from '../../gateway/core/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from '../../gateway/core/rate-limit/redis-limiter.js';
 import { grpcAddressesOf, type Config, type ServiceRole } from '../../services/kit/config.js';
-import { createServiceClients, type ServiceClients } from '../../services/kit/grpc/client.js';
-import { TokenSigner } from '../../services/kit/grpc/caller-token.js';
+import { createServiceClients, type LocalClients, type ServiceClients } from '../../services/kit/grpc/client.js';
+import { TokenSigner, type TokenVerifier } from '../../services/kit/grpc/caller-token.js';
+import { callMiddleware, type AnyServiceRegistration } from '../../services/kit/grpc/call-middleware.js';
+import { inProcessClient } from '../../services/kit/grpc/in-process.js';
+import type { Logger } from '../../services/kit/logger.js';
 import type { Redis } from '../../services/kit/redis.js';
 import { loadSecrets } from '../../services/kit/secrets.js';
 
@@ -37,4 +40,17 @@ export function edgeOver(config: Config, clients: ServiceClients, signer: TokenS
 /** The edge's rate limiter: shared by every replica through Redis when there is one, else kept in this process. */
 export function edgeLimiter(config: Config, redis: Redis | undefined): RateLimiter {
   return redis ? new RedisRateLimiter(redis, { prefix: config.RATE_LIMIT_PREFIX }) : new MemoryRateLimiter();
+}
+
+/**
+ * Clients of the services this process runs, called in process through the same middlewares as
+ * their gRPC servers (caller token, access list, NUL refusal): co-located roles skip the loopback
+ * round trip; a service another process runs is still called over gRPC.
+ */
+export function inProcessClients(instances: Array<{ role: ServiceRole; registration: AnyServiceRegistration }>, verifier: TokenVerifier, logger: Logger): LocalClients {
+  const local: Record<string, unknown> = {};
+  for (const { role, registration } of instances) {
+    local[role] = inProcessClient(registration, callMiddleware({ services: [registration], verifier, logger }));
+  }
+  return local as LocalClients;
 }

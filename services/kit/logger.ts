@@ -17,8 +17,17 @@ export const REDACTED_PATHS = [
   'token',
 ];
 
+/**
+ * Standard output written asynchronously: a line per request (the access log) must not block the
+ * event loop on a write system call; lines logged while a write is in flight go out together. Pino
+ * flushes what is left when the process exits (its exit handler), so no line is lost on shutdown.
+ */
+function stdoutDestination(): pino.DestinationStream {
+  return pino.destination({ dest: 1, sync: false });
+}
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, mixin: logContext }, destination);
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, mixin: logContext }, destination ?? stdoutDestination());
 }
 
 export type { Logger };

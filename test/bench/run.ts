@@ -17,6 +17,10 @@ import { runSearchBench } from './search-bench.js';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 15);
 const WARMUP_S = 3;
+// BENCH_PARTS=edge measures the edge only (no embedder, search or enrichment sections, and
+// docs/BENCHMARKS.md is left alone); BENCH_CPU_PROF_DIR profiles each system process (node --cpu-prof).
+const EDGE_ONLY = process.env.BENCH_PARTS === 'edge';
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR;
 // Each key allows at most 6000 requests a minute; enough keys that the limiter never refuses.
 const KEY_COUNT = 400;
 
@@ -31,7 +35,8 @@ interface Result {
 
 /** Starts a server process and waits until `listening` finds its URL in what it printed. */
 async function startProcess(script: string, env: Record<string, string>, listening: (output: string) => string | undefined): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, script)], {
+  const profile = CPU_PROF_DIR && script.startsWith('deploy/') ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', join(repoRoot, script)], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -112,6 +117,12 @@ if (process.env.DATABASE_URL && process.env.REDIS_URL) {
   }
 }
 
+if (EDGE_ONLY) {
+  const [bare] = results as [Result, ...Result[]];
+  for (const r of results) console.log(`${r.name}: ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${(r.rps / bare.rps).toFixed(3)} of bare, non-2xx+errors ${r.non2xx + r.errors}`);
+  process.exit(0);
+}
+
 // The embedders in-process (no store needed), then the search benchmark (test/bench/search-bench.ts),
 // which needs PostgreSQL; their sections follow the table.
 const embedderSection = await runEmbedderBench();
@@ -150,18 +161,15 @@ Not reached yet — see "Where the time goes".
 
 ## Where the time goes
 
-Profiled with \`node --cpu-prof\` under the same load (2026-11-21):
+Profiled with \`node --cpu-prof\` under the same load (\`BENCH_PARTS=edge BENCH_CPU_PROF_DIR=<dir>\`), 2026-11-25:
 
-- One request of \`GET /v1/me\` is two internal gRPC round trips (identity \`Authenticate\`, which
-  also describes the key on this route, then billing \`GetCallerUsage\`) and three SQL statements.
-  Against a bare route that does neither, the ratio is bound to be small.
-- Embedded store: PGlite runs PostgreSQL as WebAssembly in the gateway's own thread; it takes about
-  40% of that core (80–290 µs per statement measured directly), gRPC about 8%.
-- PostgreSQL: the process is about 45% idle under load; the machine's two cores are shared by the
-  server process, PostgreSQL, Redis and the load generator.
-- Done so far: caller tokens are verified once per token (not per call), \`/v1/me\` went from six
-  statements to three, usage counting is batched into two statements a second, and authentication
-  describes the key in the same call on this route. Next candidate: running PGlite in a worker thread.
+- Embedded store: PGlite takes about 56% of the process's CPU; each \`GET /v1/me\` runs two
+  statements on it (identity's key description, billing's balance and spend).
+- PostgreSQL + Redis: socket writes (\`writev\`) about 16%, the process about a quarter idle (the
+  two cores are shared with PostgreSQL, Redis and the load generator).
+- Done so far: caller tokens verified once per token, \`/v1/me\` in two statements, usage counting
+  batched, the roles of one process calling each other in process (no loopback gRPC), log lines
+  written asynchronously. Next: a credential cache in the edge kept exact by push invalidation.
 
 ## ${new Date().toISOString().slice(0, 10)} — ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}
 

@@ -1,5 +1,5 @@
 // Starts the whole system in this process, as `npm start` does — every service on its own gRPC
-// port, the edge calling them over gRPC — on ports the OS picks, over a throwaway store.
+// port, the co-located roles calling each other in process — on ports the OS picks, over a throwaway store.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -19,8 +19,13 @@ export interface ServiceClients {
   search: Client<typeof SearchServiceDefinition, CallOptionsExt>;
   enrichment: Client<typeof EnrichmentServiceDefinition, CallOptionsExt>;
   billing: Client<typeof BillingServiceDefinition, CallOptionsExt>;
+  /** How each service is reached: over gRPC, or called in this process (it runs here). */
+  transport: Record<ServiceRole, 'grpc' | 'in-process'>;
   close(): void;
 }
+
+/** In-process clients of the services this process runs (in-process.ts); the others are called over gRPC. */
+export type LocalClients = Partial<Omit<ServiceClients, 'close' | 'transport'>>;
 
 type CallOptionsExt = { deadline?: Date | number };
 
@@ -40,20 +45,25 @@ export async function callAs(
   return { metadata, deadline: deadlineMs };
 }
 
-export function createServiceClients(addresses: Record<ServiceRole, string>): ServiceClients {
+export function createServiceClients(addresses: Record<ServiceRole, string>, local: LocalClients = {}): ServiceClients {
   const channels: Channel[] = [];
   const factory = createClientFactory().use(errorDetailsClientMiddleware).use(deadlineMiddleware);
-  const open = <D extends Parameters<typeof factory.create>[0]>(definition: D, address: string) => {
-    const channel = createChannel(address);
+  const transport = {} as Record<ServiceRole, 'grpc' | 'in-process'>;
+  const open = <D extends Parameters<typeof factory.create>[0]>(definition: D, role: ServiceRole) => {
+    const here = local[role] as Client<D, CallOptionsExt> | undefined;
+    transport[role] = here ? 'in-process' : 'grpc';
+    if (here) return here;
+    const channel = createChannel(addresses[role]);
     channels.push(channel);
     return factory.create(definition, channel);
   };
   return {
-    identity: open(IdentityServiceDefinition, addresses.identity),
-    communities: open(CommunitiesServiceDefinition, addresses.communities),
-    search: open(SearchServiceDefinition, addresses.search),
-    enrichment: open(EnrichmentServiceDefinition, addresses.enrichment),
-    billing: open(BillingServiceDefinition, addresses.billing),
+    identity: open(IdentityServiceDefinition, 'identity'),
+    communities: open(CommunitiesServiceDefinition, 'communities'),
+    search: open(SearchServiceDefinition, 'search'),
+    enrichment: open(EnrichmentServiceDefinition, 'enrichment'),
+    billing: open(BillingServiceDefinition, 'billing'),
+    transport,
     close: () => channels.forEach((c) => c.close()),
   };
 }

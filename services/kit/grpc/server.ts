@@ -1,48 +1,19 @@
 // A service's gRPC server: the service's own methods plus gRPC health and server reflection,
-// behind four middlewares — error details, an error boundary that never leaks internals,
-// authentication that verifies the caller token and checks the method's access list (fail-closed:
-// a method not in the list is refused), and the refusal of NUL in any request text (no-nul.ts). Outermost, every call is counted and timed (metrics.ts);
-// inside, the request id is set on the gRPC server span and on log lines (telemetry.ts).
+// behind the call middlewares every call of a service passes (call-middleware.ts: counting, an
+// error boundary, caller-token authentication and access lists, NUL refusal), with gRPC error
+// details added on the wire.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  createServer,
-  Metadata,
-  ServerError,
-  Status,
-  type CallContext,
-  type ServerMiddlewareCall,
-  type ServiceImplementation,
-  type TsProtoServiceDefinition,
-} from 'nice-grpc';
+import { createServer, ServerError, Status } from 'nice-grpc';
 import { errorDetailsServerMiddleware } from 'nice-grpc-error-details';
 import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
 import { ServerReflection, ServerReflectionService } from 'nice-grpc-server-reflection';
 import type { Logger } from '../logger.js';
-import { metrics, splitGrpcPath } from '../metrics.js';
-import { annotateActiveSpan, ATTR, withRequestContext } from '../telemetry.js';
 import { repoRoot } from '../paths.js';
 import type { TokenVerifier } from './caller-token.js';
-import { domainError } from './errors.js';
-import { NUL_MESSAGE, nulPath } from './no-nul.js';
-import { describePrincipal, type Principal, type PrincipalKind } from './principal.js';
+import { callMiddleware, type AnyServiceRegistration } from './call-middleware.js';
 
-export interface ServiceContext {
-  principal: Principal;
-  requestId: string;
-}
-
-export interface ServiceRegistration<D extends TsProtoServiceDefinition = TsProtoServiceDefinition> {
-  definition: D;
-  /** Methods a release does not serve yet answer UNIMPLEMENTED. */
-  implementation: Partial<ServiceImplementation<D, ServiceContext>>;
-  /** Who may call each method. Every method must be listed; an empty list refuses everyone. */
-  access: { [M in keyof D['methods']]: readonly PrincipalKind[] };
-}
-
-/** A registration of any service, for code that starts servers (definitions differ per service). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyServiceRegistration = ServiceRegistration<any>;
+export type { AnyServiceRegistration, ServiceContext, ServiceRegistration } from './call-middleware.js';
 
 export interface RunningGrpcServer {
   address: string;
@@ -51,17 +22,7 @@ export interface RunningGrpcServer {
   shutdown(): Promise<void>;
 }
 
-const UNAUTHENTICATED_PREFIXES = ['/grpc.health.v1.Health/', '/grpc.reflection.'];
 const descriptorSetPath = join(repoRoot, 'proto', 'gen', 'descriptors.binpb');
-
-function bearer(metadata: Metadata): string | undefined {
-  const value = metadata.get('authorization');
-  return typeof value === 'string' && value.startsWith('Bearer ') ? value.slice(7) : undefined;
-}
-
-function methodName(path: string): string {
-  return path.slice(path.lastIndexOf('/') + 1);
-}
 
 export async function startGrpcServer(options: {
   address: string;
@@ -69,75 +30,7 @@ export async function startGrpcServer(options: {
   verifier: TokenVerifier;
   logger: Logger;
 }): Promise<RunningGrpcServer> {
-  const { verifier, logger } = options;
-  // Access lists keyed by full method path, e.g. /expertnet.identity.v1.IdentityService/Authenticate.
-  const access = new Map<string, readonly PrincipalKind[]>();
-  for (const s of options.services) {
-    for (const [name, kinds] of Object.entries(s.access)) {
-      access.set(`/${s.definition.fullName}/${s.definition.methods[name]!.name}`, kinds as PrincipalKind[]);
-    }
-  }
-
-  async function* measure<Req, Res>(call: ServerMiddlewareCall<Req, Res>, context: CallContext) {
-    const [grpc_service, grpc_method] = splitGrpcPath(call.method.path);
-    const end = metrics.grpcDuration.startTimer({ grpc_service, grpc_method });
-    let code = Status.OK;
-    try {
-      return yield* call.next(call.request, context);
-    } catch (error) {
-      code = error instanceof ServerError ? error.code : context.signal.aborted ? Status.CANCELLED : Status.UNKNOWN;
-      throw error;
-    } finally {
-      end();
-      metrics.grpcHandled.inc({ grpc_service, grpc_method, grpc_code: Status[code] ?? String(code) });
-    }
-  }
-
-  async function* errorBoundary<Req, Res>(call: ServerMiddlewareCall<Req, Res>, context: CallContext) {
-    try {
-      return yield* call.next(call.request, context);
-    } catch (error) {
-      if (error instanceof ServerError) throw error;
-      if (context.signal.aborted) throw error;
-      logger.error({ err: error, method: call.method.path, requestId: context.metadata.get('x-request-id') }, 'gRPC method failed');
-      throw new ServerError(Status.INTERNAL, 'internal error');
-    }
-  }
-
-  async function* authenticate<Req, Res>(call: ServerMiddlewareCall<Req, Res, ServiceContext>, context: CallContext) {
-    const requestId = String(context.metadata.get('x-request-id') ?? '');
-    if (requestId) annotateActiveSpan({ [ATTR.requestId]: requestId });
-    if (UNAUTHENTICATED_PREFIXES.some((p) => call.method.path.startsWith(p))) {
-      return yield* call.next(call.request, { ...context, principal: { kind: 'service', service: 'anonymous' }, requestId });
-    }
-    const token = bearer(context.metadata);
-    if (!token) throw new ServerError(Status.UNAUTHENTICATED, 'missing caller token');
-    let principal: Principal;
-    try {
-      principal = await verifier.verify(token);
-    } catch {
-      throw new ServerError(Status.UNAUTHENTICATED, 'invalid caller token');
-    }
-    const allowed = access.get(call.method.path) ?? [];
-    if (!allowed.includes(principal.kind)) {
-      throw new ServerError(
-        Status.PERMISSION_DENIED,
-        `${describePrincipal(principal).split(':')[0]} may not call ${methodName(call.method.path)}`,
-      );
-    }
-    const next = call.next(call.request, { ...context, principal, requestId }) as AsyncGenerator<Res, Res | void, undefined>;
-    return yield* withRequestContext(requestId, next);
-  }
-
-  // After authentication, so an unauthenticated caller learns nothing about its request's content.
-  async function* refuseNul<Req, Res>(call: ServerMiddlewareCall<Req, Res>, context: CallContext) {
-    if (!call.requestStream) {
-      const at = nulPath(call.request);
-      if (at !== undefined) throw domainError('invalid_request', `${at}: ${NUL_MESSAGE}`);
-    }
-    return yield* call.next(call.request, context);
-  }
-
+  const { measure, errorBoundary, authenticate, refuseNul } = callMiddleware(options);
   const server = createServer().use(measure).use(errorDetailsServerMiddleware).use(errorBoundary).use(authenticate).use(refuseNul);
   const health = HealthState();
   server.add(HealthDefinition, HealthServiceImpl(health));

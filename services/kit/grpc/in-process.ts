@@ -1,0 +1,106 @@
+// A client of a service that runs in this process, calling its implementation directly instead of
+// over loopback gRPC: the same generated client interface, the same call middlewares as the gRPC
+// server (caller token and access list, NUL refusal, error boundary, metrics; call-middleware.ts)
+// and the same failures on the caller's side (a ClientError, with ErrorInfo details when the
+// service threw a domain error). Requests and responses are copied through the generated
+// `fromPartial`, so neither side shares objects with the other, as across the wire. Used for the
+// roles co-located in one process; a process calling a service it does not run keeps real gRPC.
+import { ClientError, Metadata, ServerError, Status, type CallContext, type Client, type TsProtoServiceDefinition } from 'nice-grpc';
+import { RichClientError, RichServerError } from 'nice-grpc-error-details';
+import type { AnyServiceRegistration, ServiceContext } from './call-middleware.js';
+import type { callMiddleware } from './call-middleware.js';
+import { inStep } from '../telemetry.js';
+
+type Middlewares = ReturnType<typeof callMiddleware>;
+type Handler = (request: unknown, context: CallContext & ServiceContext) => Promise<unknown>;
+interface Message {
+  fromPartial(object: unknown): unknown;
+}
+interface InProcessOptions {
+  metadata?: Metadata;
+  deadline?: Date | number;
+  signal?: AbortSignal;
+}
+
+/** The failure a gRPC client would have seen for what the service threw. */
+function asClientError(path: string, error: unknown): unknown {
+  if (error instanceof ClientError) return error;
+  if (error instanceof RichServerError) return new RichClientError(path, error.code, error.details, error.extra);
+  if (error instanceof ServerError) return new ClientError(path, error.code, error.details);
+  return new ClientError(path, Status.UNKNOWN, 'Unknown error');
+}
+
+/** Runs one unary call through the middlewares (outermost first) to the handler. */
+async function run(middlewares: Middlewares, path: string, request: unknown, context: CallContext, handler: Handler): Promise<unknown> {
+  const method = { path, requestStream: false as const, responseStream: false as const, options: {} };
+  const chain = [middlewares.measure, middlewares.errorBoundary, middlewares.authenticate, middlewares.refuseNul];
+  const step = (index: number) =>
+    async function* (req: unknown, ctx: CallContext): AsyncGenerator<never, unknown, undefined> {
+      if (index === chain.length) return await handler(req, ctx as CallContext & ServiceContext);
+      const middleware = chain[index]! as (call: unknown, context: CallContext) => AsyncGenerator<never, unknown, undefined>;
+      return yield* middleware({ method, requestStream: false, request: req, responseStream: false, next: step(index + 1) }, ctx);
+    };
+  const result = await step(0)(request, context).next();
+  return result.value;
+}
+
+/** A client of `registration` that calls it in this process through `middlewares`. */
+export function inProcessClient<D extends TsProtoServiceDefinition>(
+  registration: AnyServiceRegistration & { definition: D },
+  middlewares: Middlewares,
+): Client<D, { deadline?: Date | number }> {
+  const client: Record<string, unknown> = {};
+  const implementation = registration.implementation as Record<string, Handler | undefined>;
+  const methods = registration.definition.methods as Record<string, { name: string; requestType: unknown; responseType: unknown }>;
+  for (const [name, method] of Object.entries(methods)) {
+    const path = `/${registration.definition.fullName}/${method.name}`;
+    const spanAttributes = { 'rpc.system': 'in-process', 'rpc.service': registration.definition.fullName, 'rpc.method': method.name };
+    const requestType = method.requestType as unknown as Message;
+    const responseType = method.responseType as unknown as Message;
+    const handler: Handler =
+      implementation[name]?.bind(registration.implementation) ??
+      (async () => {
+        throw new ServerError(Status.UNIMPLEMENTED, `${registration.definition.name}.${name} is not served by this release`);
+      });
+    client[name] = async (request: unknown, options: InProcessOptions = {}) => {
+      const controller = new AbortController();
+      const onAbort = () => controller.abort();
+      options.signal?.addEventListener('abort', onAbort);
+      const context: CallContext = {
+        metadata: options.metadata ?? Metadata(),
+        peer: 'in-process',
+        header: Metadata(),
+        sendHeader: () => {},
+        trailer: Metadata(),
+        signal: controller.signal,
+      };
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        // A span per call where the gRPC instrumentation would have made one, so a trace still shows
+        // which services a request called (and their statements beneath them).
+        const call = inStep(path.slice(1), spanAttributes, () => run(middlewares, path, requestType.fromPartial(request ?? {}), context, handler));
+        const offset = options.deadline instanceof Date ? options.deadline.getTime() - Date.now() : options.deadline;
+        const response =
+          offset === undefined
+            ? await call
+            : await Promise.race([
+                call,
+                new Promise<never>((_, reject) => {
+                  // As a gRPC deadline: the caller gets DEADLINE_EXCEEDED, the method sees its signal abort.
+                  timer = setTimeout(() => {
+                    controller.abort();
+                    reject(new ClientError(path, Status.DEADLINE_EXCEEDED, 'Deadline exceeded'));
+                  }, Math.max(0, offset));
+                }),
+              ]);
+        return responseType.fromPartial(response);
+      } catch (error) {
+        throw asClientError(path, error);
+      } finally {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+      }
+    };
+  }
+  return client as unknown as Client<D, { deadline?: Date | number }>;
+}
