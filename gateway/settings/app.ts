@@ -5,7 +5,7 @@
 //     framing: frame-ancestors 'none'), and the other protective headers;
 //   - cookies, signed with a key derived from the server secrets; forms (urlencoded bodies);
 //   - CSRF: a token in every state-changing form, checked against a signed secret cookie;
-//   - routes: sign-in and sign-out, the API keys screen, the two assets.
+//   - routes: sign-in and sign-out, the API keys and communities screens, the two assets.
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
@@ -17,6 +17,7 @@ import { SETTINGS_CSS, SETTINGS_JS } from './assets.js';
 import type { SettingsContext } from './context.js';
 import { renderError } from './errors.js';
 import { page, html } from './html.js';
+import { registerCommunityRoutes } from './communities-routes.js';
 import { registerKeyRoutes } from './keys-routes.js';
 import { registerSignInRoutes } from './sign-in-routes.js';
 
@@ -61,5 +62,6 @@ export async function buildSettingsApp(options: SettingsAppOptions): Promise<Fas
   app.get('/assets/settings.js', async (_request, reply) => reply.type('text/javascript').header('cache-control', 'max-age=300').send(SETTINGS_JS));
   registerSignInRoutes(app, context);
   registerKeyRoutes(app, context);
+  registerCommunityRoutes(app, context);
   return app;
 }
