@@ -43,10 +43,10 @@ module.exports = {
     },
     {
       name: 'surfaces-apart',
-      comment: 'REST and MCP stand on gateway/core and never import each other; the core imports neither.',
+      comment: 'REST, MCP and settings stand on gateway/core and never import each other; the core imports none.',
       severity: 'error',
-      from: { path: '^gateway/(rest|mcp|core)/' },
-      to: { path: '^gateway/(rest|mcp)/', pathNot: '^gateway/$1/' },
+      from: { path: '^gateway/(rest|mcp|settings|core)/' },
+      to: { path: '^gateway/(rest|mcp|settings)/', pathNot: '^gateway/$1/' },
     },
     {
       name: 'nothing-imports-deploy',

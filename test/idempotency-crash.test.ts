@@ -131,6 +131,7 @@ describe.each(storeNames())('an idempotency claim held by a gateway killed mid-r
       ROLES: 'gateway',
       PORT: '0',
       MCP_PORT: '0',
+      SETTINGS_PORT: '0',
       ADMIN_PORT: '0',
       SEED_FILE: seedFile,
       GRPC_DEADLINE_MS: '60000',

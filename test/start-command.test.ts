@@ -46,7 +46,7 @@ function stop(child: ChildProcess): Promise<number | null> {
 describe('npm start', () => {
   it('seeds a demo key on first start, exits 0 on SIGTERM, and keeps data across restarts', async () => {
     // Every port 0: the process binds what the OS gives it and reports it (never picked up front).
-    const env: Record<string, string> = { DATA_DIR: mkdtempSync(join(tmpdir(), 'en-start-')), PORT: '0', MCP_PORT: '0', ADMIN_PORT: '0' };
+    const env: Record<string, string> = { DATA_DIR: mkdtempSync(join(tmpdir(), 'en-start-')), PORT: '0', MCP_PORT: '0', SETTINGS_PORT: '0', ADMIN_PORT: '0' };
     for (const name of ['IDENTITY_GRPC_ADDR', 'COMMUNITIES_GRPC_ADDR', 'SEARCH_GRPC_ADDR', 'ENRICHMENT_GRPC_ADDR', 'BILLING_GRPC_ADDR']) env[name] = '127.0.0.1:0';
 
     const first = await start(env);
@@ -58,6 +58,13 @@ describe('npm start', () => {
     expect(Object.keys(first.listening.grpc).sort()).toEqual(['billing', 'communities', 'enrichment', 'identity', 'search']);
     for (const address of Object.values(first.listening.grpc)) expect(address).toMatch(/^127\.0\.0\.1:[1-9]\d*$/);
     expect(demoKey).toMatch(/^svc_test_\w{49}$/);
+    // The settings web app beside the API and MCP, and a one-time sign-in link for the demo user.
+    const settingsUrl = /^Settings:\s+(\S+)$/m.exec(first.output())?.[1];
+    expect(settingsUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+    expect(first.listening.settings).toBe(settingsUrl);
+    const link = /^Sign in to the settings as u_demo \(one-time link, until \S+\): (\S+)$/m.exec(first.output())?.[1];
+    expect(link?.startsWith(`${settingsUrl}/sign-in/link?token=`)).toBe(true);
+    expect((await fetch(link!)).status).toBe(200);
     const me = await request(restUrl!, 'GET', '/v1/me', { headers: bearer(demoKey!) });
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ owner: { id: 'u_demo' }, key: { rate_tier: 'standard' }, credit_balance: 1000 });
@@ -67,6 +74,7 @@ describe('npm start', () => {
 
     const second = await start(env);
     expect(second.output()).not.toContain('svc_test_');
+    expect(second.output()).not.toContain('/sign-in/link');
     const again = await request(second.listening.rest!, 'GET', '/v1/me', { headers: bearer(demoKey!) });
     expect(again.status).toBe(200);
     expect(again.body.usage.requests_today).toBe(me.body.usage.requests_today + 1);

@@ -13,6 +13,7 @@ import { mcpResourceUrlOf } from '../../services/kit/mcp-resource.js';
 import { applySeed } from './apply-seed.js';
 import { watchReindex } from './reindex-progress.js';
 import { SeedError } from './seed-schema.js';
+import { mintSignInLink, settingsBaseUrl } from '../launcher/sign-in-link.js';
 import { connectToServices } from '../launcher/wiring.js';
 import {
   CreditWalletResponse,
@@ -52,6 +53,8 @@ const USAGE = `usage: npm run admin -- <command>
   tokens revoke GRANT_ID                            (every token of the grant is refused from now on)
   users set-plan USER free|trial|paid
   users set-jit USER on|off                         (just-in-time write consent for the user's communities)
+  users sign-in-link --user USER                    (a one-time link to the settings web app, valid 15 minutes;
+                                                    built on SETTINGS_PUBLIC_URL, else HOST and SETTINGS_PORT)
   communities create ID --name NAME --owner OWNER   (refused when ID exists; OWNER is user:ID or organization:ID)
   communities archive ID [--unarchive]              (memberships survive; reads answer 403 while archived)
   writes enable|disable COMMUNITY                   (records a new API-write attestation version)
@@ -193,6 +196,8 @@ async function run(argv: string[], clients: ServiceClients, signer: TokenSigner,
       if (!plans.isName(plan)) throw new UsageError('PLAN is free, trial or paid');
       return SetUserPlanResponse.toJSON(await clients.identity.setUserPlan({ userId: required(rest[0], 'USER'), plan: plans.toEnum(plan) }, call));
     }
+    case 'users sign-in-link':
+      return mintSignInLink({ clients, signer, deadlineMs: 30_000 }, settingsBaseUrl(loadConfig()), required(values.user, '--user'), actor);
     case 'users set-jit': {
       const userId = required(rest[0], 'USER');
       const setting = required(rest[1], 'on|off');

@@ -1,5 +1,5 @@
 // What a process tells whoever started it about the ports it bound. Any port may be configured as 0
-// (PORT, MCP_PORT, ADMIN_PORT, a gRPC address `host:0`): the OS picks a free one at bind time, and
+// (PORT, MCP_PORT, SETTINGS_PORT, ADMIN_PORT, a gRPC address `host:0`): the OS picks a free one at bind time, and
 // this one stdout line says which it picked. A launcher reads the line instead of choosing ports
 // up front, so no port is ever found free, released and bound later by someone else.
 //
@@ -14,6 +14,8 @@ export interface ListenReport {
   rest?: string;
   /** The MCP endpoint, when this process runs the mcp role. */
   mcp?: string;
+  /** The settings web app's base URL, served beside the REST API (gateway role). */
+  settings?: string;
   /** Each gRPC service this process serves, at the address it bound. */
   grpc: Record<string, string>;
 }

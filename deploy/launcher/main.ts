@@ -28,14 +28,18 @@ async function main(): Promise<void> {
   const lines = [`Expert Network API (roles: ${config.ROLES.join(',')})`];
   if (system.restUrl) lines.push(`REST API:  ${system.restUrl}/v1`);
   if (system.mcpUrl) lines.push(`MCP:       ${system.mcpUrl}`);
+  if (system.settingsUrl) lines.push(`Settings:  ${system.settingsUrl}`);
   lines.push(`Admin:     ${system.adminUrl}  (/healthz, /readyz, /metrics)`);
   for (const [id, secret] of Object.entries(system.mintedKeys)) {
     lines.push(`API key ${id} (shown once, keep it): ${secret}`);
     if (id === 'key_demo') lines.push(`Try it:    curl -H "Authorization: Bearer ${secret}" ${system.restUrl}/v1/me`);
   }
+  for (const [userId, link] of Object.entries(system.signInLinks)) {
+    lines.push(`Sign in to the settings as ${userId} (one-time link, until ${link.expiresAt}): ${link.url}`);
+  }
   // The ports this process bound, in one machine-readable line (any of them may have been 0).
   const grpc = Object.fromEntries(SERVICE_ROLES.filter((s) => config.ROLES.includes(s)).map((s) => [s, system.grpcAddresses[s]]));
-  lines.push(formatListenReport({ admin: system.adminUrl!, rest: system.restUrl, mcp: system.mcpUrl, grpc }));
+  lines.push(formatListenReport({ admin: system.adminUrl!, rest: system.restUrl, mcp: system.mcpUrl, settings: system.settingsUrl, grpc }));
   console.log(lines.join('\n'));
 
   let stopping = false;

@@ -32,7 +32,13 @@ import { metrics } from '../../services/kit/metrics.js';
 import { connectRedis, type Redis } from '../../services/kit/redis.js';
 import { loadSecrets, type ServerSecrets } from '../../services/kit/secrets.js';
 import type { ServiceDeps } from '../../services/kit/service-deps.js';
+import { startSettingsSurface } from './settings-surface.js';
+import { mintSignInLink, type SignInLink } from './sign-in-link.js';
 import { edgeLimiter, edgeOver, inProcessClients } from './wiring.js';
+
+/** The demo data set's key and user (deploy/admin/demo-data.ts). */
+const DEMO_KEY_ID = 'key_demo';
+const DEMO_USER_ID = 'u_demo';
 
 interface ServiceInstance {
   registration: AnyServiceRegistration;
@@ -64,6 +70,10 @@ export interface RunningSystem {
   restUrl?: string;
   /** The MCP endpoint (streamable HTTP), when this process runs the mcp role. */
   mcpUrl?: string;
+  /** The settings web app, served beside the REST API (gateway role). */
+  settingsUrl?: string;
+  /** One-time sign-in links minted at this start (the demo user's on a first start), by user id. */
+  signInLinks: Record<string, SignInLink>;
   adminUrl?: string;
   grpcAddresses: Record<ServiceRole, string>;
   /** Secrets of keys minted while seeding at this start (the demo key on a first start). */
@@ -192,7 +202,7 @@ export async function startSystem(configured: Config, logger: Logger): Promise<R
       logger.info('no REDIS_URL: rate limits are kept in this process (correct for one process only)');
     }
 
-    const result: RunningSystem = { grpcAddresses: addresses, mintedKeys: {}, clients, signer, ...(db && { db }), stop: stopAll };
+    const result: RunningSystem = { grpcAddresses: addresses, mintedKeys: {}, signInLinks: {}, clients, signer, ...(db && { db }), stop: stopAll };
     // Both surfaces stand on one edge core and one limiter: the same credentials, scopes and buckets.
     const edge = edgeOver(config, clients, signer);
     const limiter = counted(edgeLimiter(config, redis));
@@ -215,6 +225,14 @@ export async function startSystem(configured: Config, logger: Logger): Promise<R
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : config.PORT;
       result.restUrl = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
+      const settings = await startSettingsSurface(config, clients, signer, secrets, logger);
+      stops.push(() => settings.close());
+      result.settingsUrl = settings.url;
+      // The demo data set was just seeded: its user gets a link to the settings app, shown once.
+      if (result.mintedKeys[DEMO_KEY_ID]) {
+        const deps = { clients, signer, deadlineMs: config.GRPC_DEADLINE_MS };
+        result.signInLinks[DEMO_USER_ID] = await mintSignInLink(deps, settings.publicUrl, DEMO_USER_ID, 'demo-seed');
+      }
     }
     if (roles.has('mcp')) {
       const mcp = await startMcpHttpServer({

@@ -139,7 +139,7 @@ export async function launchTopology(
     // Replicas start one after another: the first applies the seed, the others find it applied.
     const restUrls: string[] = [];
     for (let i = 0; i < (options.gateways ?? 1); i++) {
-      const gateway = await start('gateway', { PORT: i === 0 && env.PORT ? env.PORT : '0' });
+      const gateway = await start('gateway', { PORT: i === 0 && env.PORT ? env.PORT : '0', SETTINGS_PORT: i === 0 && env.SETTINGS_PORT ? env.SETTINGS_PORT : '0' });
       await waitFor(`${gateway.adminUrl}/readyz`, gateway.child, gateway.output, timeout);
       restUrls.push(gateway.listening.rest!);
     }

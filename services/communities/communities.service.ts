@@ -15,6 +15,7 @@ import * as consentQueue from './consent-queue.js';
 import * as enrichmentSupport from './enrichment-support.js';
 import * as memberships from './memberships.js';
 import * as memberWrites from './member-writes.js';
+import * as ownerRights from './owner-rights.js';
 import * as profiles from './profiles.js';
 import { computeReach } from './reach.js';
 import * as roster from './roster.js';
@@ -40,7 +41,8 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
     },
 
     async setApiWrites(request, ctx) {
-      const version = await records.setApiWrites(context, request, ctx);
+      const actor = await ownerRights.requireControl(context, ctx, request.communityId);
+      const version = await records.setApiWrites(context, actor ? { ...request, actor } : request, ctx);
       return { community: toCommunity(await records.getCommunity(context, request.communityId)), attestationVersion: version };
     },
 
@@ -110,13 +112,20 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       return { community: toCommunity(await memberWrites.authorizeWrite(context, request, ctx)) };
     },
 
-    async listConsentRequests(request) {
+    async listConsentRequests(request, ctx) {
+      await ownerRights.requireControl(context, ctx, request.communityId);
       const { requests, nextPageToken } = await consentQueue.listConsentRequests(context, request);
       return { requests: requests.map(toConsentRequest), nextPageToken };
     },
 
     async resolveConsentRequest(request, ctx) {
+      const actor = await ownerRights.requireConsentControl(context, ctx, request.consentRequestId);
+      if (actor) request = { ...request, actor };
       return { request: toConsentRequest(await consentQueue.resolveConsentRequest(context, request, ctx)) };
+    },
+
+    async listControlledCommunities(request, ctx) {
+      return { communities: await ownerRights.listControlledCommunities(context, ctx, request.userId) };
     },
 
     async scanMembers(request) {
@@ -150,9 +159,10 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       getOwnProfile: ['caller'],
       addMembers: ['caller'],
       removeMember: ['caller'],
-      setApiWrites: ['operator'],
-      listConsentRequests: ['operator'],
-      resolveConsentRequest: ['operator'],
+      setApiWrites: ['operator', 'user'],
+      listConsentRequests: ['operator', 'user'],
+      resolveConsentRequest: ['operator', 'user'],
+      listControlledCommunities: ['operator', 'user'],
       authorizeWrite: ['caller'],
       getMembership: ['operator', 'service'],
       // The enrichment service sizes a community run with it.

@@ -32,7 +32,7 @@ export interface ReachDeps {
   deadlineMs: number;
 }
 
-async function managedOrganizations(deps: ReachDeps, userId: string, requestId: string): Promise<string[]> {
+export async function managedOrganizations(deps: ReachDeps, userId: string, requestId: string): Promise<string[]> {
   const options = await callAs(deps.signer, { kind: 'service', service: 'communities' }, requestId, deps.deadlineMs);
   const { organizations } = await deps.clients.identity.listUserOrganizations({ userId }, options).catch(relayRemoteError);
   return organizations.filter((o) => o.role === Role.ROLE_OWNER || o.role === Role.ROLE_ADMIN).map((o) => o.organizationId);

@@ -9,6 +9,7 @@ import { createSeedLedgerRepository, type SeedLedgerRepository } from './seed-le
 import { createUsageRecorder, type UsageRecorder } from './usage-recorder.js';
 import { createUsageStore, GRANT_USAGE, KEY_USAGE } from './usage-store.js';
 import { createUserRepository, type UserRepository } from './user.repository.js';
+import { createWebSessionRepository, type WebSessionRepository } from './web-session.repository.js';
 
 export type IdentityDeps = Pick<ServiceDeps, 'db' | 'pepper' | 'clients' | 'signer' | 'deadlineMs' | 'logger'>;
 
@@ -24,6 +25,8 @@ export interface IdentityContext {
   users: UserRepository;
   placeholders: ReturnType<typeof createPlaceholderRepository>;
   seedLedger: SeedLedgerRepository;
+  /** The settings web app's sign-in links and sessions. */
+  webSessions: WebSessionRepository;
   /** Requests counted per key (usage-recorder.ts). */
   keyUsage: UsageRecorder;
   /** Requests counted per OAuth grant. */
@@ -40,6 +43,7 @@ export function createIdentityContext(deps: IdentityDeps, options: IdentityOptio
     users: createUserRepository(deps.db),
     placeholders: createPlaceholderRepository(deps.db),
     seedLedger: createSeedLedgerRepository(deps.db),
+    webSessions: createWebSessionRepository(deps.db),
     keyUsage: createUsageRecorder(createUsageStore(deps.db, KEY_USAGE), (err) => deps.logger.error({ err }, 'usage flush failed')),
     grantUsage: createUsageRecorder(createUsageStore(deps.db, GRANT_USAGE), (err) => deps.logger.error({ err }, 'grant usage flush failed')),
     accessTokens: options.oauth ? createAccessTokens(options.oauth) : undefined,

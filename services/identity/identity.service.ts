@@ -11,9 +11,11 @@ import { createIdentityContext, type IdentityDeps, type IdentityOptions } from '
 import { toApiKey, toOAuthGrant, toOrganization, toSeedState, toUser, toUserOrganization } from './identity-messages.js';
 import * as keyManagement from './key-management.js';
 import * as oauthGrants from './oauth-grants.js';
+import { requireOwnKey, requireSelf } from './own-keys.js';
 import { createPlaceholderAccount, deletePlaceholderAccount } from './placeholder-accounts.js';
 import { recordSeedRecords } from './seed-ledger.js';
 import * as accounts from './users-and-organizations.js';
+import * as webSessions from './web-sessions.js';
 
 export function createIdentityService(deps: IdentityDeps, options: IdentityOptions = {}) {
   const context = createIdentityContext(deps, options);
@@ -30,6 +32,7 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
     },
 
     async mintKey(request, ctx) {
+      requireSelf(ctx, request.userId);
       const { row, secret } = await keyManagement.mintKey(context, request, ctx);
       return { key: toApiKey(row), secret };
     },
@@ -38,12 +41,14 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       return { key: toApiKey(await keyManagement.importLegacyOrganizationKey(context, request)) };
     },
 
-    async listKeys(request) {
+    async listKeys(request, ctx) {
+      requireSelf(ctx, request.userId);
       const page = await keyManagement.listKeys(context, request);
       return { keys: page.items.map(toApiKey), nextPageToken: page.nextPageToken };
     },
 
-    async revokeKey(request) {
+    async revokeKey(request, ctx) {
+      await requireOwnKey(context, ctx, request.keyId);
       return { key: toApiKey(await keyManagement.revokeKey(context, request.keyId)) };
     },
 
@@ -108,6 +113,23 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       await recordSeedRecords(context.seedLedger, request);
       return {};
     },
+
+    async createSignInLink(request) {
+      return webSessions.createSignInLink(context, request);
+    },
+
+    async redeemSignInLink(request) {
+      return webSessions.redeemSignInLink(context, request);
+    },
+
+    async resolveSession(request) {
+      return webSessions.resolveSession(context, request.sessionId);
+    },
+
+    async endSession(request) {
+      await webSessions.endSession(context, request.sessionId);
+      return {};
+    },
   };
 
   const registration: ServiceRegistration<typeof IdentityServiceDefinition> = {
@@ -116,9 +138,9 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
     access: {
       authenticate: ['edge'],
       describeCredential: ['caller'],
-      mintKey: ['operator'],
-      listKeys: ['operator'],
-      revokeKey: ['operator'],
+      mintKey: ['operator', 'user'],
+      listKeys: ['operator', 'user'],
+      revokeKey: ['operator', 'user'],
       importLegacyOrganizationKey: ['operator'],
       upsertUser: ['operator'],
       getUser: ['operator', 'service'],
@@ -134,6 +156,10 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       listGrants: ['operator'],
       getSeedState: ['operator'],
       recordSeedRecords: ['operator'],
+      createSignInLink: ['operator'],
+      redeemSignInLink: ['edge'],
+      resolveSession: ['edge'],
+      endSession: ['edge'],
     },
   };
   return { registration, stop: async () => void (await Promise.all([context.keyUsage.stop(), context.grantUsage.stop()])) };

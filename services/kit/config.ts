@@ -20,6 +20,8 @@ const roles = z
 const schema = z.object({
   PORT: port.default(8080),
   MCP_PORT: port.default(8081),
+  // The settings web app (docs/SETTINGS.md), served beside the REST API by the gateway role.
+  SETTINGS_PORT: port.default(8082),
   ADMIN_PORT: port.default(9090),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL').optional(),
@@ -56,6 +58,12 @@ const schema = z.object({
   MCP_ALLOWED_HOSTS: z.string().default('').transform((s) => s.split(',').map((h) => h.trim()).filter(Boolean)),
   MCP_ALLOWED_ORIGINS: z.string().default('').transform((s) => s.split(',').map((o) => o.trim()).filter(Boolean)),
   MCP_RESOURCE_URL: z.string().url('expected the MCP resource URL').optional(),
+  // Settings web app: the URL people open it at (sign-in links are built on it; https makes its
+  // cookies Secure; unset: built from HOST and SETTINGS_PORT), and how long a session lives unused
+  // (idle) and at most (absolute), in seconds.
+  SETTINGS_PUBLIC_URL: z.string().url('expected the URL of the settings web app').optional(),
+  SETTINGS_SESSION_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(1800),
+  SETTINGS_SESSION_MAX_SECONDS: z.coerce.number().int().min(1).max(2_592_000).default(43_200),
   // Enrichment providers (docs/ENRICHMENT-PROVIDERS.md). A provider URL set to `off` disables that provider:
   // its steps are recorded as skipped. The summary step runs only when ENRICHMENT_SUMMARY_URL (an
   // OpenAI-compatible API base URL) is set.

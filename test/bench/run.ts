@@ -89,7 +89,7 @@ async function benchSystem(name: string, env: Record<string, string>): Promise<R
   const grpc: Record<string, string> = {};
   for (const v of ['IDENTITY', 'COMMUNITIES', 'SEARCH', 'ENRICHMENT', 'BILLING']) grpc[`${v}_GRPC_ADDR`] = '127.0.0.1:0';
   const { child, url } = await startProcess('deploy/launcher/main.ts', {
-    ...grpc, PORT: '0', MCP_PORT: '0', ADMIN_PORT: '0', DATA_DIR: join(dir, 'data'), SEED_FILE: seedFile, LOG_LEVEL: 'warn', ...env,
+    ...grpc, PORT: '0', MCP_PORT: '0', SETTINGS_PORT: '0', ADMIN_PORT: '0', DATA_DIR: join(dir, 'data'), SEED_FILE: seedFile, LOG_LEVEL: 'warn', ...env,
   }, (output) => parseListenReport(output)?.rest);
   try {
     return await measure(name, url, secrets);

@@ -5,6 +5,7 @@ import { GRPC_ADDRESS_VARIABLES, SERVICE_ROLES } from '../../services/kit/config
 export const ANY_PORT_ENV: Readonly<Record<string, string>> = {
   PORT: '0',
   MCP_PORT: '0',
+  SETTINGS_PORT: '0',
   ADMIN_PORT: '0',
   ...Object.fromEntries(SERVICE_ROLES.map((s) => [GRPC_ADDRESS_VARIABLES[s], '127.0.0.1:0'])),
 };

@@ -18,6 +18,7 @@ interface Claims {
   caller?: unknown;
   actor?: string;
   svc?: string;
+  uid?: string;
 }
 
 function claimsOf(p: Principal): Claims {
@@ -30,6 +31,8 @@ function claimsOf(p: Principal): Claims {
       return { pk: 'operator', actor: p.actor };
     case 'service':
       return { pk: 'service', svc: p.service };
+    case 'user':
+      return { pk: 'user', uid: p.userId };
   }
 }
 
@@ -101,6 +104,9 @@ export class TokenVerifier {
       case 'service':
         if (typeof payload.svc !== 'string') break;
         return { principal: { kind: 'service', service: payload.svc }, expiresAtMs };
+      case 'user':
+        if (typeof payload.uid !== 'string' || payload.uid === '') break;
+        return { principal: { kind: 'user', userId: payload.uid }, expiresAtMs };
     }
     throw new Error('token names no known principal');
   }

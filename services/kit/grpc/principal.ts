@@ -2,14 +2,17 @@
 // - caller:   an end user's credential, resolved by the edge (REST or MCP);
 // - edge:     the edge itself before a caller exists (it asks identity to authenticate);
 // - operator: the admin CLI or seed loader;
-// - service:  one service calling another for its own work (no end user behind it).
+// - service:  one service calling another for its own work (no end user behind it);
+// - user:     a person signed in to the settings web app, acting on their own account (no API
+//             credential: the settings surface resolved a server-side session).
 import { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
 
 export type Principal =
   | { kind: 'caller'; caller: Caller }
   | { kind: 'edge' }
   | { kind: 'operator'; actor: string }
-  | { kind: 'service'; service: string };
+  | { kind: 'service'; service: string }
+  | { kind: 'user'; userId: string };
 
 export type PrincipalKind = Principal['kind'];
 
@@ -23,5 +26,7 @@ export function describePrincipal(p: Principal): string {
       return `operator:${p.actor}`;
     case 'service':
       return `service:${p.service}`;
+    case 'user':
+      return `user:${p.userId}`;
   }
 }

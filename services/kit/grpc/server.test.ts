@@ -65,6 +65,10 @@ function crashingIdentity(): ServiceRegistration<typeof IdentityServiceDefinitio
       deletePlaceholderAccount: operatorOnly,
       getSeedState: operatorOnly,
       recordSeedRecords: operatorOnly,
+      createSignInLink: operatorOnly,
+      redeemSignInLink: operatorOnly,
+      resolveSession: operatorOnly,
+      endSession: operatorOnly,
     },
   };
 }

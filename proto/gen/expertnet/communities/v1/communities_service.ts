@@ -535,6 +535,31 @@ export interface ApplyOwnEnrichmentResponse {
   profile: Profile | undefined;
 }
 
+export interface ListControlledCommunitiesRequest {
+  /** The signed-in user (a `user` principal may ask only for themself). */
+  userId: string;
+}
+
+/** One version of a community's API-write attestation: who switched writes on or off, and when. */
+export interface WriteAttestation {
+  version: number;
+  enabled: boolean;
+  actor: string;
+  recordedAt: string | undefined;
+}
+
+export interface ControlledCommunity {
+  community:
+    | Community
+    | undefined;
+  /** Newest first. */
+  attestations: WriteAttestation[];
+}
+
+export interface ListControlledCommunitiesResponse {
+  communities: ControlledCommunity[];
+}
+
 function createBaseCommunity(): Community {
   return { id: "", name: "", billingOwner: undefined, archived: false, apiWrites: false, createdAt: undefined };
 }
@@ -6263,6 +6288,360 @@ export const ApplyOwnEnrichmentResponse: MessageFns<ApplyOwnEnrichmentResponse> 
   },
 };
 
+function createBaseListControlledCommunitiesRequest(): ListControlledCommunitiesRequest {
+  return { userId: "" };
+}
+
+export const ListControlledCommunitiesRequest: MessageFns<ListControlledCommunitiesRequest> = {
+  encode(message: ListControlledCommunitiesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListControlledCommunitiesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListControlledCommunitiesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListControlledCommunitiesRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListControlledCommunitiesRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListControlledCommunitiesRequest>): ListControlledCommunitiesRequest {
+    return ListControlledCommunitiesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListControlledCommunitiesRequest>): ListControlledCommunitiesRequest {
+    const message = createBaseListControlledCommunitiesRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseWriteAttestation(): WriteAttestation {
+  return { version: 0, enabled: false, actor: "", recordedAt: undefined };
+}
+
+export const WriteAttestation: MessageFns<WriteAttestation> = {
+  encode(message: WriteAttestation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== 0) {
+      writer.uint32(8).uint32(message.version);
+    }
+    if (message.enabled !== false) {
+      writer.uint32(16).bool(message.enabled);
+    }
+    if (message.actor !== "") {
+      writer.uint32(26).string(message.actor);
+    }
+    if (message.recordedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.recordedAt), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WriteAttestation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWriteAttestation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.version = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.recordedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WriteAttestation {
+    return {
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
+      actor: isSet(object.actor) ? globalThis.String(object.actor) : "",
+      recordedAt: isSet(object.recordedAt)
+        ? globalThis.String(object.recordedAt)
+        : isSet(object.recorded_at)
+        ? globalThis.String(object.recorded_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: WriteAttestation): unknown {
+    const obj: any = {};
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.enabled !== false) {
+      obj.enabled = message.enabled;
+    }
+    if (message.actor !== "") {
+      obj.actor = message.actor;
+    }
+    if (message.recordedAt !== undefined) {
+      obj.recordedAt = message.recordedAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WriteAttestation>): WriteAttestation {
+    return WriteAttestation.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WriteAttestation>): WriteAttestation {
+    const message = createBaseWriteAttestation();
+    message.version = object.version ?? 0;
+    message.enabled = object.enabled ?? false;
+    message.actor = object.actor ?? "";
+    message.recordedAt = object.recordedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseControlledCommunity(): ControlledCommunity {
+  return { community: undefined, attestations: [] };
+}
+
+export const ControlledCommunity: MessageFns<ControlledCommunity> = {
+  encode(message: ControlledCommunity, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.community !== undefined) {
+      Community.encode(message.community, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.attestations) {
+      WriteAttestation.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ControlledCommunity {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseControlledCommunity();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.community = Community.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.attestations.push(WriteAttestation.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ControlledCommunity {
+    return {
+      community: isSet(object.community) ? Community.fromJSON(object.community) : undefined,
+      attestations: globalThis.Array.isArray(object?.attestations)
+        ? object.attestations.map((e: any) => WriteAttestation.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ControlledCommunity): unknown {
+    const obj: any = {};
+    if (message.community !== undefined) {
+      obj.community = Community.toJSON(message.community);
+    }
+    if (message.attestations?.length) {
+      obj.attestations = message.attestations.map((e) => WriteAttestation.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ControlledCommunity>): ControlledCommunity {
+    return ControlledCommunity.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ControlledCommunity>): ControlledCommunity {
+    const message = createBaseControlledCommunity();
+    message.community = (object.community !== undefined && object.community !== null)
+      ? Community.fromPartial(object.community)
+      : undefined;
+    message.attestations = object.attestations?.map((e) => WriteAttestation.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseListControlledCommunitiesResponse(): ListControlledCommunitiesResponse {
+  return { communities: [] };
+}
+
+export const ListControlledCommunitiesResponse: MessageFns<ListControlledCommunitiesResponse> = {
+  encode(message: ListControlledCommunitiesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.communities) {
+      ControlledCommunity.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListControlledCommunitiesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListControlledCommunitiesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.communities.push(ControlledCommunity.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListControlledCommunitiesResponse {
+    return {
+      communities: globalThis.Array.isArray(object?.communities)
+        ? object.communities.map((e: any) => ControlledCommunity.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListControlledCommunitiesResponse): unknown {
+    const obj: any = {};
+    if (message.communities?.length) {
+      obj.communities = message.communities.map((e) => ControlledCommunity.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListControlledCommunitiesResponse>): ListControlledCommunitiesResponse {
+    return ListControlledCommunitiesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListControlledCommunitiesResponse>): ListControlledCommunitiesResponse {
+    const message = createBaseListControlledCommunitiesResponse();
+    message.communities = object.communities?.map((e) => ControlledCommunity.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /** Communities, profiles and memberships: reach, rosters, bulk add, erasure and write gating. */
 export type CommunitiesServiceDefinition = typeof CommunitiesServiceDefinition;
 export const CommunitiesServiceDefinition = {
@@ -6413,6 +6792,20 @@ export const CommunitiesServiceDefinition = {
       options: {},
     },
     /**
+     * The settings web app: the communities whose billing owner a signed-in user is, or whose owning
+     * organization the user manages, with their write attestation history.
+     * SetApiWrites, ListConsentRequests and ResolveConsentRequest also serve such a user, for these
+     * communities only.
+     */
+    listControlledCommunities: {
+      name: "ListControlledCommunities",
+      requestType: ListControlledCommunitiesRequest as typeof ListControlledCommunitiesRequest,
+      requestStream: false,
+      responseType: ListControlledCommunitiesResponse as typeof ListControlledCommunitiesResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
      * Write gating for the caller (both checks, live): write reach, then the community's API-write
      * attestation (or an approved consent request). Fails with forbidden, unprocessable or
      * owner_consent_required (queuing a consent request). Used by services that start writes on a
@@ -6559,6 +6952,16 @@ export interface CommunitiesServiceImplementation<CallContextExt = {}> {
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ResolveConsentRequestResponse>>;
   /**
+   * The settings web app: the communities whose billing owner a signed-in user is, or whose owning
+   * organization the user manages, with their write attestation history.
+   * SetApiWrites, ListConsentRequests and ResolveConsentRequest also serve such a user, for these
+   * communities only.
+   */
+  listControlledCommunities(
+    request: ListControlledCommunitiesRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListControlledCommunitiesResponse>>;
+  /**
    * Write gating for the caller (both checks, live): write reach, then the community's API-write
    * attestation (or an approved consent request). Fails with forbidden, unprocessable or
    * owner_consent_required (queuing a consent request). Used by services that start writes on a
@@ -6675,6 +7078,16 @@ export interface CommunitiesServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<ResolveConsentRequestRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ResolveConsentRequestResponse>;
+  /**
+   * The settings web app: the communities whose billing owner a signed-in user is, or whose owning
+   * organization the user manages, with their write attestation history.
+   * SetApiWrites, ListConsentRequests and ResolveConsentRequest also serve such a user, for these
+   * communities only.
+   */
+  listControlledCommunities(
+    request: DeepPartial<ListControlledCommunitiesRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListControlledCommunitiesResponse>;
   /**
    * Write gating for the caller (both checks, live): write reach, then the community's API-write
    * attestation (or an approved consent request). Fails with forbidden, unprocessable or

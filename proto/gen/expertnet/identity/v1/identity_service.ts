@@ -28,6 +28,16 @@ import {
   roleFromJSON,
   roleToJSON,
 } from "../../common/v1/common.js";
+import {
+  CreateSignInLinkRequest,
+  CreateSignInLinkResponse,
+  EndSessionRequest,
+  EndSessionResponse,
+  RedeemSignInLinkRequest,
+  RedeemSignInLinkResponse,
+  ResolveSessionRequest,
+  ResolveSessionResponse,
+} from "./web_sessions.js";
 
 export const protobufPackage = "expertnet.identity.v1";
 
@@ -5466,6 +5476,42 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The settings web app's sign-in (web_sessions.proto). Operator: mints a one-time link for a
+     * user. Edge: redeems a link (single use) into a new session, resolves and ends sessions.
+     */
+    createSignInLink: {
+      name: "CreateSignInLink",
+      requestType: CreateSignInLinkRequest as typeof CreateSignInLinkRequest,
+      requestStream: false,
+      responseType: CreateSignInLinkResponse as typeof CreateSignInLinkResponse,
+      responseStream: false,
+      options: {},
+    },
+    redeemSignInLink: {
+      name: "RedeemSignInLink",
+      requestType: RedeemSignInLinkRequest as typeof RedeemSignInLinkRequest,
+      requestStream: false,
+      responseType: RedeemSignInLinkResponse as typeof RedeemSignInLinkResponse,
+      responseStream: false,
+      options: {},
+    },
+    resolveSession: {
+      name: "ResolveSession",
+      requestType: ResolveSessionRequest as typeof ResolveSessionRequest,
+      requestStream: false,
+      responseType: ResolveSessionResponse as typeof ResolveSessionResponse,
+      responseStream: false,
+      options: {},
+    },
+    endSession: {
+      name: "EndSession",
+      requestType: EndSessionRequest as typeof EndSessionRequest,
+      requestStream: false,
+      responseType: EndSessionResponse as typeof EndSessionResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -5562,6 +5608,26 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
     request: RecordSeedRecordsRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<RecordSeedRecordsResponse>>;
+  /**
+   * The settings web app's sign-in (web_sessions.proto). Operator: mints a one-time link for a
+   * user. Edge: redeems a link (single use) into a new session, resolves and ends sessions.
+   */
+  createSignInLink(
+    request: CreateSignInLinkRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<CreateSignInLinkResponse>>;
+  redeemSignInLink(
+    request: RedeemSignInLinkRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RedeemSignInLinkResponse>>;
+  resolveSession(
+    request: ResolveSessionRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ResolveSessionResponse>>;
+  endSession(
+    request: EndSessionRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<EndSessionResponse>>;
 }
 
 export interface IdentityServiceClient<CallOptionsExt = {}> {
@@ -5657,6 +5723,26 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<RecordSeedRecordsRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<RecordSeedRecordsResponse>;
+  /**
+   * The settings web app's sign-in (web_sessions.proto). Operator: mints a one-time link for a
+   * user. Edge: redeems a link (single use) into a new session, resolves and ends sessions.
+   */
+  createSignInLink(
+    request: DeepPartial<CreateSignInLinkRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<CreateSignInLinkResponse>;
+  redeemSignInLink(
+    request: DeepPartial<RedeemSignInLinkRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RedeemSignInLinkResponse>;
+  resolveSession(
+    request: DeepPartial<ResolveSessionRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ResolveSessionResponse>;
+  endSession(
+    request: DeepPartial<EndSessionRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<EndSessionResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

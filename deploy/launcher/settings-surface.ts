@@ -1,0 +1,35 @@
+// Starts the settings web app (gateway/settings) on SETTINGS_PORT: its cookies are signed with a
+// key derived from the server secrets (one per environment, the same across replicas), its cookies
+// are Secure when its public URL is https, and its sessions follow the configured lifetimes.
+import { createHmac } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { buildSettingsApp } from '../../gateway/settings/app.js';
+import type { Config } from '../../services/kit/config.js';
+import type { ServiceClients } from '../../services/kit/grpc/client.js';
+import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
+import type { Logger } from '../../services/kit/logger.js';
+import type { ServerSecrets } from '../../services/kit/secrets.js';
+import { settingsBaseUrl } from './sign-in-link.js';
+
+export interface RunningSettings {
+  /** Where it listens. */
+  url: string;
+  /** Where people open it (sign-in links): SETTINGS_PUBLIC_URL, else `url`. */
+  publicUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startSettingsSurface(
+  config: Config, clients: ServiceClients, signer: TokenSigner, secrets: ServerSecrets, logger: Logger,
+): Promise<RunningSettings> {
+  const app = await buildSettingsApp({
+    clients, signer, deadlineMs: config.GRPC_DEADLINE_MS, logger,
+    cookieSecret: createHmac('sha256', secrets.apiKeyPepper).update('settings-cookie-signing').digest('base64url'),
+    secureCookies: (config.SETTINGS_PUBLIC_URL ?? '').startsWith('https:'),
+    session: { idleSeconds: config.SETTINGS_SESSION_IDLE_SECONDS, absoluteSeconds: config.SETTINGS_SESSION_MAX_SECONDS },
+  });
+  await app.listen({ host: config.HOST, port: config.SETTINGS_PORT });
+  const port = (app.server.address() as AddressInfo).port;
+  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  return { url: `http://${host}:${port}`, publicUrl: settingsBaseUrl(config, port), close: () => app.close() };
+}

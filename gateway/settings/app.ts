@@ -1,0 +1,67 @@
+// The settings web app as a Fastify application: a third surface of the edge beside REST and MCP,
+// on its own port (SETTINGS_PORT), because it redirects to sign-in where the API answers 401. It
+// owns no data and calls the services over gRPC as the signed-in user (docs/SETTINGS.md).
+//   - helmet: a strict Content-Security-Policy (this origin's stylesheet and script only, no
+//     framing: frame-ancestors 'none'), and the other protective headers;
+//   - cookies, signed with a key derived from the server secrets; forms (urlencoded bodies);
+//   - CSRF: a token in every state-changing form, checked against a signed secret cookie;
+//   - routes: sign-in and sign-out, the API keys and communities screens, the two assets.
+import fastifyCookie from '@fastify/cookie';
+import fastifyCsrf from '@fastify/csrf-protection';
+import fastifyFormbody from '@fastify/formbody';
+import fastifyHelmet from '@fastify/helmet';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { Logger } from '../../services/kit/logger.js';
+import { requestIdFrom } from '../core/request-id.js';
+import { SETTINGS_CSS, SETTINGS_JS } from './assets.js';
+import type { SettingsContext } from './context.js';
+import { renderError } from './errors.js';
+import { page, html } from './html.js';
+import { registerCommunityRoutes } from './communities-routes.js';
+import { registerKeyRoutes } from './keys-routes.js';
+import { registerSignInRoutes } from './sign-in-routes.js';
+
+export interface SettingsAppOptions extends SettingsContext {
+  logger: Logger;
+  /** Signs the CSRF secret cookie. */
+  cookieSecret: string;
+}
+
+const FORM_BODY_LIMIT_BYTES = 64 * 1024;
+
+export async function buildSettingsApp(options: SettingsAppOptions): Promise<FastifyInstance> {
+  const { logger, cookieSecret, ...context } = options;
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: FORM_BODY_LIMIT_BYTES,
+    genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
+  }) as unknown as FastifyInstance;
+  await app.register(fastifyHelmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"], scriptSrc: ["'self'"], styleSrc: ["'self'"], imgSrc: ["'self'"], connectSrc: ["'self'"],
+        formAction: ["'self'"], frameAncestors: ["'none'"], baseUri: ["'none'"],
+      },
+    },
+    strictTransportSecurity: context.secureCookies,
+  });
+  await app.register(fastifyCookie, { secret: cookieSecret });
+  await app.register(fastifyFormbody);
+  await app.register(fastifyCsrf, {
+    cookieOpts: { signed: true, httpOnly: true, sameSite: 'strict', path: '/', secure: context.secureCookies },
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.setErrorHandler((error, request, reply) => renderError(error as Error, request, reply));
+  app.setNotFoundHandler((_request, reply) =>
+    reply.code(404).type('text/html').send(page({ title: 'Not found', notice: { kind: 'error', text: 'There is no such page.' }, body: html`<p><a href="/keys">Your settings</a></p>` })));
+  app.get('/assets/settings.css', async (_request, reply) => reply.type('text/css').header('cache-control', 'max-age=300').send(SETTINGS_CSS));
+  app.get('/assets/settings.js', async (_request, reply) => reply.type('text/javascript').header('cache-control', 'max-age=300').send(SETTINGS_JS));
+  registerSignInRoutes(app, context);
+  registerKeyRoutes(app, context);
+  registerCommunityRoutes(app, context);
+  return app;
+}

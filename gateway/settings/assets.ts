@@ -1,0 +1,48 @@
+// The settings app's only assets, served from this origin (the CSP allows nothing else): the
+// stylesheet (readable at phone width, visible keyboard focus) and the one script, which makes the
+// copy button copy the secret shown once. Pages work without the script.
+export const SETTINGS_CSS = `
+*{box-sizing:border-box}
+body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1b1b1f;background:#fafafa}
+header{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;align-items:center;padding:.75rem 1rem;background:#fff;border-bottom:1px solid #ddd}
+header ul{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;margin:0;padding:0}
+nav{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;flex:1;justify-content:space-between}
+a{color:#0b57d0}
+a[aria-current=page]{font-weight:700;text-decoration:none}
+.brand{font-weight:700;color:inherit;text-decoration:none}
+main{max-width:64rem;margin:0 auto;padding:1rem}
+h1{font-size:1.5rem}
+:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}
+button,input,select{font:inherit}
+button{padding:.4rem .9rem;border:1px solid #0b57d0;background:#0b57d0;color:#fff;border-radius:4px;cursor:pointer}
+button.secondary{background:#fff;color:#0b57d0}
+button.danger{background:#b3261e;border-color:#b3261e}
+fieldset{border:1px solid #ccc;border-radius:4px;margin:0 0 1rem;padding:.5rem 1rem}
+label{display:block;margin:.25rem 0}
+input[type=text],input[type=number],select{padding:.35rem;border:1px solid #888;border-radius:4px;max-width:100%}
+.hint{color:#555;font-size:.9rem;margin:.1rem 0 .5rem}
+.notice{padding:.6rem .9rem;border-radius:4px}
+.notice.error{background:#fde7e6;border:1px solid #b3261e}
+.notice.ok{background:#e6f4ea;border:1px solid #137333}
+.secret{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.secret code{word-break:break-all;background:#fff;border:1px solid #ccc;padding:.4rem;border-radius:4px}
+.table-wrap{overflow-x:auto}
+table{border-collapse:collapse;width:100%;background:#fff}
+th,td{border:1px solid #ddd;padding:.4rem .5rem;text-align:left;vertical-align:top}
+form.inline{display:inline}
+.who{color:#555}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+`;
+
+export const SETTINGS_JS = `
+document.addEventListener('click', function (event) {
+  var button = event.target.closest('[data-copy]');
+  if (!button) return;
+  var source = document.getElementById(button.getAttribute('data-copy'));
+  if (!source || !navigator.clipboard) return;
+  navigator.clipboard.writeText(source.textContent.trim()).then(function () {
+    var status = document.getElementById(button.getAttribute('data-copy') + '-status');
+    if (status) status.textContent = 'Copied.';
+  });
+});
+`;

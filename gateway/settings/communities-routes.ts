@@ -1,0 +1,58 @@
+// The communities screen's endpoints. Every call acts as the signed-in user: the communities
+// service answers only the communities the user controls and refuses the others (403).
+import type { FastifyInstance } from 'fastify';
+import { ConsentStatus } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import { communitiesScreen } from './communities-view.js';
+import { asUser, type SettingsContext } from './context.js';
+import { page } from './html.js';
+import { PageError } from './page-error.js';
+import { requireSession } from './session.js';
+
+const QUEUE_PAGE_SIZE = 50;
+
+/** What the page says after a change: fixed texts by code, so a crafted link cannot put words on the page. */
+const DONE: Record<string, string> = {
+  'writes-on': 'API writes are on: a new attestation version was recorded.',
+  'writes-off': 'API writes are off: a new attestation version was recorded.',
+  approved: 'The consent request was approved: a retry of the write succeeds.',
+  denied: 'The consent request was denied.',
+};
+
+export function registerCommunityRoutes(app: FastifyInstance, context: SettingsContext): void {
+  const signedIn = { preHandler: requireSession(context) };
+  const protectedForm = { preHandler: [requireSession(context), app.csrfProtection] };
+
+  app.get<{ Querystring: { done?: string } }>('/communities', signedIn, async (request, reply) => {
+    const options = await asUser(context, request);
+    const { communities } = await context.clients.communities.listControlledCommunities({ userId: request.user!.id }, options);
+    const items = await Promise.all(communities.map(async (controlled) => ({
+      controlled,
+      pending: (await context.clients.communities.listConsentRequests({
+        communityId: controlled.community!.id, pageSize: QUEUE_PAGE_SIZE, pageToken: '', status: ConsentStatus.CONSENT_STATUS_PENDING,
+      }, options)).requests,
+    })));
+    const csrf = reply.generateCsrf();
+    const done = typeof request.query.done === 'string' ? DONE[request.query.done] : undefined;
+    return reply.type('text/html').send(page({
+      title: 'Communities', user: request.user!, csrf, current: '/communities',
+      ...(done && { notice: { kind: 'ok' as const, text: done } }),
+      body: communitiesScreen(items, csrf),
+    }));
+  });
+
+  app.post<{ Params: { id: string }; Body: { enabled?: string; attest?: string } }>('/communities/:id/writes', protectedForm, async (request, reply) => {
+    const enabled = request.body?.enabled === 'on';
+    if (!enabled && request.body?.enabled !== 'off') throw new PageError(400, 'enabled must be on or off');
+    if (enabled && request.body?.attest !== 'yes') throw new PageError(400, 'Tick the attestation to turn API writes on.');
+    await context.clients.communities.setApiWrites({ communityId: request.params.id, enabled, actor: '' }, await asUser(context, request));
+    return reply.redirect(`/communities?done=writes-${enabled ? 'on' : 'off'}`, 303);
+  });
+
+  app.post<{ Params: { id: string }; Body: { decision?: string } }>('/consent/:id', protectedForm, async (request, reply) => {
+    const decision = request.body?.decision;
+    if (decision !== 'approve' && decision !== 'deny') throw new PageError(400, 'decision must be approve or deny');
+    await context.clients.communities.resolveConsentRequest(
+      { consentRequestId: request.params.id, approve: decision === 'approve', actor: '' }, await asUser(context, request));
+    return reply.redirect(`/communities?done=${decision === 'approve' ? 'approved' : 'denied'}`, 303);
+  });
+}

@@ -1,0 +1,62 @@
+// The mint form's fields turned into a MintKeyRequest for the signed-in user. The form is checked
+// here for a clear message on the page; identity checks everything again (scopes, rate, allowlist).
+import type { MintKeyRequest } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
+import { keyEnvironments } from '../../services/kit/enums.js';
+import { isScope, SCOPE_TIER, SCOPES } from '../../services/kit/scopes.js';
+
+/** Scopes chosen one by one under Advanced: self:enrich and the write scopes, plus the read ones. */
+export const ADVANCED_SCOPES = SCOPES;
+
+export type MintForm = Record<string, string | string[] | undefined>;
+
+export class FormError extends Error {}
+
+function list(value: string | string[] | undefined): string[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+function single(form: MintForm, name: string): string {
+  const values = list(form[name]);
+  if (values.length > 1) throw new FormError(`${name} was sent more than once`);
+  return (values[0] ?? '').trim();
+}
+
+export function mintRequestOf(userId: string, form: MintForm): MintKeyRequest {
+  const mode = single(form, 'preset');
+  if (mode !== 'read' && mode !== 'advanced') throw new FormError('choose the Read preset or Advanced');
+  const chosen = list(form.scopes);
+  const unknown = chosen.filter((s) => !isScope(s));
+  if (unknown.length > 0) throw new FormError(`unknown scope: ${unknown.join(', ')}`);
+  if (mode === 'advanced' && chosen.length === 0) throw new FormError('under Advanced, choose at least one scope');
+  const environment = single(form, 'environment') || 'live';
+  if (!keyEnvironments.isName(environment)) throw new FormError('environment must be live or test');
+  const rateText = single(form, 'requested_rate');
+  const rate = rateText === '' ? 0 : Number(rateText);
+  if (!Number.isInteger(rate) || rate < 0) throw new FormError('requested rate must be a whole number of requests per minute');
+  const allowlistText = single(form, 'allowlist');
+  const allowlist = allowlistText === '' ? undefined : { communityIds: allowlistText.split(/[\s,]+/).filter(Boolean) };
+  return {
+    userId,
+    // The Read preset never carries a scope beyond the read tier, whatever else the form held.
+    preset: mode === 'read' ? 'read' : '',
+    scopes: mode === 'read' ? [] : chosen,
+    environment: keyEnvironments.toEnum(environment),
+    requestedRate: rate,
+    allowlist,
+    id: '',
+    secret: '',
+  };
+}
+
+/** What the form says beside a scope: write scopes need the community owner's consent to writes. */
+export function scopeHint(scope: (typeof SCOPES)[number]): string {
+  switch (SCOPE_TIER[scope]) {
+    case 'read':
+      return 'read-only';
+    case 'self':
+      return 'billable: enriches your own profile';
+    case 'write':
+      return "works only where the community's owner has enabled API writes";
+  }
+}

@@ -1,0 +1,22 @@
+// What a signed-in user (the settings web app's `user` principal) may do with keys: mint and list
+// only their own, and revoke only a key they own. The operator may act for anyone. A key of
+// someone else is answered as not found, so its existence is not revealed.
+import { domainError } from '../kit/grpc/errors.js';
+import type { ServiceContext } from '../kit/grpc/server.js';
+import type { IdentityContext } from './identity-context.js';
+
+/** The user a key request may act for: a signed-in user only for themself. */
+export function requireSelf(ctx: ServiceContext, userId: string): void {
+  if (ctx.principal.kind === 'user' && ctx.principal.userId !== userId) {
+    throw domainError('forbidden', 'a signed-in user manages only their own keys');
+  }
+}
+
+/** Refuses revoking a key the signed-in user does not own (as not found); the operator passes. */
+export async function requireOwnKey(context: IdentityContext, ctx: ServiceContext, keyId: string): Promise<void> {
+  if (ctx.principal.kind !== 'user') return;
+  const key = await context.keys.findById(keyId);
+  if (!key || key.owner_type !== 'user' || key.owner_id !== ctx.principal.userId) {
+    throw domainError('not_found', `key ${keyId} not found`);
+  }
+}

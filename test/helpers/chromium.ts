@@ -1,0 +1,21 @@
+// Headless Chromium from the system's package (Debian's `chromium`, which .ci/run installs when
+// missing), driven by playwright-core: nothing downloads a browser.
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run'],
+  });
+}
+
+/** Where screenshots go: SETTINGS_SCREENSHOTS_DIR (docs/settings when refreshing the docs), else nowhere. */
+export function screenshotPath(name: string): string | undefined {
+  const dir = process.env.SETTINGS_SCREENSHOTS_DIR;
+  return dir ? `${dir}/${name}.png` : undefined;
+}

@@ -1,0 +1,109 @@
+// The API keys screen in a real browser (headless Chromium): sign in with a one-time link, mint a
+// key with the Read preset, copy the secret shown once, use it on the API, revoke it with a
+// confirmation, and the very next API request with it is refused. Also at phone width, by keyboard.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
+import { mintSignInLink } from '../deploy/launcher/sign-in-link.js';
+import { launchChromium, screenshotPath } from './helpers/chromium.js';
+import { bearer, request } from './helpers/http.js';
+import { startTestSystem, type TestSystem } from './helpers/test-system.js';
+
+const seed: SeedInput = {
+  users: [{ id: 'u_ada', email: 'ada@example.org', name: 'Ada Lovelace', plan: 'paid' }],
+  communities: [{ id: 'c_bio', name: 'Biology', owner: { user: 'u_ada' } }],
+};
+
+describe('settings web app in a browser: the API keys screen', () => {
+  let sys: TestSystem;
+  let browser: Browser;
+  beforeAll(async () => {
+    [sys, browser] = await Promise.all([startTestSystem({ seed }), launchChromium()]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await sys?.stop();
+  });
+
+  async function signedInPage(width = 1100): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sys.settingsUrl! });
+    const page = await context.newPage();
+    const link = await mintSignInLink({ clients: sys.clients, signer: sys.signer, deadlineMs: 10_000 }, sys.settingsUrl!, 'u_ada', 'test');
+    await page.goto(link.url);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/keys');
+    return page;
+  }
+
+  it('signs in with a link, mints a Read key, copies its secret, uses it (200), revokes it (then 401)', async () => {
+    const page = await signedInPage();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('API keys');
+    await expect(page.getByText('You have no API keys yet.').isVisible()).resolves.toBe(true);
+    const shot = screenshotPath('keys-empty');
+    if (shot) await page.screenshot({ path: shot, fullPage: true });
+
+    await page.getByLabel('Read preset', { exact: false }).check();
+    await page.getByLabel('Test').check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+    await page.getByText('Copied.').waitFor();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied).toBe((await page.locator('#new-secret').textContent())!.trim());
+    expect(copied).toMatch(/^svc_test_/);
+    const created = screenshotPath('key-created');
+    if (created) {
+      // The published picture must not show a usable secret: it shows the page with the secret masked.
+      await page.locator('#new-secret').evaluate((el) => { el.textContent = 'svc_test_••••••••••••••••••••••••••••••••••••••••••'; });
+      await page.screenshot({ path: created, fullPage: true });
+    }
+
+    const me = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(copied) });
+    expect(me.status).toBe(200);
+    expect(me.body.scopes).toEqual(['search:read', 'profile:read', 'enrich:read']);
+    expect(me.body.key.environment).toBe('test');
+
+    await page.getByRole('link', { name: 'Back to your keys' }).click();
+    await expect(page.getByRole('cell', { name: 'search:read, profile:read, enrich:read' }).count()).resolves.toBe(1);
+    const list = screenshotPath('keys-list');
+    if (list) await page.screenshot({ path: list, fullPage: true });
+    await page.getByRole('link', { name: /^Revoke/ }).click();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Revoke key');
+    const confirm = screenshotPath('key-revoke-confirm');
+    if (confirm) await page.screenshot({ path: confirm, fullPage: true });
+    await page.getByRole('button', { name: 'Revoke key' }).click();
+    await page.getByText('was revoked').waitFor();
+
+    const after = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(copied) });
+    expect(after.status).toBe(401);
+    await page.context().close();
+  });
+
+  it('is usable at phone width and by keyboard alone: labelled controls, Advanced scopes, a clear refusal', async () => {
+    const page = await signedInPage(375);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    // Advanced without a scope: the refusal says what to do, and nothing is minted.
+    await page.getByLabel('Advanced', { exact: false }).focus();
+    await page.keyboard.press('Space');
+    await page.getByRole('button', { name: 'Create key' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').waitFor();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('choose at least one scope');
+    const refusal = screenshotPath('phone-refusal');
+    if (refusal) await page.screenshot({ path: refusal, fullPage: true });
+    await page.goBack();
+    await page.getByLabel('self:enrich', { exact: false }).check();
+    await page.getByLabel('Advanced', { exact: false }).check();
+    await page.getByLabel('Requested rate (requests per minute)').fill('30');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Key created');
+    await expect(page.locator('main').textContent()).resolves.toContain('self:enrich');
+    const phone = screenshotPath('phone-key-created');
+    if (phone) {
+      await page.locator('#new-secret').evaluate((el) => { el.textContent = 'svc_live_••••••••••••••••••••••••••••••••••••••••••'; });
+      await page.screenshot({ path: phone, fullPage: true });
+    }
+    await page.context().close();
+  });
+});
