@@ -1,6 +1,7 @@
 // The recorded exchanges of the OpenAPI examples, in the order they run against a fresh system
 // over the demo data (deploy/admin/demo-data.ts) with the demo key (every scope): who the key is,
-// rosters, searches, bulk add and erasure, enrichment. A new endpoint needs one entry here (its
+// the communities it reaches, rosters, searches, bulk add and erasure, enrichment and the lists of
+// runs. A new endpoint needs one entry here (its
 // operationId, the request, the status) and `npm run examples`; recipes.test.ts names any endpoint
 // without one.
 import type { Recipe } from './recipe.js';
@@ -10,6 +11,13 @@ const FINAL_RUN = (body: { status: string }) => body.status === 'succeeded' || b
 export const RECIPES: readonly Recipe[] = [
   { operationId: 'getMe', name: 'demo_key', summary: 'The demo key: its owner, scopes, usage and credit balance', status: 200, request: () => ({}) },
   { operationId: 'getOwnProfile', name: 'demo_user', summary: "The demo user's own profile", status: 200, request: () => ({}) },
+  {
+    operationId: 'listCommunities',
+    name: 'demo_key',
+    summary: 'The five demo communities the demo key reaches, with its role and write access in each',
+    status: 200,
+    request: () => ({}),
+  },
   {
     operationId: 'listCommunityMembers',
     name: 'first_page',
@@ -133,6 +141,13 @@ export const RECIPES: readonly Recipe[] = [
     until: FINAL_RUN,
   },
   {
+    operationId: 'listSelfEnrichmentRuns',
+    name: 'recent',
+    summary: "The demo user's self-enrichment runs, newest first (here: the one just finished)",
+    status: 200,
+    request: () => ({ query: { limit: '5' } }),
+  },
+  {
     operationId: 'startCommunityEnrichment',
     name: 'dry_run',
     summary: 'Estimates a standard-depth run over the whole Climate & Earth System Science Network',
@@ -158,6 +173,20 @@ export const RECIPES: readonly Recipe[] = [
     status: 200,
     request: (r) => ({ params: { id: 'c_machine_learning', run_id: r.community_run! } }),
     until: FINAL_RUN,
+  },
+  {
+    operationId: 'listCommunityEnrichmentRuns',
+    name: 'recent',
+    summary: 'The runs of the Applied Machine Learning Circle, newest first, without their people',
+    status: 200,
+    request: () => ({ params: { id: 'c_machine_learning' }, query: { limit: '5' } }),
+  },
+  {
+    operationId: 'listCommunityEnrichmentRuns',
+    name: 'unknown_community',
+    summary: 'A community outside the key\'s reach (here: none of that id) is 403, as for every community endpoint',
+    status: 403,
+    request: () => ({ params: { id: 'c_does_not_exist' } }),
   },
   {
     operationId: 'getCommunityMember',
