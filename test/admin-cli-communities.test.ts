@@ -25,7 +25,8 @@ const seed: SeedInput = {
   ],
 };
 
-describe('admin CLI: communities, writes, users set-jit, consent', () => {
+// Each CLI run starts a Node process (tsx): generous time on a busy machine.
+describe('admin CLI: communities, writes, users set-jit, consent', { timeout: 300_000 }, () => {
   let sys: TestSystem;
 
   // USER names the operator the services record (`cli:ops`).

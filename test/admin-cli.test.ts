@@ -24,7 +24,8 @@ function seedFile(doc: unknown): string {
   return file;
 }
 
-describe('admin CLI against a running system', () => {
+// Each CLI run starts a Node process (tsx): generous time on a busy machine.
+describe('admin CLI against a running system', { timeout: 300_000 }, () => {
   let sys: TestSystem;
 
   const runCli = (args: string[]) => runAdminCli(sys.env, args);
