@@ -100,7 +100,7 @@ describe('admin CLI: communities, writes, users set-jit, consent', { timeout: 30
     expect(on.user).toMatchObject({ id: 'u_owner', email: 'owner@example.org', name: 'Olive Owner', plan: 'paid', jit_consent: true });
     const bad = await runCli(['users', 'set-jit', 'u_owner', 'maybe']);
     expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toContain("argument 'maybe' is invalid. must be one of on, off");
+    expect(bad.stderr).toContain("error: command-argument value 'maybe' is invalid for argument 'setting'. must be one of on, off");
     const missing = await runCli(['users', 'set-jit', 'u_nobody', 'on']);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('not_found');

@@ -18,16 +18,23 @@ const isRecordList = (value: unknown): value is Json[] =>
 
 /** Lists as tables under their name, the other fields as one record above them. */
 export function humanOf(result: Json, rendering: Rendering = {}): string {
-  if (rendering.human) return rendering.human(result);
-  const lists = Object.entries(result).filter(([, v]) => isRecordList(v)) as [string, Json[]][];
-  const rest = Object.fromEntries(Object.entries(result).filter(([k]) => !lists.some(([name]) => name === k)));
+  if (rendering.human) return rendering.human(result) + more(result);
+  // A list's page token is for scripts; people get a note when the list was cut.
+  const { next_page_token: _token, ...fields } = result;
+  const lists = Object.entries(fields).filter(([, v]) => isRecordList(v)) as [string, Json[]][];
+  const rest = Object.fromEntries(Object.entries(fields).filter(([k]) => !lists.some(([name]) => name === k)));
   const parts: string[] = [];
   if (Object.keys(rest).length > 0) parts.push(record(rest));
   for (const [name, rows] of lists) {
     const heading = lists.length > 1 || parts.length > 0 ? `${name}:\n` : '';
     parts.push(heading + table(rows, rendering.columns?.[name]));
   }
-  return parts.join('\n\n');
+  return parts.join('\n\n') + more(result);
+}
+
+/** The note under a list that --limit cut. */
+function more(result: Json): string {
+  return result.next_page_token ? '\n(more follow: raise --limit to see them)' : '';
 }
 
 /** Adds the `--json` option every command that prints data has. */
