@@ -113,7 +113,8 @@ describe('access token audiences: the MCP resource and the REST API', () => {
     return new Promise((resolve) => {
       execFile(
         process.execPath,
-        [tsxCli, adminCli, ...args],
+        // --json: read as a script reads it (the API's names and values).
+        [tsxCli, adminCli, ...args, '--json'],
         // The operator's MCP_PORT is the port the server bound (it was started with 0).
         { cwd: repo, env: { ...process.env, ...sys.env, MCP_PORT: new URL(mcpUrl).port, LOG_LEVEL: 'silent' }, timeout: 30_000 },
         (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
@@ -125,18 +126,18 @@ describe('access token audiences: the MCP resource and the REST API', () => {
     const issued = await runCli(['tokens', 'issue', '--user', 'u_ada', '--scopes', 'profile:read', '--client', 'cli-mcp', '--audience', 'mcp']);
     expect(issued.stderr).toBe('');
     expect(issued.code).toBe(0);
-    const out = JSON.parse(issued.stdout) as { accessToken: string; grantId: string };
-    expect(payloadOf(out.accessToken).aud).toBe(mcpUrl);
-    const me = await whoamiOverMcp(out.accessToken);
-    expect((me.structuredContent as any).key).toMatchObject({ id: out.grantId, credential: 'oauth' });
-    expect((await restMe(out.accessToken)).status).toBe(401);
+    const out = JSON.parse(issued.stdout) as { access_token: string; grant_id: string };
+    expect(payloadOf(out.access_token).aud).toBe(mcpUrl);
+    const me = await whoamiOverMcp(out.access_token);
+    expect((me.structuredContent as any).key).toMatchObject({ id: out.grant_id, credential: 'oauth' });
+    expect((await restMe(out.access_token)).status).toBe(401);
 
     // --resource names the same resource verbatim; the default stays the REST API.
     const byUrl = JSON.parse((await runCli(['tokens', 'issue', '--user', 'u_ada', '--scopes', 'profile:read', '--resource', mcpUrl])).stdout);
-    expect(payloadOf(byUrl.accessToken).aud).toBe(mcpUrl);
+    expect(payloadOf(byUrl.access_token).aud).toBe(mcpUrl);
     const rest = JSON.parse((await runCli(['tokens', 'issue', '--user', 'u_ada', '--scopes', 'profile:read'])).stdout);
-    expect((await restMe(rest.accessToken)).status).toBe(200);
-    expect((await mcpInit(rest.accessToken)).status).toBe(401);
+    expect((await restMe(rest.access_token)).status).toBe(200);
+    expect((await mcpInit(rest.access_token)).status).toBe(401);
 
     const unknown = await runCli(['tokens', 'issue', '--user', 'u_ada', '--scopes', 'profile:read', '--resource', 'https://evil.example/mcp']);
     expect(unknown.code).not.toBe(0);

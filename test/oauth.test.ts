@@ -56,7 +56,8 @@ function runCli(sys: TestSystem, args: string[]): Promise<{ code: number; stdout
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [tsxCli, adminCli, ...args],
+      // --json: read as a script reads it (the API's names and values).
+      [tsxCli, adminCli, ...args, '--json'],
       { cwd: repo, env: { ...process.env, ...sys.env, LOG_LEVEL: 'silent' }, timeout: 30_000 },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
@@ -140,22 +141,22 @@ describe.each(storeNames())('OAuth access tokens, local issuer, on %s', (store) 
     expect(issued.code).toBe(0);
     const out = JSON.parse(issued.stdout);
     expect(out).toMatchObject({
-      accessToken: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
-      grantId: expect.stringMatching(/^grant_/),
-      expiresAt: expect.any(String),
-      grant: { userId: 'u_ada', clientId: 'cli-test', scopes: ['search:read', 'profile:read'] },
+      access_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+      grant_id: expect.stringMatching(/^grant_/),
+      expires_at: expect.any(String),
+      grant: { user_id: 'u_ada', client_id: 'cli-test', scopes: ['search:read', 'profile:read'] },
     });
-    expect(Date.parse(out.expiresAt) - Date.now()).toBeLessThanOrEqual(120_000);
-    expect((await me(sys, out.accessToken)).body.key.id).toBe(out.grantId);
+    expect(Date.parse(out.expires_at) - Date.now()).toBeLessThanOrEqual(120_000);
+    expect((await me(sys, out.access_token)).body.key.id).toBe(out.grant_id);
 
     const listed = JSON.parse((await runCli(sys, ['tokens', 'list', '--user', 'u_ada'])).stdout);
-    expect(listed.grants.map((g: { id: string }) => g.id)).toContain(out.grantId);
-    expect(JSON.stringify(listed)).not.toContain(out.accessToken);
+    expect(listed.grants.map((g: { id: string }) => g.id)).toContain(out.grant_id);
+    expect(JSON.stringify(listed)).not.toContain(out.access_token);
 
-    const revoked = await runCli(sys, ['tokens', 'revoke', out.grantId]);
+    const revoked = await runCli(sys, ['tokens', 'revoke', out.grant_id]);
     expect(revoked.code).toBe(0);
-    expect(JSON.parse(revoked.stdout).grant.revokedAt).toBeTruthy();
-    await expectUnauthorized(sys, out.accessToken);
+    expect(JSON.parse(revoked.stdout).grant.revoked_at).toBeTruthy();
+    await expectUnauthorized(sys, out.access_token);
 
     const bad = await runCli(sys, ['tokens', 'issue', '--user', 'u_ada', '--scopes', 'search:read', '--ttl', 'soon']);
     expect(bad.code).not.toBe(0);

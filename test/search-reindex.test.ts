@@ -195,7 +195,7 @@ describe.each(storeNames())('search reindex on %s', (store) => {
     const out = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        [tsxCli, adminCli, 'search', 'reindex', '--batch', '2', '--progress-every', '5'],
+        [tsxCli, adminCli, 'search', 'reindex', '--batch', '2', '--progress-every', '5', '--json'],
         { cwd: repo, env: { ...process.env, ...sys.env, LOG_LEVEL: 'silent', USER: 'ops' }, timeout: 150_000 },
         (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );

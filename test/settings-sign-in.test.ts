@@ -77,10 +77,11 @@ describe('settings web app: sign-in and sessions', () => {
 
   it('mints a sign-in link with the admin CLI', async () => {
     const cli = join(import.meta.dirname, '..', 'deploy/admin/cli.ts');
-    const { stdout } = await promisify(execFile)('npx', ['tsx', cli, 'users', 'sign-in-link', '--user', 'u_bob'], {
+    const { stdout } = await promisify(execFile)('npx', ['tsx', cli, 'users', 'sign-in-link', '--user', 'u_bob', '--json'], {
       env: { ...process.env, ...sys.env, SETTINGS_PUBLIC_URL: base },
     });
-    const printed = JSON.parse(stdout) as { url: string; expiresAt: string };
+    const printed = JSON.parse(stdout) as { url: string; expires_at: string };
+    expect(Date.parse(printed.expires_at)).toBeGreaterThan(Date.now());
     expect(printed.url.startsWith(`${base}/sign-in/link?token=`)).toBe(true);
     const browser = new SettingsClient(base);
     expect((await browser.signInWith(printed.url)).status).toBe(303);

@@ -67,7 +67,7 @@ export async function applySeed(
   clients: ServiceClients,
   signer: TokenSigner,
   input: unknown,
-  options: { actor?: string; deadlineMs?: number } = {},
+  options: { actor?: string; deadlineMs?: number; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<SeedResult> {
   const seed: SeedDocument = parseSeed(input);
   const actor = options.actor ?? 'seed';
@@ -75,6 +75,11 @@ export async function applySeed(
   // (the signer reuses a token while it is fresh, so this costs nothing).
   const call = (): Promise<CallOptions> => callAs(signer, { kind: 'operator', actor }, undefined, options.deadlineMs ?? 30_000);
   const result: SeedResult = { keys: {} };
+  // Progress over every record of the file, applied or skipped as unchanged.
+  const total = seed.users.length + seed.organizations.length + seed.communities.length + seed.profiles.length +
+    seed.memberships.length + seed.wallets.length + seed.keys.length;
+  let progressed = 0;
+  options.onProgress?.(0, total);
 
   try {
     const state = await clients.identity.getSeedState({}, await call());
@@ -90,10 +95,12 @@ export async function applySeed(
         const recordId = idOf(record);
         const fingerprint = fingerprintOf(record);
         const before = applied.get(`${kind}\u0000${recordId}`);
-        if (before === fingerprint) continue;
-        await apply(record, before !== undefined);
-        done.push({ kind, recordId, fingerprint });
-        applied.set(`${kind}\u0000${recordId}`, fingerprint);
+        if (before !== fingerprint) {
+          await apply(record, before !== undefined);
+          done.push({ kind, recordId, fingerprint });
+          applied.set(`${kind}\u0000${recordId}`, fingerprint);
+        }
+        options.onProgress?.(++progressed, total);
       }
       if (done.length > 0) await clients.identity.recordSeedRecords({ records: done, seededBy: '' }, await call());
     }

@@ -1,7 +1,7 @@
 // Progress of `npm run admin -- search reindex` while it runs: the communities service drives the
 // run in one long call, so the CLI polls the search service's record of the run (GetReindexRun)
-// meanwhile and prints a line to stderr at each poll that saw the run move, and a last one when the
-// call returns. stdout keeps only the final JSON.
+// meanwhile and shows the run (a bar on a terminal, or a line per poll for logs) at each poll that
+// saw it move, and a last time when the call returns. stdout keeps only the result.
 import type { GetReindexRunResponse } from '../../proto/gen/expertnet/search/v1/search_service.js';
 
 export interface ProgressWatch {
@@ -25,16 +25,16 @@ export function progressLine(r: GetReindexRunResponse): string {
 }
 
 /**
- * Polls `poll` every `intervalMs` and writes a line whenever a run newer than `after` (the newest
- * run before this one started) has indexed more than at the last line.
+ * Polls `poll` every `intervalMs` and shows the run whenever a run newer than `after` (the newest
+ * run before this one started) has indexed more than when it was last shown.
  */
-export function watchReindex(poll: () => Promise<GetReindexRunResponse>, after: number, write: (line: string) => void, intervalMs: number): ProgressWatch {
+export function watchReindex(poll: () => Promise<GetReindexRunResponse>, after: number, show: (run: GetReindexRunResponse) => void, intervalMs: number): ProgressWatch {
   let last = -1;
   let stopped = false;
   const report = async (final: boolean) => {
     const r = await poll().catch(() => undefined); // a failed poll only skips a line
     if (!r || r.run <= after) return;
-    if (final || r.indexedDocuments !== last) write(progressLine(r));
+    if (final || r.indexedDocuments !== last) show(r);
     last = r.indexedDocuments;
   };
   let pending = Promise.resolve();

@@ -35,6 +35,11 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       return { community: toCommunity(await records.getCommunity(context, request.communityId)) };
     },
 
+    async listAllCommunities(request) {
+      const page = await records.listAllCommunities(context, request);
+      return { communities: page.items.map((row) => ({ community: toCommunity(row), memberCount: row.member_count })), nextPageToken: page.nextPageToken };
+    },
+
     async archiveCommunity(request) {
       await records.archiveCommunity(context, request.communityId, request.archived);
       return { community: toCommunity(await records.getCommunity(context, request.communityId)) };
@@ -148,6 +153,7 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       upsertCommunity: ['operator'],
       getCommunity: ['operator', 'service'],
       archiveCommunity: ['operator'],
+      listAllCommunities: ['operator'],
       upsertProfile: ['operator'],
       getProfile: ['operator', 'service'],
       upsertMembership: ['operator'],

@@ -6,6 +6,7 @@ import { ownerTypes } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
 import { requireId } from '../kit/ids.js';
+import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { CommunitiesContext } from './communities-context.js';
 import { createCommunityRepository, type CommunityRow } from './community.repository.js';
 
@@ -37,6 +38,12 @@ export async function upsertCommunity(context: CommunitiesContext, c: Community 
     await r.attestWrites(id, c.apiWrites, ctx.principal.kind === 'operator' ? ctx.principal.actor : 'seed');
   });
   return id;
+}
+
+/** One page of every community (archived ones too) with its member count, in id order. */
+export async function listAllCommunities(context: CommunitiesContext, request: { pageSize: number; pageToken: string }) {
+  const limit = clampPageSize(request.pageSize);
+  return pageOf(await context.repo.listCommunities(limit + 1, request.pageToken), limit, (c) => c.id);
 }
 
 export async function archiveCommunity(context: CommunitiesContext, communityId: string, archived: boolean): Promise<void> {

@@ -85,6 +85,16 @@ export function createCommunityRepository(db: Queryable) {
       );
     },
 
+    /** Communities after `afterId` in id order (keyset paging), each with its member count. */
+    async listCommunities(limit: number, afterId: string): Promise<(CommunityRow & { member_count: number })[]> {
+      return db.query<CommunityRow & { member_count: number }>(
+        `SELECT ${COMMUNITY_COLUMNS},
+           (SELECT count(*)::int FROM communities.memberships m WHERE m.community_id = c.id) AS member_count
+         FROM communities.communities c WHERE c.id > $1 ORDER BY c.id LIMIT $2`,
+        [afterId, limit],
+      );
+    },
+
     async setArchived(id: string, archived: boolean): Promise<boolean> {
       const rows = await db.query('UPDATE communities.communities SET archived = $2 WHERE id = $1 RETURNING id', [id, archived]);
       return rows.length > 0;

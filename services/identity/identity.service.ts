@@ -78,6 +78,11 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       return { user: toUser(await accounts.getUser(context, request.userId)) };
     },
 
+    async listUsers(request) {
+      const page = await accounts.listUsers(context, request);
+      return { users: page.items.map(toUser), nextPageToken: page.nextPageToken };
+    },
+
     async setUserPlan(request) {
       return { user: toUser(await accounts.setUserPlan(context, request.userId, request.plan)) };
     },
@@ -144,6 +149,7 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       importLegacyOrganizationKey: ['operator'],
       upsertUser: ['operator'],
       getUser: ['operator', 'service'],
+      listUsers: ['operator'],
       setUserPlan: ['operator'],
       upsertOrganization: ['operator'],
       getOrganization: ['operator', 'service'],

@@ -45,6 +45,14 @@ export function createUserRepository(db: Queryable) {
       return rows[0];
     },
 
+    /** Users after `afterId` in id order (keyset paging). */
+    async listUsers(limit: number, afterId: string): Promise<UserRow[]> {
+      return db.query<UserRow>(
+        'SELECT id, email, name, plan, jit_consent, created_at FROM identity.users WHERE id > $1 ORDER BY id LIMIT $2',
+        [afterId, limit],
+      );
+    },
+
     async setPlan(id: string, plan: PlanName): Promise<UserRow | undefined> {
       const rows = await db.query<UserRow>(
         'UPDATE identity.users SET plan = $2 WHERE id = $1 RETURNING id, email, name, plan, jit_consent, created_at',

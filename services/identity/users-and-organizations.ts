@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../kit/db/database.js';
 import { plans, roles } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
 import { requireId } from '../kit/ids.js';
+import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { IdentityContext } from './identity-context.js';
 import { createUserRepository, type OrganizationMemberRow, type OrganizationRow, type UserRow } from './user.repository.js';
 
@@ -29,6 +30,12 @@ export async function getUser(context: IdentityContext, userId: string): Promise
   const row = await context.users.findUser(userId);
   if (!row) throw domainError('not_found', `user ${userId} not found`);
   return row;
+}
+
+/** One page of every user, in id order (the operator's list). */
+export async function listUsers(context: IdentityContext, request: { pageSize: number; pageToken: string }) {
+  const limit = clampPageSize(request.pageSize);
+  return pageOf(await context.users.listUsers(limit + 1, request.pageToken), limit, (u) => u.id);
 }
 
 export async function setUserPlan(context: IdentityContext, userId: string, plan: UserMessage['plan']): Promise<UserRow> {

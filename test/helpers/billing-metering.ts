@@ -62,7 +62,8 @@ export function runCli(sys: TestSystem, args: string[]): Promise<{ code: number;
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [tsxCli, adminCli, ...args],
+      // --json: read as a script reads it (the API's names and values).
+      [tsxCli, adminCli, ...args, '--json'],
       { cwd: repo, env: { ...process.env, ...sys.env, LOG_LEVEL: 'silent' }, timeout: 30_000 },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );

@@ -239,7 +239,7 @@ export function reconcileCli(env: Record<string, string>): Promise<{ code: numbe
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), join(repoRoot, 'deploy/admin/cli.ts'), 'billing', 'reconcile'],
+      [join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), join(repoRoot, 'deploy/admin/cli.ts'), 'billing', 'reconcile', '--json'],
       { cwd: repoRoot, env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );

@@ -26,7 +26,7 @@ export function readMigrations(dir: string): Migration[] {
 }
 
 /** Applies the migrations of one service's schema that are not applied yet; returns their names. */
-export async function migrate(db: Database, schema: string, dir: string): Promise<string[]> {
+export async function migrate(db: Database, schema: string, dir: string, onChecked?: (name: string) => void): Promise<string[]> {
   if (!/^[a-z_]+$/.test(schema)) throw new Error(`bad schema name ${schema}`);
   const applied: string[] = [];
   for (const migration of readMigrations(dir)) {
@@ -45,6 +45,7 @@ export async function migrate(db: Database, schema: string, dir: string): Promis
       return true;
     });
     if (ran) applied.push(migration.name);
+    onChecked?.(migration.name);
   }
   return applied;
 }
@@ -59,11 +60,21 @@ export function migrationsDir(service: MigratedSchema): string {
   return join(repoRoot, 'services', service, 'migrations');
 }
 
-/** Migrates each named schema (every one by default); returns `schema/file` of what ran. */
-export async function migrateAll(db: Database, services: readonly MigratedSchema[] = MIGRATED_SCHEMAS): Promise<string[]> {
+/**
+ * Migrates each named schema (every one by default); returns `schema/file` of what ran.
+ * `onProgress` hears of each migration file checked (applied now or before), out of them all.
+ */
+export async function migrateAll(
+  db: Database,
+  services: readonly MigratedSchema[] = MIGRATED_SCHEMAS,
+  onProgress?: (checked: number, total: number) => void,
+): Promise<string[]> {
   const applied: string[] = [];
+  const total = services.reduce((n, service) => n + readMigrations(migrationsDir(service)).length, 0);
+  let checked = 0;
   for (const service of services) {
-    for (const name of await migrate(db, service, migrationsDir(service))) applied.push(`${service}/${name}`);
+    const ran = await migrate(db, service, migrationsDir(service), () => onProgress?.(++checked, total));
+    for (const name of ran) applied.push(`${service}/${name}`);
   }
   return applied;
 }

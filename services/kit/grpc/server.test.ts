@@ -57,6 +57,7 @@ function crashingIdentity(): ServiceRegistration<typeof IdentityServiceDefinitio
       importLegacyOrganizationKey: operatorOnly,
       upsertUser: operatorOnly,
       getUser: operatorOnly,
+      listUsers: operatorOnly,
       setUserPlan: operatorOnly,
       upsertOrganization: operatorOnly,
       getOrganization: operatorOnly,

@@ -206,6 +206,22 @@ export interface GetCommunityResponse {
   community: Community | undefined;
 }
 
+export interface ListAllCommunitiesRequest {
+  pageSize: number;
+  /** The next_page_token of the previous page; empty for the first. */
+  pageToken: string;
+}
+
+export interface ListedCommunity {
+  community: Community | undefined;
+  memberCount: number;
+}
+
+export interface ListAllCommunitiesResponse {
+  communities: ListedCommunity[];
+  nextPageToken: string;
+}
+
 export interface ArchiveCommunityRequest {
   communityId: string;
   archived: boolean;
@@ -1548,6 +1564,281 @@ export const GetCommunityResponse: MessageFns<GetCommunityResponse> = {
     message.community = (object.community !== undefined && object.community !== null)
       ? Community.fromPartial(object.community)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseListAllCommunitiesRequest(): ListAllCommunitiesRequest {
+  return { pageSize: 0, pageToken: "" };
+}
+
+export const ListAllCommunitiesRequest: MessageFns<ListAllCommunitiesRequest> = {
+  encode(message: ListAllCommunitiesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).uint32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAllCommunitiesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAllCommunitiesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAllCommunitiesRequest {
+    return {
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListAllCommunitiesRequest): unknown {
+    const obj: any = {};
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAllCommunitiesRequest>): ListAllCommunitiesRequest {
+    return ListAllCommunitiesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAllCommunitiesRequest>): ListAllCommunitiesRequest {
+    const message = createBaseListAllCommunitiesRequest();
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListedCommunity(): ListedCommunity {
+  return { community: undefined, memberCount: 0 };
+}
+
+export const ListedCommunity: MessageFns<ListedCommunity> = {
+  encode(message: ListedCommunity, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.community !== undefined) {
+      Community.encode(message.community, writer.uint32(10).fork()).join();
+    }
+    if (message.memberCount !== 0) {
+      writer.uint32(16).uint32(message.memberCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListedCommunity {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListedCommunity();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.community = Community.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.memberCount = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListedCommunity {
+    return {
+      community: isSet(object.community) ? Community.fromJSON(object.community) : undefined,
+      memberCount: isSet(object.memberCount)
+        ? globalThis.Number(object.memberCount)
+        : isSet(object.member_count)
+        ? globalThis.Number(object.member_count)
+        : 0,
+    };
+  },
+
+  toJSON(message: ListedCommunity): unknown {
+    const obj: any = {};
+    if (message.community !== undefined) {
+      obj.community = Community.toJSON(message.community);
+    }
+    if (message.memberCount !== 0) {
+      obj.memberCount = Math.round(message.memberCount);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListedCommunity>): ListedCommunity {
+    return ListedCommunity.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListedCommunity>): ListedCommunity {
+    const message = createBaseListedCommunity();
+    message.community = (object.community !== undefined && object.community !== null)
+      ? Community.fromPartial(object.community)
+      : undefined;
+    message.memberCount = object.memberCount ?? 0;
+    return message;
+  },
+};
+
+function createBaseListAllCommunitiesResponse(): ListAllCommunitiesResponse {
+  return { communities: [], nextPageToken: "" };
+}
+
+export const ListAllCommunitiesResponse: MessageFns<ListAllCommunitiesResponse> = {
+  encode(message: ListAllCommunitiesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.communities) {
+      ListedCommunity.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAllCommunitiesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAllCommunitiesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.communities.push(ListedCommunity.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAllCommunitiesResponse {
+    return {
+      communities: globalThis.Array.isArray(object?.communities)
+        ? object.communities.map((e: any) => ListedCommunity.fromJSON(e))
+        : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListAllCommunitiesResponse): unknown {
+    const obj: any = {};
+    if (message.communities?.length) {
+      obj.communities = message.communities.map((e) => ListedCommunity.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAllCommunitiesResponse>): ListAllCommunitiesResponse {
+    return ListAllCommunitiesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAllCommunitiesResponse>): ListAllCommunitiesResponse {
+    const message = createBaseListAllCommunitiesResponse();
+    message.communities = object.communities?.map((e) => ListedCommunity.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
     return message;
   },
 };
@@ -6672,6 +6963,18 @@ export const CommunitiesServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Operator: every community (archived ones too) with its member count, in id order, one page at
+     * a time (the admin CLI's `communities list`).
+     */
+    listAllCommunities: {
+      name: "ListAllCommunities",
+      requestType: ListAllCommunitiesRequest as typeof ListAllCommunitiesRequest,
+      requestStream: false,
+      responseType: ListAllCommunitiesResponse as typeof ListAllCommunitiesResponse,
+      responseStream: false,
+      options: {},
+    },
     upsertProfile: {
       name: "UpsertProfile",
       requestType: UpsertProfileRequest as typeof UpsertProfileRequest,
@@ -6894,6 +7197,14 @@ export interface CommunitiesServiceImplementation<CallContextExt = {}> {
     request: ArchiveCommunityRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ArchiveCommunityResponse>>;
+  /**
+   * Operator: every community (archived ones too) with its member count, in id order, one page at
+   * a time (the admin CLI's `communities list`).
+   */
+  listAllCommunities(
+    request: ListAllCommunitiesRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListAllCommunitiesResponse>>;
   upsertProfile(
     request: UpsertProfileRequest,
     context: CallContext & CallContextExt,
@@ -7021,6 +7332,14 @@ export interface CommunitiesServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<ArchiveCommunityRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ArchiveCommunityResponse>;
+  /**
+   * Operator: every community (archived ones too) with its member count, in id order, one page at
+   * a time (the admin CLI's `communities list`).
+   */
+  listAllCommunities(
+    request: DeepPartial<ListAllCommunitiesRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListAllCommunitiesResponse>;
   upsertProfile(
     request: DeepPartial<UpsertProfileRequest>,
     options?: CallOptions & CallOptionsExt,

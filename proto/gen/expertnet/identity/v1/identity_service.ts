@@ -193,6 +193,17 @@ export interface MintKeyResponse {
   secret: string;
 }
 
+export interface ListUsersRequest {
+  pageSize: number;
+  /** The next_page_token of the previous page; empty for the first. */
+  pageToken: string;
+}
+
+export interface ListUsersResponse {
+  users: User[];
+  nextPageToken: string;
+}
+
 export interface ListKeysRequest {
   userId: string;
   pageSize: number;
@@ -2312,6 +2323,188 @@ export const MintKeyResponse: MessageFns<MintKeyResponse> = {
     const message = createBaseMintKeyResponse();
     message.key = (object.key !== undefined && object.key !== null) ? ApiKey.fromPartial(object.key) : undefined;
     message.secret = object.secret ?? "";
+    return message;
+  },
+};
+
+function createBaseListUsersRequest(): ListUsersRequest {
+  return { pageSize: 0, pageToken: "" };
+}
+
+export const ListUsersRequest: MessageFns<ListUsersRequest> = {
+  encode(message: ListUsersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).uint32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUsersRequest {
+    return {
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListUsersRequest): unknown {
+    const obj: any = {};
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListUsersRequest>): ListUsersRequest {
+    return ListUsersRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListUsersRequest>): ListUsersRequest {
+    const message = createBaseListUsersRequest();
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListUsersResponse(): ListUsersResponse {
+  return { users: [], nextPageToken: "" };
+}
+
+export const ListUsersResponse: MessageFns<ListUsersResponse> = {
+  encode(message: ListUsersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.users) {
+      User.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.users.push(User.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUsersResponse {
+    return {
+      users: globalThis.Array.isArray(object?.users) ? object.users.map((e: any) => User.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListUsersResponse): unknown {
+    const obj: any = {};
+    if (message.users?.length) {
+      obj.users = message.users.map((e) => User.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListUsersResponse>): ListUsersResponse {
+    return ListUsersResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListUsersResponse>): ListUsersResponse {
+    const message = createBaseListUsersResponse();
+    message.users = object.users?.map((e) => User.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
     return message;
   },
 };
@@ -5362,6 +5555,15 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** Operator: every user, in id order, one page at a time (the admin CLI's `users list`). */
+    listUsers: {
+      name: "ListUsers",
+      requestType: ListUsersRequest as typeof ListUsersRequest,
+      requestStream: false,
+      responseType: ListUsersResponse as typeof ListUsersResponse,
+      responseStream: false,
+      options: {},
+    },
     setUserPlan: {
       name: "SetUserPlan",
       requestType: SetUserPlanRequest as typeof SetUserPlanRequest,
@@ -5542,6 +5744,8 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<UpsertUserResponse>>;
   getUser(request: GetUserRequest, context: CallContext & CallContextExt): Promise<DeepPartial<GetUserResponse>>;
+  /** Operator: every user, in id order, one page at a time (the admin CLI's `users list`). */
+  listUsers(request: ListUsersRequest, context: CallContext & CallContextExt): Promise<DeepPartial<ListUsersResponse>>;
   setUserPlan(
     request: SetUserPlanRequest,
     context: CallContext & CallContextExt,
@@ -5657,6 +5861,8 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
     options?: CallOptions & CallOptionsExt,
   ): Promise<UpsertUserResponse>;
   getUser(request: DeepPartial<GetUserRequest>, options?: CallOptions & CallOptionsExt): Promise<GetUserResponse>;
+  /** Operator: every user, in id order, one page at a time (the admin CLI's `users list`). */
+  listUsers(request: DeepPartial<ListUsersRequest>, options?: CallOptions & CallOptionsExt): Promise<ListUsersResponse>;
   setUserPlan(
     request: DeepPartial<SetUserPlanRequest>,
     options?: CallOptions & CallOptionsExt,

@@ -1,0 +1,32 @@
+// What every admin command shares: the services, reached over gRPC as the operator (connected on
+// first use, so `--help` and usage errors need no running system), and the operator's identity.
+import { loadConfig, type ServiceRole } from '../../services/kit/config.js';
+import { callAs, type CallOptions, type ServiceClients } from '../../services/kit/grpc/client.js';
+import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
+import { connectToServices } from '../launcher/wiring.js';
+
+/** A mistake in how the command was called: printed with a pointer to its --help, exit 1. */
+export class UsageError extends Error {}
+
+export interface AdminContext {
+  /** Who the services record as acting: `cli:<login name>`. */
+  readonly actor: string;
+  services(): { clients: ServiceClients; signer: TokenSigner; addresses: Record<ServiceRole, string> };
+  clients(): ServiceClients;
+  /** Options of one call as the operator, with its own deadline (30 s unless given). */
+  call(deadlineMs?: number): Promise<CallOptions>;
+  close(): void;
+}
+
+export function createAdminContext(): AdminContext {
+  let connection: ReturnType<typeof connectToServices> | undefined;
+  const actor = `cli:${process.env.USER ?? 'operator'}`;
+  const services = () => (connection ??= connectToServices(loadConfig()));
+  return {
+    actor,
+    services,
+    clients: () => services().clients,
+    call: (deadlineMs = 30_000) => callAs(services().signer, { kind: 'operator', actor }, undefined, deadlineMs),
+    close: () => connection?.clients.close(),
+  };
+}

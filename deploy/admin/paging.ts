@@ -1,0 +1,20 @@
+// `--limit N` over the services' keyset pages (at most 200 a page): fetches pages until N items or
+// the end, and keeps the token of what follows so a script can tell the list was cut.
+
+export const DEFAULT_LIMIT = 50;
+
+export interface Page<T> {
+  items: T[];
+  nextPageToken: string;
+}
+
+export async function upTo<T>(limit: number, fetch: (pageSize: number, pageToken: string) => Promise<Page<T>>): Promise<Page<T>> {
+  const items: T[] = [];
+  let token = '';
+  do {
+    const page = await fetch(Math.min(200, limit - items.length), token);
+    items.push(...page.items);
+    token = page.nextPageToken;
+  } while (token && items.length < limit);
+  return { items: items.slice(0, limit), nextPageToken: token };
+}
