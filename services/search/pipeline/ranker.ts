@@ -31,7 +31,7 @@ export interface RankerOptions {
   /** Rows each retrieval leg returns at most (default 200). */
   candidatesPerLeg?: number;
   /**
-   * Matching rows one tier of the full-text leg reads and ranks at most (default 40,000); the
+   * Matching rows one tier of the full-text leg reads and ranks at most (default 60,000); the
    * synonyms leg reads half as many, the name leg a fifth (retrieve.ts). Reading a matching row is
    * a random heap read, the cost that grows with the corpus: at 1M public profiles a common word
    * matches 190,000 rows, and 100,000 of them took 1–3 s (docs/SEARCH-RANKING.md "Speed").
@@ -49,7 +49,7 @@ export interface RankerOptions {
 }
 
 /** The limits of the product's fast path (the benchmark names them). */
-export const RANKER_DEFAULTS = { candidatesPerLeg: 200, rankWindow: 40_000, maxCandidates: 200, rerankTop: 50 } as const;
+export const RANKER_DEFAULTS = { candidatesPerLeg: 200, rankWindow: 60_000, maxCandidates: 200, rerankTop: 50 } as const;
 
 /** The retrieval legs' weights in fusion (candidate-fusion.ts); the vector leg's follows. */
 const LEG_WEIGHT: Record<Exclude<LegName, 'vector'>, number> = { 'full-text': 1, synonyms: 0.6, 'name/organization': 1 };
