@@ -169,6 +169,9 @@ describe.each(storeNames())('MCP enrichment tools on %s (parity with REST)', (st
     const options = { depth: 'quick', profile_ids: ['p_m0', 'p_m1', 'p_m2', 'p_closed'], include_already_enriched: true };
     const rest = await startRest(k.owner, 'c_lab', options);
     expect(rest.status, JSON.stringify(rest.body)).toBe(202);
+    // The same people in a run still working would be skipped (docs/ENRICHMENT.md, overlapping
+    // runs): the MCP run starts once the REST one is done, so both see the same community.
+    await untilFinal(client, { run_id: rest.body.run_id, community_id: 'c_lab' });
     const tool = await call(client, 'start_community_enrichment', { community_id: 'c_lab', ...options });
     expectSameBody(rest, tool, withoutIdentity);
     const run = tool.structuredContent as { run_id: string };
@@ -185,7 +188,6 @@ describe.each(storeNames())('MCP enrichment tools on %s (parity with REST)', (st
     });
     // A poll of one run: equal on both surfaces, for the MCP-started run and the REST-started one.
     expectSameBody(await pollRest(k.owner, 'c_lab', run.run_id), await call(client, 'get_enrichment_run', { run_id: run.run_id, community_id: 'c_lab' }));
-    await untilFinal(client, { run_id: rest.body.run_id, community_id: 'c_lab' });
     const restRun = await pollRest(k.owner, 'c_lab', rest.body.run_id);
     expectSameBody(restRun, await call(client, 'get_enrichment_run', { run_id: rest.body.run_id, community_id: 'c_lab' }));
     // Both runs did the same: equal but for the identity.
