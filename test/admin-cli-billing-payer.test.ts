@@ -1,8 +1,5 @@
 // The payer settings' admin commands as an operator runs them (`npm run admin -- billing …`), and
 // their effect on payer resolution.
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayerSource } from '../proto/gen/expertnet/billing/v1/billing_service.js';
 import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
@@ -10,10 +7,8 @@ import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { liveKey } from './helpers/keys.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
+import { runAdminCli } from './helpers/admin-cli.js';
 
-const repo = fileURLToPath(new URL('..', import.meta.url));
-const tsxCli = join(repo, 'node_modules/tsx/dist/cli.mjs');
-const adminCli = join(repo, 'deploy/admin/cli.ts');
 
 const secret = liveKey();
 const seed: SeedInput = {
@@ -31,17 +26,8 @@ describe('admin CLI: billing payer settings', () => {
   });
   afterAll(async () => sys?.stop());
 
-  function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        // --json: read as a script reads it (the API's names and values).
-        [tsxCli, adminCli, ...args, '--json'],
-        { cwd: repo, env: { ...process.env, ...sys.env, LOG_LEVEL: 'silent' }, timeout: 30_000 },
-        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-      );
-    });
-  }
+  // --json: read as a script reads it (the API's names and values).
+  const runCli = (args: string[]) => runAdminCli(sys.env, [...args, '--json']);
 
   async function kimPays(communityId: string) {
     const { caller } = await sys.clients.identity.authenticate({ apiKey: secret, accessToken: '' }, await callAs(sys.signer, { kind: 'edge' }, 'r', 5000));

@@ -3,9 +3,6 @@
 // resource URI, http://HOST:MCP_PORT/mcp, is then the same for the server that advertises it, for
 // identity that checks it and for the admin CLI that issues for it). A token minted for the MCP
 // resource works on MCP only, one minted for the REST API on REST only; API keys work on both.
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -16,10 +13,8 @@ import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { payloadOf } from './helpers/oauth.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
+import { runAdminCli } from './helpers/admin-cli.js';
 
-const repo = fileURLToPath(new URL('..', import.meta.url));
-const tsxCli = join(repo, 'node_modules/tsx/dist/cli.mjs');
-const adminCli = join(repo, 'deploy/admin/cli.ts');
 
 const adaKey = liveKey();
 const seed: SeedInput = {
@@ -109,18 +104,8 @@ describe('access token audiences: the MCP resource and the REST API', () => {
     await expect(issue('https://evil.example/mcp')).rejects.toThrow(/resource must be one served here/);
   });
 
-  function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        // --json: read as a script reads it (the API's names and values).
-        [tsxCli, adminCli, ...args, '--json'],
-        // The operator's MCP_PORT is the port the server bound (it was started with 0).
-        { cwd: repo, env: { ...process.env, ...sys.env, MCP_PORT: new URL(mcpUrl).port, LOG_LEVEL: 'silent' }, timeout: 30_000 },
-        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-      );
-    });
-  }
+  // --json: read as a script reads it. The operator's MCP_PORT is the port the server bound (it was started with 0).
+  const runCli = (args: string[]) => runAdminCli({ ...sys.env, MCP_PORT: new URL(mcpUrl).port }, [...args, '--json']);
 
   it('admin CLI: tokens issue --audience mcp prints a token that works on MCP and not on REST', async () => {
     const issued = await runCli(['tokens', 'issue', '--user', 'u_ada', '--scopes', 'profile:read', '--client', 'cli-mcp', '--audience', 'mcp']);

@@ -1,9 +1,6 @@
 // OAuth access tokens end to end: HTTP → edge → gRPC → identity (and billing) → the store, on
 // every store. Once with the one-process local issuer (tokens from IssueAccessToken and the admin
 // CLI), once with an external issuer whose JWKS a loopback server publishes.
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
@@ -23,10 +20,8 @@ import {
 } from './helpers/oauth.js';
 import { storeNames } from './helpers/stores.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
+import { runAdminCli, type CliResult } from './helpers/admin-cli.js';
 
-const repo = fileURLToPath(new URL('..', import.meta.url));
-const tsxCli = join(repo, 'node_modules/tsx/dist/cli.mjs');
-const adminCli = join(repo, 'deploy/admin/cli.ts');
 
 const adaKey = liveKey();
 const seed: SeedInput = {
@@ -52,16 +47,9 @@ async function expectUnauthorized(sys: TestSystem, token: string, headers: Recor
   expect(JSON.stringify(res.body)).not.toContain(token);
 }
 
-function runCli(sys: TestSystem, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      // --json: read as a script reads it (the API's names and values).
-      [tsxCli, adminCli, ...args, '--json'],
-      { cwd: repo, env: { ...process.env, ...sys.env, LOG_LEVEL: 'silent' }, timeout: 30_000 },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-  });
+/** The admin CLI with --json (read as a script reads it: the API's names and values). */
+function runCli(sys: TestSystem, args: string[]): Promise<CliResult> {
+  return runAdminCli(sys.env, [...args, '--json']);
 }
 
 describe.each(storeNames())('OAuth access tokens, local issuer, on %s', (store) => {

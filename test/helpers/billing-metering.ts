@@ -1,18 +1,13 @@
 // The billing suites' shared setup: a seed of payers, plans and organizations, the caller shapes
 // the edge passes on, the admin CLI as a child process, and a harness over the billing gRPC client.
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { Caller, CredentialKind, OwnerType } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { SeedInput } from '../../deploy/admin/seed-schema.js';
 import { callAs, type CallOptions } from '../../services/kit/grpc/client.js';
 import { readRemoteError } from '../../services/kit/grpc/errors.js';
 import type { TestSystem } from './test-system.js';
+import { runAdminCli, type CliResult } from './admin-cli.js';
 
-const repo = fileURLToPath(new URL('../..', import.meta.url));
-const tsxCli = join(repo, 'node_modules/tsx/dist/cli.mjs');
-const adminCli = join(repo, 'deploy/admin/cli.ts');
 export const DAY = 24 * 60 * 60 * 1000;
 
 export const USER = OwnerType.OWNER_TYPE_USER;
@@ -58,16 +53,9 @@ export const seed: SeedInput = {
   ],
 };
 
-export function runCli(sys: TestSystem, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      // --json: read as a script reads it (the API's names and values).
-      [tsxCli, adminCli, ...args, '--json'],
-      { cwd: repo, env: { ...process.env, ...sys.env, LOG_LEVEL: 'silent' }, timeout: 30_000 },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-  });
+/** The admin CLI with --json (read as a script reads it: the API's names and values). */
+export function runCli(sys: TestSystem, args: string[]): Promise<CliResult> {
+  return runAdminCli(sys.env, [...args, '--json']);
 }
 
 /** The failure of a call: its API code, message and ErrorInfo metadata (fails when it succeeded). */
