@@ -79,6 +79,7 @@ describe('fromRemote over a real gRPC call', () => {
     access: {
       getWallet: ['operator'],
       listLedgerEntries: ['operator'],
+      listSpendableWallets: ['operator'],
       creditWallet: ['operator'],
       setWalletBalance: ['operator'],
       grantSeedBalance: ['operator'],

@@ -1,11 +1,13 @@
 // Billing rows to and from the billing protos — owner references, wallets, ledger entries, a
-// resolved payer, reconciliation mismatches: one mapping for every handler and domain module.
-import { LedgerEntry, ResolvePayerResponse, Wallet } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
+// resolved payer, a user's spendable wallets, reconciliation mismatches: one mapping for every
+// handler and domain module.
+import { LedgerEntry, ListSpendableWalletsResponse, ResolvePayerResponse, Wallet } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
 import type { OwnerRef } from '../../proto/gen/expertnet/common/v1/common.js';
 import { ownerTypes } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
 import type { LedgerRow, Owner, UnreconciledRow, WalletRow } from './ledger.repository.js';
 import { PAYER_SOURCES, type ResolvedPayer } from './resolve-payer.js';
+import type { SpendableWallets } from './spendable-wallets.js';
 
 /** A required owner reference of a request; `field` names it in the error. */
 export function ownerOf(ref: OwnerRef | undefined, field = 'owner'): Owner {
@@ -32,6 +34,7 @@ export function toEntry(row: LedgerRow): LedgerEntry {
     credentialId: row.credential_id ?? '',
     createdAt: row.created_at.toISOString(),
     balanceAfter: row.balance_after,
+    requestId: row.request_id ?? '',
   });
 }
 
@@ -41,6 +44,15 @@ export function toResolvePayerResponse(resolved: ResolvedPayer): ResolvePayerRes
     payer: { type: ownerTypes.toEnum(resolved.payer.type), id: resolved.payer.id },
     payerName: resolved.payerName,
     source: PAYER_SOURCES[resolved.source],
+  });
+}
+
+/** A signed-in user's wallets, preference and global-search payer (ListSpendableWallets). */
+export function toSpendableWallets(found: SpendableWallets): ListSpendableWalletsResponse {
+  return ListSpendableWalletsResponse.fromPartial({
+    wallets: found.wallets.map(({ row, name }) => ({ wallet: toWallet(row), name })),
+    globalSearchPreference: found.preference && { type: ownerTypes.toEnum(found.preference.type), id: found.preference.id },
+    globalSearchPayer: toResolvePayerResponse(found.globalSearchPayer),
   });
 }
 

@@ -5,12 +5,13 @@
 import { BillingServiceDefinition } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
 import type { ServiceRegistration } from '../kit/grpc/server.js';
 import { type BillingDeps, createBillingContext } from './billing-context.js';
-import { toEntry, toMismatch, toResolvePayerResponse, toWallet } from './billing-messages.js';
+import { toEntry, toMismatch, toResolvePayerResponse, toSpendableWallets, toWallet } from './billing-messages.js';
 import * as metering from './metering.js';
 import * as payerSettings from './payer-settings.js';
 import { loadRates, OPERATIONS } from './rates.js';
 import { callerFor, resolvePayer } from './resolve-payer.js';
 import { meterSelfEnrich } from './self-enrich.js';
+import { listSpendableWallets } from './spendable-wallets.js';
 import * as wallets from './wallets.js';
 
 export function createBillingService(deps: BillingDeps) {
@@ -23,9 +24,13 @@ export function createBillingService(deps: BillingDeps) {
       return { wallet: toWallet(await wallets.getWallet(context, request.owner)) };
     },
 
-    async listLedgerEntries(request) {
-      const page = await wallets.listLedgerEntries(context, request);
+    async listLedgerEntries(request, ctx) {
+      const page = await wallets.listLedgerEntries(context, request, ctx);
       return { entries: page.items.map(toEntry), nextPageToken: page.nextPageToken };
+    },
+
+    async listSpendableWallets(request, ctx) {
+      return toSpendableWallets(await listSpendableWallets(context, ctx, request.userId));
     },
 
     async creditWallet(request, ctx) {
@@ -93,7 +98,8 @@ export function createBillingService(deps: BillingDeps) {
     implementation,
     access: {
       getWallet: ['operator', 'service'],
-      listLedgerEntries: ['operator'],
+      listLedgerEntries: ['operator', 'user'],
+      listSpendableWallets: ['operator', 'user'],
       creditWallet: ['operator'],
       setWalletBalance: ['operator'],
       grantSeedBalance: ['operator'],
@@ -102,7 +108,7 @@ export function createBillingService(deps: BillingDeps) {
       checkFunds: ['service', 'caller'],
       meterSelfEnrich: ['service'],
       listRates: ['service', 'caller', 'operator'],
-      setGlobalSearchPreference: ['operator'],
+      setGlobalSearchPreference: ['operator', 'user'],
       setOrganizationFunding: ['operator'],
       reconcile: ['operator'],
       getCallerUsage: ['caller'],

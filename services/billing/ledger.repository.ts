@@ -23,6 +23,7 @@ export interface LedgerRow {
   credential_id: string | null;
   note: string | null;
   balance_after: number;
+  request_id: string | null;
   created_at: Date;
 }
 
@@ -43,6 +44,8 @@ export interface Posting {
   units?: number;
   credentialId?: string;
   note?: string;
+  /** The request that caused the posting (X-Request-Id), when there is one. */
+  requestId?: string;
 }
 
 async function lockWallet(tx: Queryable, owner: Owner): Promise<WalletRow> {
@@ -63,10 +66,10 @@ async function append(tx: Queryable, wallet: WalletRow, p: Posting): Promise<Led
   const balanceAfter = wallet.balance + p.amount;
   const rows = await tx.query<LedgerRow>(
     `INSERT INTO billing.ledger_entries (id, owner_type, owner_id, amount, reference, operation, rate, units,
-       credential_id, note, balance_after)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+       credential_id, note, balance_after, request_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
     [`le_${randomUUID()}`, p.owner.type, p.owner.id, p.amount, p.reference, p.operation, p.rate ?? 0, p.units ?? 0,
-      p.credentialId ?? null, p.note ?? null, balanceAfter],
+      p.credentialId ?? null, p.note ?? null, balanceAfter, p.requestId || null],
   );
   await tx.query('UPDATE billing.wallets SET balance = $3, updated_at = now() WHERE owner_type = $1 AND owner_id = $2', [
     p.owner.type, p.owner.id, balanceAfter,

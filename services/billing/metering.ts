@@ -58,6 +58,7 @@ export async function charge(context: BillingContext, rates: Rates, request: Cha
     units,
     credentialId: request.credentialId || undefined,
     note: communityId ? `community ${communityId}` : undefined,
+    requestId,
   });
   // The same reference for another payer, operation or quantity is another charge: refused. A
   // retry after a rate change returns the original entry at its original rate.

@@ -1,4 +1,5 @@
-// The operator's payer settings: a user's global-search wallet and an organization's funding of
+// The payer settings: a user's global-search wallet (set by the operator or the signed-in user) and
+// an organization's funding (the operator's) of
 // the communities it owns (docs/BILLING.md "Payer resolution" reads them; the SQL is
 // payer-settings.repository.ts's).
 import type { SetGlobalSearchPreferenceRequest, SetOrganizationFundingRequest } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
@@ -9,15 +10,18 @@ import type { BillingContext } from './billing-context.js';
 import type { Owner } from './ledger.repository.js';
 import { createPayerDirectory } from './payer-directory.js';
 import { createPayerSettings } from './payer-settings.repository.js';
+import { requireSelf } from './spendable-wallets.js';
 
 /**
  * Sets (or, with no wallet, clears) the wallet a user's global searches are charged to: the user's
- * own, or an organization the user belongs to.
+ * own, or an organization the user belongs to. The operator sets it for anyone; a signed-in user
+ * for themself only, and naming a wallet they may not spend from is forbidden (not a form mistake).
  */
 export async function setGlobalSearchPreference(context: BillingContext, request: SetGlobalSearchPreferenceRequest, ctx: ServiceContext): Promise<void> {
   const settings = createPayerSettings(context.deps.db);
   const userId = request.userId.trim();
   if (!userId) throw domainError('invalid_request', 'user_id is required');
+  requireSelf(ctx, userId);
   const directory = createPayerDirectory(context, ctx.requestId);
   if (!(await directory.userExists(userId))) throw domainError('invalid_request', `unknown user ${userId}`);
   const ref = request.wallet;
@@ -34,7 +38,7 @@ export async function setGlobalSearchPreference(context: BillingContext, request
       : (await directory.organizationsOf(userId)).some((o) => o.organizationId === wallet.id);
   if (!allowed) {
     throw domainError(
-      'invalid_request',
+      ctx.principal.kind === 'user' ? 'forbidden' : 'invalid_request',
       `${wallet.type} ${wallet.id} cannot be ${userId}'s global-search wallet: it must be the user or an organization the user belongs to`,
     );
   }

@@ -83,6 +83,7 @@ export async function meterSelfEnrich(
       rate,
       units: 1,
       credentialId: caller.credentialId || undefined,
+      requestId,
     });
     // Lost a race with the same run metered at once for another payer: the first one stands.
     if (!sameOwner(entry, resolved.payer)) throw domainError('conflict', `run ${runId} was already metered for another payer`);

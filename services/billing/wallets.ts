@@ -1,6 +1,7 @@
-// Wallets and their exact ledger as the operator keeps them: read entries in pages, credit once
-// per reference, set a balance (an adjustment entry), grant a seed balance once; and a caller's
-// balance and spend for /v1/me. The SQL is ledger.repository.ts's.
+// Wallets and their exact ledger as the operator keeps them: read entries in pages (a signed-in
+// user, only of a wallet they may spend from), credit once per reference, set a balance (an
+// adjustment entry), grant a seed balance once; and a caller's balance and spend for /v1/me. The
+// SQL is ledger.repository.ts's.
 import type { CreditWalletRequest, ListLedgerEntriesRequest } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
 import type { OwnerRef } from '../../proto/gen/expertnet/common/v1/common.js';
 import { domainError } from '../kit/grpc/errors.js';
@@ -9,15 +10,17 @@ import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { BillingContext } from './billing-context.js';
 import { ownerOf } from './billing-messages.js';
 import type { LedgerRow, WalletRow } from './ledger.repository.js';
+import { requireSpendable } from './spendable-wallets.js';
 
 export async function getWallet(context: BillingContext, owner: OwnerRef | undefined): Promise<WalletRow> {
   return context.ledger.wallet(ownerOf(owner));
 }
 
-/** One page of a wallet's entries, newest first. */
-export async function listLedgerEntries(context: BillingContext, request: ListLedgerEntriesRequest) {
+/** One page of a wallet's entries, newest first; a signed-in user reads only a wallet they may spend from. */
+export async function listLedgerEntries(context: BillingContext, request: ListLedgerEntriesRequest, ctx: ServiceContext) {
   const { ledger } = context;
   const owner = ownerOf(request.owner);
+  await requireSpendable(context, ctx, owner);
   const limit = clampPageSize(request.pageSize);
   const cursor = request.pageToken ? await ledger.entryById(request.pageToken) : undefined;
   if (request.pageToken && !cursor) throw domainError('invalid_request', 'unknown page_token');
@@ -43,6 +46,7 @@ export async function creditWallet(
     reference: `credit:${request.reference}`,
     operation: 'credit',
     note: request.note || (ctx.principal.kind === 'operator' ? `by ${ctx.principal.actor}` : undefined),
+    requestId: ctx.requestId,
   });
   if (!created && (entry.owner_type !== owner.type || entry.owner_id !== owner.id || entry.amount !== request.amount)) {
     throw domainError('conflict', `reference ${request.reference} was already used for another credit`);

@@ -30,7 +30,10 @@ export async function checkSearchFunds(
   return payer?.id ? { type: ownerTypes.toName(payer.type, 'payer.type'), id: payer.id } : null;
 }
 
-/** Charges a stored job's payer, the one CheckFunds resolved at start (who pays depends on the operation and its community). */
+/**
+ * Charges a stored job's payer, the one CheckFunds resolved at start (who pays depends on the
+ * operation and its community), under the starting request's id so the ledger entry names it.
+ */
 export async function chargeSearch(deps: BillingCalls, job: JobRow): Promise<void> {
   if (!job.payer_type || !job.payer_id) throw new Error(`search ${job.id} has no payer`);
   await deps.clients.billing.charge(
@@ -42,6 +45,6 @@ export async function chargeSearch(deps: BillingCalls, job: JobRow): Promise<voi
       credentialId: job.credential_id,
       communityId: job.named_community_id ?? '',
     },
-    await asSearchService(deps, undefined),
+    await asSearchService(deps, job.request_id ?? undefined),
   );
 }

@@ -46,6 +46,8 @@ export interface JobRow {
   created_at: Date;
   finished_at: Date | null;
   expires_at: Date | null;
+  /** The request that started the search; null for jobs from before it was kept. */
+  request_id: string | null;
 }
 
 export interface NewJob {
@@ -60,6 +62,8 @@ export interface NewJob {
   reachIds: string[];
   limit: number;
   payer: { type: string; id: string } | null;
+  /** The starting request's id (X-Request-Id), handed on to the charge. */
+  requestId?: string;
 }
 
 /** Jobs are kept this long after they finish, then answer 404 and are purged. */
@@ -82,11 +86,11 @@ export function createSearchJobsRepository(db: Queryable) {
     async insert(job: NewJob): Promise<JobRow> {
       const rows = await db.query<JobRow>(
         `INSERT INTO search.search_jobs (id, credential_id, caller, query, scope, named_community_id, community_ids,
-                                         include_public, reach_ids, result_limit, payer_type, payer_id)
-         VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7::text[], $8, $9::text[], $10, $11, $12)
+                                         include_public, reach_ids, result_limit, payer_type, payer_id, request_id)
+         VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7::text[], $8, $9::text[], $10, $11, $12, $13)
          RETURNING *`,
         [job.id, job.credentialId, JSON.stringify(job.caller), job.query, job.scope, job.namedCommunityId, job.communityIds,
-          job.includePublic, job.reachIds, job.limit, job.payer?.type ?? null, job.payer?.id ?? null],
+          job.includePublic, job.reachIds, job.limit, job.payer?.type ?? null, job.payer?.id ?? null, job.requestId || null],
       );
       return rows[0]!;
     },

@@ -89,6 +89,7 @@ export async function startSearch(context: SearchContext, caller: Caller, reques
     reachIds: reach,
     limit: input.limit,
     payer,
+    requestId: ctx.requestId,
   });
   deps.logger.info({ requestId: ctx.requestId, searchId: job.id, scope: input.scope, communities: communityIds.length }, 'search started');
 

@@ -105,6 +105,8 @@ export interface LedgerEntry {
   credentialId: string;
   createdAt: string | undefined;
   balanceAfter: number;
+  /** The request that caused the entry (X-Request-Id), when one did; empty for background work. */
+  requestId: string;
 }
 
 export interface GetWalletRequest {
@@ -119,6 +121,29 @@ export interface ListLedgerEntriesRequest {
   owner: OwnerRef | undefined;
   pageSize: number;
   pageToken: string;
+}
+
+export interface ListSpendableWalletsRequest {
+  userId: string;
+}
+
+export interface SpendableWallet {
+  wallet:
+    | Wallet
+    | undefined;
+  /** The user's or organization's name. */
+  name: string;
+}
+
+export interface ListSpendableWalletsResponse {
+  /** The user's own wallet first, then their organizations' in the order they joined them. */
+  wallets: SpendableWallet[];
+  /** The saved global-search wallet; unset when there is none. */
+  globalSearchPreference:
+    | OwnerRef
+    | undefined;
+  /** Who pays the user's next global search (scope all or public) with a personal key, and why. */
+  globalSearchPayer: ResolvePayerResponse | undefined;
 }
 
 export interface ListLedgerEntriesResponse {
@@ -400,6 +425,7 @@ function createBaseLedgerEntry(): LedgerEntry {
     credentialId: "",
     createdAt: undefined,
     balanceAfter: 0,
+    requestId: "",
   };
 }
 
@@ -431,6 +457,9 @@ export const LedgerEntry: MessageFns<LedgerEntry> = {
     }
     if (message.balanceAfter !== 0) {
       writer.uint32(72).int64(message.balanceAfter);
+    }
+    if (message.requestId !== "") {
+      writer.uint32(82).string(message.requestId);
     }
     return writer;
   },
@@ -520,6 +549,14 @@ export const LedgerEntry: MessageFns<LedgerEntry> = {
             message.balanceAfter = longToNumber(reader.int64());
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -555,6 +592,11 @@ export const LedgerEntry: MessageFns<LedgerEntry> = {
         : isSet(object.balance_after)
         ? globalThis.Number(object.balance_after)
         : 0,
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
     };
   },
 
@@ -587,6 +629,9 @@ export const LedgerEntry: MessageFns<LedgerEntry> = {
     if (message.balanceAfter !== 0) {
       obj.balanceAfter = Math.round(message.balanceAfter);
     }
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
     return obj;
   },
 
@@ -606,6 +651,7 @@ export const LedgerEntry: MessageFns<LedgerEntry> = {
     message.credentialId = object.credentialId ?? "";
     message.createdAt = object.createdAt ?? undefined;
     message.balanceAfter = object.balanceAfter ?? 0;
+    message.requestId = object.requestId ?? "";
     return message;
   },
 };
@@ -855,6 +901,282 @@ export const ListLedgerEntriesRequest: MessageFns<ListLedgerEntriesRequest> = {
       : undefined;
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListSpendableWalletsRequest(): ListSpendableWalletsRequest {
+  return { userId: "" };
+}
+
+export const ListSpendableWalletsRequest: MessageFns<ListSpendableWalletsRequest> = {
+  encode(message: ListSpendableWalletsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSpendableWalletsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSpendableWalletsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListSpendableWalletsRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListSpendableWalletsRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListSpendableWalletsRequest>): ListSpendableWalletsRequest {
+    return ListSpendableWalletsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListSpendableWalletsRequest>): ListSpendableWalletsRequest {
+    const message = createBaseListSpendableWalletsRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseSpendableWallet(): SpendableWallet {
+  return { wallet: undefined, name: "" };
+}
+
+export const SpendableWallet: MessageFns<SpendableWallet> = {
+  encode(message: SpendableWallet, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.wallet !== undefined) {
+      Wallet.encode(message.wallet, writer.uint32(10).fork()).join();
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SpendableWallet {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSpendableWallet();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.wallet = Wallet.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SpendableWallet {
+    return {
+      wallet: isSet(object.wallet) ? Wallet.fromJSON(object.wallet) : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: SpendableWallet): unknown {
+    const obj: any = {};
+    if (message.wallet !== undefined) {
+      obj.wallet = Wallet.toJSON(message.wallet);
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SpendableWallet>): SpendableWallet {
+    return SpendableWallet.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SpendableWallet>): SpendableWallet {
+    const message = createBaseSpendableWallet();
+    message.wallet = (object.wallet !== undefined && object.wallet !== null)
+      ? Wallet.fromPartial(object.wallet)
+      : undefined;
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseListSpendableWalletsResponse(): ListSpendableWalletsResponse {
+  return { wallets: [], globalSearchPreference: undefined, globalSearchPayer: undefined };
+}
+
+export const ListSpendableWalletsResponse: MessageFns<ListSpendableWalletsResponse> = {
+  encode(message: ListSpendableWalletsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.wallets) {
+      SpendableWallet.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.globalSearchPreference !== undefined) {
+      OwnerRef.encode(message.globalSearchPreference, writer.uint32(18).fork()).join();
+    }
+    if (message.globalSearchPayer !== undefined) {
+      ResolvePayerResponse.encode(message.globalSearchPayer, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSpendableWalletsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSpendableWalletsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.wallets.push(SpendableWallet.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.globalSearchPreference = OwnerRef.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.globalSearchPayer = ResolvePayerResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListSpendableWalletsResponse {
+    return {
+      wallets: globalThis.Array.isArray(object?.wallets)
+        ? object.wallets.map((e: any) => SpendableWallet.fromJSON(e))
+        : [],
+      globalSearchPreference: isSet(object.globalSearchPreference)
+        ? OwnerRef.fromJSON(object.globalSearchPreference)
+        : isSet(object.global_search_preference)
+        ? OwnerRef.fromJSON(object.global_search_preference)
+        : undefined,
+      globalSearchPayer: isSet(object.globalSearchPayer)
+        ? ResolvePayerResponse.fromJSON(object.globalSearchPayer)
+        : isSet(object.global_search_payer)
+        ? ResolvePayerResponse.fromJSON(object.global_search_payer)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListSpendableWalletsResponse): unknown {
+    const obj: any = {};
+    if (message.wallets?.length) {
+      obj.wallets = message.wallets.map((e) => SpendableWallet.toJSON(e));
+    }
+    if (message.globalSearchPreference !== undefined) {
+      obj.globalSearchPreference = OwnerRef.toJSON(message.globalSearchPreference);
+    }
+    if (message.globalSearchPayer !== undefined) {
+      obj.globalSearchPayer = ResolvePayerResponse.toJSON(message.globalSearchPayer);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListSpendableWalletsResponse>): ListSpendableWalletsResponse {
+    return ListSpendableWalletsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListSpendableWalletsResponse>): ListSpendableWalletsResponse {
+    const message = createBaseListSpendableWalletsResponse();
+    message.wallets = object.wallets?.map((e) => SpendableWallet.fromPartial(e)) || [];
+    message.globalSearchPreference =
+      (object.globalSearchPreference !== undefined && object.globalSearchPreference !== null)
+        ? OwnerRef.fromPartial(object.globalSearchPreference)
+        : undefined;
+    message.globalSearchPayer = (object.globalSearchPayer !== undefined && object.globalSearchPayer !== null)
+      ? ResolvePayerResponse.fromPartial(object.globalSearchPayer)
+      : undefined;
     return message;
   },
 };
@@ -3299,11 +3621,27 @@ export const BillingServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Operator: any wallet. A signed-in user (settings web app): a wallet they may spend from only
+     * (any other wallet is not_found).
+     */
     listLedgerEntries: {
       name: "ListLedgerEntries",
       requestType: ListLedgerEntriesRequest as typeof ListLedgerEntriesRequest,
       requestStream: false,
       responseType: ListLedgerEntriesResponse as typeof ListLedgerEntriesResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * A signed-in user's wallets: their own and those of the organizations they belong to, with
+     * balances, their saved global-search preference and who pays their next global search.
+     */
+    listSpendableWallets: {
+      name: "ListSpendableWallets",
+      requestType: ListSpendableWalletsRequest as typeof ListSpendableWalletsRequest,
+      requestStream: false,
+      responseType: ListSpendableWalletsResponse as typeof ListSpendableWalletsResponse,
       responseStream: false,
       options: {},
     },
@@ -3381,7 +3719,7 @@ export const BillingServiceDefinition = {
       responseStream: false,
       options: {},
     },
-    /** Operator: a user's saved wallet for global searches. */
+    /** Operator, or a signed-in user for themself: a user's saved wallet for global searches. */
     setGlobalSearchPreference: {
       name: "SetGlobalSearchPreference",
       requestType: SetGlobalSearchPreferenceRequest as typeof SetGlobalSearchPreferenceRequest,
@@ -3422,10 +3760,22 @@ export const BillingServiceDefinition = {
 
 export interface BillingServiceImplementation<CallContextExt = {}> {
   getWallet(request: GetWalletRequest, context: CallContext & CallContextExt): Promise<DeepPartial<GetWalletResponse>>;
+  /**
+   * Operator: any wallet. A signed-in user (settings web app): a wallet they may spend from only
+   * (any other wallet is not_found).
+   */
   listLedgerEntries(
     request: ListLedgerEntriesRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ListLedgerEntriesResponse>>;
+  /**
+   * A signed-in user's wallets: their own and those of the organizations they belong to, with
+   * balances, their saved global-search preference and who pays their next global search.
+   */
+  listSpendableWallets(
+    request: ListSpendableWalletsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListSpendableWalletsResponse>>;
   /** Operator: add credits to a wallet (idempotent by reference). */
   creditWallet(
     request: CreditWalletRequest,
@@ -3462,7 +3812,7 @@ export interface BillingServiceImplementation<CallContextExt = {}> {
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<MeterSelfEnrichResponse>>;
   listRates(request: ListRatesRequest, context: CallContext & CallContextExt): Promise<DeepPartial<ListRatesResponse>>;
-  /** Operator: a user's saved wallet for global searches. */
+  /** Operator, or a signed-in user for themself: a user's saved wallet for global searches. */
   setGlobalSearchPreference(
     request: SetGlobalSearchPreferenceRequest,
     context: CallContext & CallContextExt,
@@ -3483,10 +3833,22 @@ export interface BillingServiceImplementation<CallContextExt = {}> {
 
 export interface BillingServiceClient<CallOptionsExt = {}> {
   getWallet(request: DeepPartial<GetWalletRequest>, options?: CallOptions & CallOptionsExt): Promise<GetWalletResponse>;
+  /**
+   * Operator: any wallet. A signed-in user (settings web app): a wallet they may spend from only
+   * (any other wallet is not_found).
+   */
   listLedgerEntries(
     request: DeepPartial<ListLedgerEntriesRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ListLedgerEntriesResponse>;
+  /**
+   * A signed-in user's wallets: their own and those of the organizations they belong to, with
+   * balances, their saved global-search preference and who pays their next global search.
+   */
+  listSpendableWallets(
+    request: DeepPartial<ListSpendableWalletsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListSpendableWalletsResponse>;
   /** Operator: add credits to a wallet (idempotent by reference). */
   creditWallet(
     request: DeepPartial<CreditWalletRequest>,
@@ -3523,7 +3885,7 @@ export interface BillingServiceClient<CallOptionsExt = {}> {
     options?: CallOptions & CallOptionsExt,
   ): Promise<MeterSelfEnrichResponse>;
   listRates(request: DeepPartial<ListRatesRequest>, options?: CallOptions & CallOptionsExt): Promise<ListRatesResponse>;
-  /** Operator: a user's saved wallet for global searches. */
+  /** Operator, or a signed-in user for themself: a user's saved wallet for global searches. */
   setGlobalSearchPreference(
     request: DeepPartial<SetGlobalSearchPreferenceRequest>,
     options?: CallOptions & CallOptionsExt,
