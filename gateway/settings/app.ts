@@ -18,6 +18,7 @@ import type { SettingsContext } from './context.js';
 import { renderError } from './errors.js';
 import { page, html } from './html.js';
 import { registerCommunityRoutes } from './communities-routes.js';
+import { registerCreditRoutes } from './credits-routes.js';
 import { registerKeyRoutes } from './keys-routes.js';
 import { registerSignInRoutes } from './sign-in-routes.js';
 
@@ -63,5 +64,6 @@ export async function buildSettingsApp(options: SettingsAppOptions): Promise<Fas
   registerSignInRoutes(app, context);
   registerKeyRoutes(app, context);
   registerCommunityRoutes(app, context);
+  registerCreditRoutes(app, context);
   return app;
 }

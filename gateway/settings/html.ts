@@ -44,6 +44,7 @@ export function csrfField(token: string): Markup {
 const SCREENS = [
   ['/keys', 'API keys'],
   ['/communities', 'Communities'],
+  ['/credits', 'Credits'],
 ] as const;
 
 /** The whole page: navigation (when signed in), a flash message, the screen's content. */
