@@ -113,12 +113,13 @@ describe('admin CLI usage', () => {
     expect(human.stdout).toMatch(/\nc_alpha\s+Alpha\s+user:u_0\s+2\s+false\s+false\s+\d{4}-/);
   }, 300_000);
 
-  it('keys mint makes a test key unless --live; keys list reads as a table', async () => {
+  it('keys mint makes a test key unless --live, named with --name; keys list reads as a table', async () => {
     const test = await adminJson(sys.env, ['keys', 'mint', '--user', 'u_0', '--scopes', 'profile:read']);
     expect(test.key.environment).toBe('test');
     expect(test.secret).toMatch(/^svc_test_/);
-    const live = await adminJson(sys.env, ['keys', 'mint', '--user', 'u_0', '--scopes', 'profile:read', '--live']);
+    const live = await adminJson(sys.env, ['keys', 'mint', '--user', 'u_0', '--scopes', 'profile:read', '--live', '--name', 'CI runner']);
     expect(live.key.environment).toBe('live');
+    expect(live.key.name).toBe('CI runner');
     expect(live.secret).toMatch(/^svc_live_/);
     const contradiction = await runAdminCli(sys.env, ['keys', 'mint', '--user', 'u_0', '--live', '--env', 'test']);
     expect(contradiction.code).not.toBe(0);
@@ -129,6 +130,9 @@ describe('admin CLI usage', () => {
     expect(human.stdout).toMatch(/^ID\s+PREFIX\s+ENVIRONMENT\s+OWNER\s+SCOPES\s+RATE_TIER\s+CREATED_AT/);
     expect(human.stdout).toContain(`${test.key.id}  `);
     expect(human.stdout).toMatch(new RegExp(`${live.key.id}\\s+${live.key.prefix}\\s+live\\s+user:u_0\\s+profile:read\\s+`));
+    // The name comes last: the key's own words, after the columns a script reads by position.
+    expect(human.stdout).toMatch(/REVOKED_AT\s+NAME$/m);
+    expect(human.stdout).toMatch(new RegExp(`^${live.key.id}\\s.*\\sCI runner$`, 'm'));
     expect(human.stdout).not.toContain(test.secret);
   }, 300_000);
 

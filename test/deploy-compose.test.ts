@@ -111,7 +111,8 @@ describe('deploy/compose.yaml', () => {
         for (const lbEndpoint of group.lb_endpoints as Json[]) {
           const { address, port_value: port } = lbEndpoint.endpoint.address.socket_address;
           expect(services[address], `${cluster.name}: ${address}`).toBeDefined();
-          if (address === 'gateway') expect(services.gateway!.environment.PORT).toBe(String(port));
+          // The gateway serves the API on PORT and the settings web app on SETTINGS_PORT.
+          if (address === 'gateway') expect(services.gateway!.environment[cluster.name === 'settings' ? 'SETTINGS_PORT' : 'PORT']).toBe(String(port));
           if (address === 'mcp') expect(services.mcp!.environment.MCP_PORT).toBe(String(port));
           if (address === 'otel-collector') expect(port).toBe(4317);
           const healthPort = lbEndpoint.endpoint.health_check_config?.port_value;
@@ -119,6 +120,19 @@ describe('deploy/compose.yaml', () => {
         }
       }
     }
+  });
+
+  it('serves the settings web app through Envoy at settings.localhost (its own origin) and on loopback :8082', () => {
+    const envoy = parseYaml(readFileSync(COMPOSE_ENVOY_FILE, 'utf8')) as Json;
+    const hosts = envoy.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts as Json[];
+    const settings = hosts.find((h) => h.name === 'settings')!;
+    expect(settings.domains).toEqual(['settings.localhost', `settings.localhost:${COMPOSE_LISTENER_PORT}`]);
+    expect(new Set((settings.routes as Json[]).map((r) => r.route.cluster))).toEqual(new Set(['settings']));
+    const gateway = services.gateway!.environment as Record<string, string>;
+    const config = loadConfig(gateway);
+    expect(config.SETTINGS_PORT).toBe(8082);
+    expect(new URL(config.SETTINGS_PUBLIC_URL!).host).toBe(`settings.localhost:${COMPOSE_LISTENER_PORT}`);
+    expect(services.gateway!.ports).toContain(`127.0.0.1:${config.SETTINGS_PORT}:${config.SETTINGS_PORT}`);
   });
 
   it('the OpenTelemetry collector gets deploy/compose/otel-collector.yaml, which binds OTLP on every interface', () => {

@@ -87,7 +87,7 @@ describe('deploy/Dockerfile', () => {
     const distFrom = finalStage.filter((i) => keyword(i) === 'COPY').map(copyOf).find((c) => c.sources.includes('/app/dist'));
     expect(distFrom?.from).toBe(stageOf(builds[0]!));
     const exposed = finalStage.filter((i) => keyword(i) === 'EXPOSE').flatMap(args).map((p) => Number(p.split('/')[0]));
-    expect(exposed.sort()).toEqual([8080, 8081, 9090]);
+    expect(exposed.sort()).toEqual([8080, 8081, 8082, 9090]);
     const healthchecks = dockerfile.getHEALTHCHECKs();
     expect(healthchecks.length).toBe(1);
     const check = healthchecks[0]!.getArgumentsContent() ?? '';

@@ -4,7 +4,8 @@ import { posix, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { K8S_ENVOY_FILE } from '../deploy/compose/envoy-from-k8s.js';
-import { find, type Json, k8sDir, k8sDocs, kustomization, NAMESPACE, resolvePort, selects } from './helpers/deploy-files.js';
+import { loadConfig } from '../services/kit/config.js';
+import { appContainer, effectiveEnv, find, type Json, k8sDir, k8sDocs, kustomization, NAMESPACE, resolvePort, selects } from './helpers/deploy-files.js';
 
 describe('deploy/k8s: Kubernetes manifests', () => {
   describe('the Envoy edge', () => {
@@ -52,6 +53,27 @@ describe('deploy/k8s: Kubernetes manifests', () => {
         expect(target, probe).toBeDefined();
         expect(resolvePort(container, target), probe).not.toBe(adminPort);
       }
+    });
+
+    it("serves the settings web app: the gateway exposes SETTINGS_PORT (container and Service), and Envoy's settings host is SETTINGS_PUBLIC_URL's", () => {
+      const config = loadConfig(effectiveEnv(appContainer('gateway')));
+      expect(config.SETTINGS_PORT).toBe(8082);
+      const gatewayContainer = appContainer('gateway');
+      const service = find('Service', 'gateway');
+      const servicePort = (service.spec.ports as Json[]).find((p) => p.name === 'settings')!;
+      expect(servicePort.port).toBe(config.SETTINGS_PORT);
+      expect(resolvePort(gatewayContainer, servicePort.targetPort)).toBe(config.SETTINGS_PORT);
+      // https: its cookies are Secure (the __Host- prefix), as behind Envoy's TLS listener.
+      const publicUrl = new URL(config.SETTINGS_PUBLIC_URL!);
+      expect(publicUrl.protocol).toBe('https:');
+      const hosts = envoy.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts as Json[];
+      const settings = hosts.find((h) => (h.domains as string[]).includes(publicUrl.host))!;
+      expect(settings, publicUrl.host).toBeDefined();
+      const clusters = new Set((settings.routes as Json[]).map((r) => r.route.cluster));
+      expect(clusters).toEqual(new Set(['settings']));
+      const cluster = (envoy.static_resources.clusters as Json[]).find((c) => c.name === 'settings')!;
+      expect(cluster.load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address)
+        .toEqual({ address: `gateway.${NAMESPACE}.svc.cluster.local`, port_value: config.SETTINGS_PORT });
     });
 
     it("its clusters reach existing Services on their ports (headless for the app's replicas, so Envoy balances and health-checks each)", () => {

@@ -62,6 +62,26 @@ describe('envoy/envoy.yaml', () => {
       expect(seconds(get(mcp, 'route', 'idle_timeout'))).toBeGreaterThan(0);
     });
 
+    it('routes the settings web app’s own host name to the settings cluster (the gateway’s SETTINGS_PORT); never retries its forms', () => {
+      const host = 'settings.example.org';
+      for (const [method, p] of [['GET', '/'], ['GET', '/keys'], ['GET', '/v1/me'], ['POST', '/keys'], ['POST', '/sign-in/link'], ['GET', '/assets/settings.css']] as const) {
+        const m = routeFor(hcm(), { method, path: p, host });
+        expect(get(m?.route, 'route', 'cluster'), `${method} ${host}${p}`).toBe('settings');
+        expect(seconds(get(m?.route, 'route', 'timeout')), `${method} ${p}`).toBeGreaterThanOrEqual(30);
+        expect(retryPolicyOf(m!) !== undefined, `${method} ${p} retried`).toBe(method === 'GET');
+      }
+      // Any other host keeps the API's routes: /keys there is the gateway's (401 in its envelope).
+      expect(get(routeFor(hcm(), { method: 'GET', path: '/keys', host: 'api.example.org' })?.route, 'route', 'cluster')).toBe('gateway');
+      const settings = clusters().get('settings');
+      expect(get(settings, 'load_assignment', 'endpoints', 0, 'lb_endpoints', 0, 'endpoint', 'address', 'socket_address'))
+        .toMatchObject({ address: 'gateway.expertnet.svc.cluster.local', port_value: 8082 });
+      expect(get(settings, 'health_checks', 0, 'http_health_check', 'path')).toBe('/readyz');
+      expect(get(settings, 'load_assignment', 'endpoints', 0, 'lb_endpoints', 0, 'endpoint', 'health_check_config', 'port_value')).toBe(9090);
+      // Same-origin forms: no CORS grant on the settings host.
+      const settingsHost = list(get(rawHcm(raw()), 'route_config', 'virtual_hosts')).find((v) => v.name === 'settings');
+      expect(JSON.stringify(settingsHost)).not.toContain('envoy.filters.http.cors');
+    });
+
     it('retries GET and HEAD on /v1 only for failures before processing, and never a POST or other unsafe method', () => {
       for (const method of ['GET', 'HEAD']) {
         const m = routeFor(hcm(), { method, path: '/v1/me' })!;

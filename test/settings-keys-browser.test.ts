@@ -1,17 +1,25 @@
 // The API keys screen in a real browser (headless Chromium): sign in with a one-time link, mint a
-// key with the Read preset, copy the secret shown once, use it on the API, revoke it with a
-// confirmation, and the very next API request with it is refused. Also at phone width, by keyboard.
+// named key with the Read preset and an allowlist ticked from the user's reach, copy the secret shown
+// once, use it on the API, revoke it with a confirmation, and the very next API request with it is
+// refused; the legacy key of an organization the user manages is listed beside. Also at phone
+// width, by keyboard.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { mintSignInLink } from '../deploy/launcher/sign-in-link.js';
 import { launchChromium, screenshotPath } from './helpers/chromium.js';
 import { bearer, request } from './helpers/http.js';
+import { liveKey } from './helpers/keys.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const seed: SeedInput = {
   users: [{ id: 'u_ada', email: 'ada@example.org', name: 'Ada Lovelace', plan: 'paid' }],
-  communities: [{ id: 'c_bio', name: 'Biology', owner: { user: 'u_ada' } }],
+  organizations: [{ id: 'o_lab', name: 'Analytical Engines Ltd', members: [{ user: 'u_ada', role: 'admin' }] }],
+  communities: [
+    { id: 'c_bio', name: 'Biology', owner: { user: 'u_ada' } },
+    { id: 'c_math', name: 'Mathematics', owner: { organization: 'o_lab' } },
+  ],
+  keys: [{ id: 'k_lab', secret: liveKey(), owner: { organization: 'o_lab' }, scopes: ['profile:read'] }],
 };
 
 describe('settings web app in a browser: the API keys screen', () => {
@@ -43,7 +51,9 @@ describe('settings web app in a browser: the API keys screen', () => {
     const shot = screenshotPath('keys-empty');
     if (shot) await page.screenshot({ path: shot, fullPage: true });
 
+    await page.getByLabel('Name (optional)').fill('Lab notebook');
     await page.getByLabel('Read preset', { exact: false }).check();
+    await page.getByLabel('Biology').check();
     await page.getByLabel('Test').check();
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByRole('button', { name: 'Copy secret' }).click();
@@ -62,12 +72,17 @@ describe('settings web app in a browser: the API keys screen', () => {
     expect(me.status).toBe(200);
     expect(me.body.scopes).toEqual(['search:read', 'profile:read', 'enrich:read']);
     expect(me.body.key.environment).toBe('test');
+    const reached = await request(sys.restUrl, 'GET', '/v1/communities', { headers: bearer(copied) });
+    expect(reached.body.communities.map((c: { community_id: string }) => c.community_id)).toEqual(['c_bio']);
 
     await page.getByRole('link', { name: 'Back to your keys' }).click();
     await expect(page.getByRole('cell', { name: 'search:read, profile:read, enrich:read' }).count()).resolves.toBe(1);
+    await expect(page.getByRole('cell', { name: 'Lab notebook', exact: true }).count()).resolves.toBe(1);
+    await expect(page.getByRole('cell', { name: 'Biology', exact: true }).count()).resolves.toBe(1);
+    await expect(page.getByRole('heading', { name: 'Keys of organizations you manage' }).isVisible()).resolves.toBe(true);
     const list = screenshotPath('keys-list');
     if (list) await page.screenshot({ path: list, fullPage: true });
-    await page.getByRole('link', { name: /^Revoke/ }).click();
+    await page.getByRole('link', { name: 'Revoke Lab notebook' }).click();
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Revoke key');
     const confirm = screenshotPath('key-revoke-confirm');
     if (confirm) await page.screenshot({ path: confirm, fullPage: true });

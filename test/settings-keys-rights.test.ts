@@ -15,6 +15,11 @@ const seed: SeedInput = {
     { id: 'u_ada', email: 'ada@example.org', name: 'Ada', plan: 'paid' },
     { id: 'u_bob', email: 'bob@example.org', name: 'Bob', plan: 'free' },
   ],
+  // Bob's reach, which his keys' allowlists are chosen from.
+  communities: [
+    { id: 'c_one', name: 'Community One', owner: { user: 'u_bob' } },
+    { id: 'c_two', name: 'Community Two', owner: { user: 'u_bob' } },
+  ],
 };
 
 function mintedSecretOf(html: string): string {
@@ -89,14 +94,14 @@ describe('settings web app: key rights', () => {
   });
 
   it('mints under Advanced exactly the scopes chosen, with the allowlist and environment asked for', async () => {
-    const minted = await bob.submit('/keys', '/keys', { preset: 'advanced', scopes: ['search:read', 'self:enrich'], environment: 'test', allowlist: 'c_one, c_two', requested_rate: '30' });
+    const minted = await bob.submit('/keys', '/keys', { preset: 'advanced', scopes: ['search:read', 'self:enrich'], environment: 'test', allowlist: ['c_one', 'c_two'], requested_rate: '30' });
     expect(minted.status).toBe(201);
     const me = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(mintedSecretOf(minted.text)) });
     expect(me.status).toBe(200);
     expect(me.body.scopes).toEqual(['search:read', 'self:enrich']);
     expect(me.body.key.environment).toBe('test');
     const list = (await bob.get('/keys')).text;
-    expect(list).toContain('c_one, c_two');
+    expect(list).toContain('Community One, Community Two');
     expect(list).toContain('30/min asked');
   });
 });

@@ -3,13 +3,16 @@
 // circuit breakers and tracing, with two differences only:
 //   - the listener is plain HTTP on :8000 (no TLS certificate locally),
 //   - the clusters reach the compose services by name (gateway:8080, mcp:8081, otel-collector:4317)
-//     instead of <service>.expertnet.svc.cluster.local.
+//     instead of <service>.expertnet.svc.cluster.local;
+//   - a virtual host of its own host name (the settings web app's settings.example.org) answers
+//     <first label>.localhost instead, with or without the listener's port (browsers resolve
+//     *.localhost to this machine): http://settings.localhost:8000/.
 // After changing envoy/envoy.yaml run `npx tsx deploy/compose/envoy-from-k8s.ts`;
 // test/deploy-compose.test.ts fails while the committed file differs from what this produces.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isMap, isSeq, parseDocument, type YAMLMap } from 'yaml';
+import { isMap, isScalar, isSeq, parseDocument, type YAMLMap, type YAMLSeq } from 'yaml';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const K8S_ENVOY_FILE = resolve(here, '..', '..', 'envoy', 'envoy.yaml');
@@ -22,7 +25,16 @@ const HEADER = `# Envoy for the local stack (deploy/compose.yaml), GENERATED fro
 # Differences from envoy/envoy.yaml, which targets Kubernetes:
 #   - the listener is plain HTTP on :${COMPOSE_LISTENER_PORT} (no TLS locally): http://127.0.0.1:${COMPOSE_LISTENER_PORT}/v1/...
 #   - the clusters reach the compose services by name (gateway:8080, mcp:8081, otel-collector:4317).
+#   - the settings web app's virtual host answers settings.localhost: http://settings.localhost:${COMPOSE_LISTENER_PORT}/
 `;
+
+/** `settings.example.org` → `settings.localhost` and `settings.localhost:8000`: the same virtual host on this machine. */
+export function composeDomainsOf(domain: string): string[] {
+  if (domain === '*') return [domain];
+  const first = /^([a-z0-9-]+)\./.exec(domain);
+  if (!first) throw new Error(`envoy/envoy.yaml: virtual host domain ${domain} has no first label`);
+  return [`${first[1]}.localhost`, `${first[1]}.localhost:${COMPOSE_LISTENER_PORT}`];
+}
 
 /** `gateway.expertnet.svc.cluster.local` → `gateway`: the compose service of the same name. */
 export function composeHostOf(kubernetesHost: string): string {
@@ -48,6 +60,15 @@ export function composeEnvoyConfig(kubernetesConfig: string): string {
     for (const filter of filters.items as YAMLMap[]) {
       if (filter.get('name') === 'envoy.filters.network.http_connection_manager') {
         filter.setIn(['typed_config', 'stat_prefix'], 'ingress_http');
+        const virtualHosts = filter.getIn(['typed_config', 'route_config', 'virtual_hosts']);
+        for (const virtualHost of isSeq(virtualHosts) ? (virtualHosts.items as YAMLMap[]) : []) {
+          const domains = virtualHost.get('domains');
+          if (!isSeq(domains)) continue;
+          const local = domains.items.flatMap((d) => composeDomainsOf(String(isScalar(d) ? d.value : d)));
+          const replaced = doc.createNode(local) as YAMLSeq;
+          replaced.flow = true;
+          virtualHost.set('domains', replaced);
+        }
       }
     }
   }

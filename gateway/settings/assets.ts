@@ -26,7 +26,7 @@ input[type=text],input[type=number],select{padding:.35rem;border:1px solid #888;
 .notice.ok{background:#e6f4ea;border:1px solid #137333}
 .secret{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 .secret code{word-break:break-all;background:#fff;border:1px solid #ccc;padding:.4rem;border-radius:4px}
-.table-wrap{overflow-x:auto}
+.table-wrap{overflow-x:auto;position:relative}
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{border:1px solid #ddd;padding:.4rem .5rem;text-align:left;vertical-align:top}
 form.inline{display:inline}

@@ -4,6 +4,9 @@ import type { MintKeyRequest } from '../../proto/gen/expertnet/identity/v1/ident
 import { keyEnvironments } from '../../services/kit/enums.js';
 import { isScope, SCOPE_TIER, SCOPES } from '../../services/kit/scopes.js';
 
+/** The longest key name identity keeps (it checks again, control characters included). */
+export const MAX_KEY_NAME_LENGTH = 100;
+
 /** Scopes chosen one by one under Advanced: self:enrich and the write scopes, plus the read ones. */
 export const ADVANCED_SCOPES = SCOPES;
 
@@ -34,10 +37,15 @@ export function mintRequestOf(userId: string, form: MintForm): MintKeyRequest {
   const rateText = single(form, 'requested_rate');
   const rate = rateText === '' ? 0 : Number(rateText);
   if (!Number.isInteger(rate) || rate < 0) throw new FormError('requested rate must be a whole number of requests per minute');
-  const allowlistText = single(form, 'allowlist');
-  const allowlist = allowlistText === '' ? undefined : { communityIds: allowlistText.split(/[\s,]+/).filter(Boolean) };
+  // Ticked communities of the user's reach; none ticked: no allowlist (the key reaches all of it).
+  // Identity re-checks that each one is in the user's reach.
+  const ticked = [...new Set(list(form.allowlist).map((id) => id.trim()).filter(Boolean))];
+  const allowlist = ticked.length === 0 ? undefined : { communityIds: ticked };
+  const name = single(form, 'name');
+  if ([...name].length > MAX_KEY_NAME_LENGTH) throw new FormError(`name is at most ${MAX_KEY_NAME_LENGTH} characters`);
   return {
     userId,
+    name,
     // The Read preset never carries a scope beyond the read tier, whatever else the form held.
     preset: mode === 'read' ? 'read' : '',
     scopes: mode === 'read' ? [] : chosen,

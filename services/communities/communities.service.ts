@@ -20,6 +20,7 @@ import * as profiles from './profiles.js';
 import { computeReach } from './reach.js';
 import * as roster from './roster.js';
 import { startTaskSweeper } from './task-sweeper.js';
+import { listUserReach } from './user-reach.js';
 import { reindexAll } from './search-index.js';
 
 export function createCommunitiesService(deps: CommunitiesDeps) {
@@ -133,6 +134,10 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       return { communities: await ownerRights.listControlledCommunities(context, ctx, request.userId) };
     },
 
+    async listUserReach(request, ctx) {
+      return { communities: await listUserReach(context, ctx, request.userId) };
+    },
+
     async scanMembers(request) {
       return enrichmentSupport.scanMembers(context, request);
     },
@@ -169,6 +174,8 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       listConsentRequests: ['operator', 'user'],
       resolveConsentRequest: ['operator', 'user'],
       listControlledCommunities: ['operator', 'user'],
+      // The settings web app (the user's own) and identity at mint (re-checking an allowlist).
+      listUserReach: ['operator', 'user', 'service'],
       authorizeWrite: ['caller'],
       getMembership: ['operator', 'service'],
       // The enrichment service sizes a community run with it.

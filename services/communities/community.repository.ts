@@ -68,6 +68,14 @@ export function createCommunityRepository(db: Queryable) {
       return rows[0];
     },
 
+    /** The given communities in name order (then id). */
+    async findCommunitiesByName(ids: string[]): Promise<CommunityRow[]> {
+      return db.query<CommunityRow>(
+        `SELECT ${COMMUNITY_COLUMNS} FROM communities.communities c WHERE c.id = ANY($1::text[]) ORDER BY c.name, c.id`,
+        [ids],
+      );
+    },
+
     /**
      * A page of the given communities in id order, after `afterId`, with the member count and the
      * role of the user's own profile in each (null: not a member, or no user).

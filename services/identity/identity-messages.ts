@@ -17,6 +17,7 @@ export function toApiKey(row: KeyRow): ApiKey {
     ...credentialTerms(row),
     allowlist: row.allowlist === null ? undefined : { communityIds: row.allowlist },
     mintedByUserId: row.minted_by_user_id ?? '',
+    name: row.name,
   });
 }
 

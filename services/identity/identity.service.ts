@@ -11,6 +11,7 @@ import { createIdentityContext, type IdentityDeps, type IdentityOptions } from '
 import { toApiKey, toOAuthGrant, toOrganization, toSeedState, toUser, toUserOrganization } from './identity-messages.js';
 import * as keyManagement from './key-management.js';
 import * as oauthGrants from './oauth-grants.js';
+import { listOrganizationKeys } from './organization-keys.js';
 import { requireOwnKey, requireSelf } from './own-keys.js';
 import { createPlaceholderAccount, deletePlaceholderAccount } from './placeholder-accounts.js';
 import { recordSeedRecords } from './seed-ledger.js';
@@ -43,8 +44,12 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
 
     async listKeys(request, ctx) {
       requireSelf(ctx, request.userId);
-      const page = await keyManagement.listKeys(context, request);
+      const page = await keyManagement.listKeys(context, request, ctx);
       return { keys: page.items.map(toApiKey), nextPageToken: page.nextPageToken };
+    },
+
+    async listOrganizationKeys(request, ctx) {
+      return { organizations: await listOrganizationKeys(context, ctx, request.userId) };
     },
 
     async revokeKey(request, ctx) {
@@ -146,6 +151,7 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       mintKey: ['operator', 'user'],
       listKeys: ['operator', 'user'],
       revokeKey: ['operator', 'user'],
+      listOrganizationKeys: ['operator', 'user'],
       importLegacyOrganizationKey: ['operator'],
       upsertUser: ['operator'],
       getUser: ['operator', 'service'],

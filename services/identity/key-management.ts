@@ -11,7 +11,8 @@ import { clampPageSize, pageOf } from '../kit/paging.js';
 import { checkSecret, displayPrefixOf, generateSecret, hashSecret } from './api-key-secret.js';
 import type { IdentityContext } from './identity-context.js';
 import type { KeyRow, NewKey } from './key.repository.js';
-import { rateTierFor, scopesWithPreset, validAllowlist, validRequestedRate, validScopes } from './key-minting.js';
+import { requireAllowlistWithinReach } from './allowlist-reach.js';
+import { rateTierFor, scopesWithPreset, validAllowlist, validKeyName, validRequestedRate, validScopes } from './key-minting.js';
 import { personalRateTier } from './personal-rate-tier.js';
 
 /**
@@ -28,6 +29,10 @@ export async function mintKey(context: IdentityContext, request: MintKeyRequest,
   const scopes = validScopes(scopesWithPreset(request.preset, request.scopes));
   const allowlist = validAllowlist(request.allowlist?.communityIds);
   const requestedRate = validRequestedRate(request.requestedRate);
+  const name = validKeyName(request.name);
+  // A signed-in user names only communities they reach (the operator's seeds may run ahead of
+  // memberships; an allowlist only ever narrows reach at use, so nothing widens either way).
+  if (allowlist && ctx.principal.kind === 'user') await requireAllowlistWithinReach(context, ctx, user.id, allowlist);
   const wanted = request.environment ? keyEnvironments.toName(request.environment, 'environment') : 'live';
   const { secret, environment } = secretFor(request.secret, wanted);
   const tier = await personalRateTier(context, user, ctx);
@@ -43,6 +48,7 @@ export async function mintKey(context: IdentityContext, request: MintKeyRequest,
     allowlist,
     rate_tier: tier,
     requested_rate: requestedRate,
+    name,
   }, Boolean(request.secret));
   // A re-applied key keeps its original secret, which is never shown again.
   return { row, secret: reapplied ? '' : secret };
@@ -66,14 +72,19 @@ export async function importLegacyOrganizationKey(context: IdentityContext, requ
     allowlist: validAllowlist(request.allowlist?.communityIds),
     rate_tier: rateTierFor('organization'),
     requested_rate: validRequestedRate(request.requestedRate),
+    name: '',
   }, true);
   return row;
 }
 
-/** One page of the keys a user minted. */
-export async function listKeys(context: IdentityContext, request: { userId: string; pageSize: number; pageToken: string }) {
+/**
+ * One page of the keys a user minted. The signed-in user sees their personal keys only: a legacy
+ * organization key they once minted is shown to the organization's managers instead.
+ */
+export async function listKeys(context: IdentityContext, request: { userId: string; pageSize: number; pageToken: string }, ctx: ServiceContext) {
   const limit = clampPageSize(request.pageSize);
-  return pageOf(await context.keys.listMintedBy(request.userId, limit + 1, request.pageToken), limit, (k) => k.id);
+  const personalOnly = ctx.principal.kind === 'user';
+  return pageOf(await context.keys.listMintedBy(request.userId, limit + 1, request.pageToken, personalOnly), limit, (k) => k.id);
 }
 
 export async function revokeKey(context: IdentityContext, keyId: string): Promise<KeyRow> {

@@ -53,3 +53,15 @@ export function validAllowlist(ids: readonly string[] | undefined): string[] | n
   if (bad.length > 0) throw domainError('invalid_request', 'allowlist entries must be community ids');
   return [...new Set(ids)];
 }
+
+export const MAX_KEY_NAME_LENGTH = 100;
+
+/** A key's name: optional, trimmed, at most 100 characters, no control characters. */
+export function validKeyName(name: string): string {
+  const trimmed = name.trim();
+  if ([...trimmed].length > MAX_KEY_NAME_LENGTH) {
+    throw domainError('invalid_request', `name is at most ${MAX_KEY_NAME_LENGTH} characters`);
+  }
+  if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw domainError('invalid_request', 'name may not contain control characters');
+  return trimmed;
+}

@@ -13,6 +13,8 @@ export interface KeyRow {
   allowlist: string[] | null;
   rate_tier: 'restricted' | 'standard';
   requested_rate: number;
+  /** What its owner calls it; '' when unnamed. */
+  name: string;
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
@@ -39,11 +41,11 @@ export function createKeyRepository(db: Queryable) {
     async insert(key: NewKey): Promise<KeyRow | undefined> {
       const rows = await db.query<KeyRow>(
         `INSERT INTO identity.api_keys (id, secret_hash, display_prefix, environment, owner_type, owner_id,
-           minted_by_user_id, scopes, allowlist, rate_tier, requested_rate)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+           minted_by_user_id, scopes, allowlist, rate_tier, requested_rate, name)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
          ON CONFLICT (id) DO NOTHING RETURNING *`,
         [key.id, key.secret_hash, key.display_prefix, key.environment, key.owner_type, key.owner_id,
-          key.minted_by_user_id, key.scopes, key.allowlist, key.rate_tier, key.requested_rate],
+          key.minted_by_user_id, key.scopes, key.allowlist, key.rate_tier, key.requested_rate, key.name],
       );
       return rows[0];
     },
@@ -57,10 +59,22 @@ export function createKeyRepository(db: Queryable) {
       return rows[0]!;
     },
 
-    async listMintedBy(userId: string, limit: number, afterId: string): Promise<KeyRow[]> {
+    /** Keys the user minted; `personalOnly` leaves out legacy organization keys the user minted. */
+    async listMintedBy(userId: string, limit: number, afterId: string, personalOnly = false): Promise<KeyRow[]> {
       return db.query<KeyRow>(
-        `SELECT * FROM identity.api_keys WHERE minted_by_user_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
-        [userId, afterId, limit],
+        `SELECT * FROM identity.api_keys WHERE minted_by_user_id = $1 AND id > $2
+            AND (NOT $4::boolean OR (owner_type = 'user' AND owner_id = $1))
+          ORDER BY id LIMIT $3`,
+        [userId, afterId, limit, personalOnly],
+      );
+    },
+
+    /** The legacy keys owned by these organizations, each organization's newest first. */
+    async listOwnedByOrganizations(organizationIds: string[]): Promise<KeyRow[]> {
+      return db.query<KeyRow>(
+        `SELECT * FROM identity.api_keys WHERE owner_type = 'organization' AND owner_id = ANY($1::text[])
+          ORDER BY owner_id, created_at DESC, id`,
+        [organizationIds],
       );
     },
 

@@ -1,9 +1,11 @@
 // What a signed-in user (the settings web app's `user` principal) may do with keys: mint and list
-// only their own, and revoke only a key they own. The operator may act for anyone. A key of
-// someone else is answered as not found, so its existence is not revealed.
+// only their own, and revoke a key they own or a legacy key of an organization they manage (owner
+// or admin). The operator may act for anyone. Any other key is answered as not found, so its
+// existence is not revealed.
 import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
 import type { IdentityContext } from './identity-context.js';
+import { managedOrganizationIds } from './organization-keys.js';
 
 /** The user a key request may act for: a signed-in user only for themself. */
 export function requireSelf(ctx: ServiceContext, userId: string): void {
@@ -12,11 +14,13 @@ export function requireSelf(ctx: ServiceContext, userId: string): void {
   }
 }
 
-/** Refuses revoking a key the signed-in user does not own (as not found); the operator passes. */
+/** Refuses revoking a key the signed-in user may not revoke (as not found); the operator passes. */
 export async function requireOwnKey(context: IdentityContext, ctx: ServiceContext, keyId: string): Promise<void> {
   if (ctx.principal.kind !== 'user') return;
+  const userId = ctx.principal.userId;
   const key = await context.keys.findById(keyId);
-  if (!key || key.owner_type !== 'user' || key.owner_id !== ctx.principal.userId) {
-    throw domainError('not_found', `key ${keyId} not found`);
-  }
+  const mayRevoke = key !== undefined && (key.owner_type === 'user'
+    ? key.owner_id === userId
+    : (await managedOrganizationIds(context, userId)).includes(key.owner_id));
+  if (!mayRevoke) throw domainError('not_found', `key ${keyId} not found`);
 }

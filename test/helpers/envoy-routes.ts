@@ -30,12 +30,15 @@ export function httpConnectionManagers(bootstrap: Obj): Obj[] {
 export interface Request {
   method: string;
   path: string;
+  /** The Host header; absent: a host no virtual host names (the `*` one answers). */
+  host?: string;
 }
 
-/** Envoy's first-match routing, for the matchers this configuration may use. */
+/** Envoy's first-match routing, for the matchers this configuration may use (exact host names, then `*`). */
 export function routeFor(hcm: Obj, req: Request): { route: Obj; vhost: Obj } | undefined {
   const vhosts = list(get(hcm, 'route_config', 'virtual_hosts'));
-  const vhost = vhosts.find((v) => (v.domains as string[] | undefined)?.includes('*'));
+  const named = req.host === undefined ? undefined : vhosts.find((v) => (v.domains as string[] | undefined)?.includes(req.host!.toLowerCase()));
+  const vhost = named ?? vhosts.find((v) => (v.domains as string[] | undefined)?.includes('*'));
   if (!vhost) return undefined;
   const pathOnly = req.path.split('?')[0] ?? '';
   const headers: Record<string, string> = { ':method': req.method, ':path': req.path };

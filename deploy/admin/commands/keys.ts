@@ -10,9 +10,9 @@ import { print, withJson } from '../output.js';
 import { DEFAULT_LIMIT, upTo } from '../paging.js';
 import { record } from '../table.js';
 
-const KEY_COLUMNS = ['id', 'prefix', 'environment', 'owner', 'scopes', 'rate_tier', 'created_at', 'last_used_at', 'revoked_at'];
+const KEY_COLUMNS = ['id', 'prefix', 'environment', 'owner', 'scopes', 'rate_tier', 'created_at', 'last_used_at', 'revoked_at', 'name'];
 
-interface MintOptions { user: string; scopes?: string[]; preset?: string; allowlist?: string[]; rate?: number; live?: boolean; env?: 'live' | 'test'; json?: boolean }
+interface MintOptions { user: string; name?: string; scopes?: string[]; preset?: string; allowlist?: string[]; rate?: number; live?: boolean; env?: 'live' | 'test'; json?: boolean }
 
 /** --live, or the older --env live|test; test when neither is given. */
 function environmentOf(options: MintOptions): 'live' | 'test' {
@@ -26,6 +26,7 @@ export function registerKeys(program: Command, ctx: AdminContext): void {
   withJson(keys.command('mint'))
     .description('mint an API key for a user (a test key unless --live); prints its secret once')
     .requiredOption('--user <id>', 'the user who owns the key')
+    .option('--name <text>', 'what the key is called (up to 100 characters)')
     .option('--scopes <list>', 'comma-separated scopes, e.g. search:read,profile:read', commaList)
     .option('--preset <name>', 'a named scope set instead of --scopes (e.g. read)')
     .option('--allowlist <list>', 'comma-separated community ids the key is limited to', commaList)
@@ -36,7 +37,7 @@ export function registerKeys(program: Command, ctx: AdminContext): void {
       const environment = environmentOf(options);
       const minted = await ctx.clients().identity.mintKey(
         {
-          userId: options.user, scopes: options.scopes ?? [], preset: options.preset ?? '',
+          userId: options.user, name: options.name ?? '', scopes: options.scopes ?? [], preset: options.preset ?? '',
           allowlist: options.allowlist === undefined ? undefined : { communityIds: options.allowlist },
           requestedRate: options.rate ?? 0, environment: keyEnvironments.toEnum(environment), id: '', secret: '',
         },

@@ -54,6 +54,7 @@ function crashingIdentity(): ServiceRegistration<typeof IdentityServiceDefinitio
       mintKey: operatorOnly,
       listKeys: operatorOnly,
       revokeKey: operatorOnly,
+      listOrganizationKeys: operatorOnly,
       importLegacyOrganizationKey: operatorOnly,
       upsertUser: operatorOnly,
       getUser: operatorOnly,

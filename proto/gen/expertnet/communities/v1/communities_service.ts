@@ -576,6 +576,14 @@ export interface ListControlledCommunitiesResponse {
   communities: ControlledCommunity[];
 }
 
+export interface ListUserReachRequest {
+  userId: string;
+}
+
+export interface ListUserReachResponse {
+  communities: Community[];
+}
+
 function createBaseCommunity(): Community {
   return { id: "", name: "", billingOwner: undefined, archived: false, apiWrites: false, createdAt: undefined };
 }
@@ -6933,6 +6941,150 @@ export const ListControlledCommunitiesResponse: MessageFns<ListControlledCommuni
   },
 };
 
+function createBaseListUserReachRequest(): ListUserReachRequest {
+  return { userId: "" };
+}
+
+export const ListUserReachRequest: MessageFns<ListUserReachRequest> = {
+  encode(message: ListUserReachRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUserReachRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUserReachRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUserReachRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListUserReachRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListUserReachRequest>): ListUserReachRequest {
+    return ListUserReachRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListUserReachRequest>): ListUserReachRequest {
+    const message = createBaseListUserReachRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseListUserReachResponse(): ListUserReachResponse {
+  return { communities: [] };
+}
+
+export const ListUserReachResponse: MessageFns<ListUserReachResponse> = {
+  encode(message: ListUserReachResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.communities) {
+      Community.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUserReachResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUserReachResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.communities.push(Community.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUserReachResponse {
+    return {
+      communities: globalThis.Array.isArray(object?.communities)
+        ? object.communities.map((e: any) => Community.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListUserReachResponse): unknown {
+    const obj: any = {};
+    if (message.communities?.length) {
+      obj.communities = message.communities.map((e) => Community.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListUserReachResponse>): ListUserReachResponse {
+    return ListUserReachResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListUserReachResponse>): ListUserReachResponse {
+    const message = createBaseListUserReachResponse();
+    message.communities = object.communities?.map((e) => Community.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /** Communities, profiles and memberships: reach, rosters, bulk add, erasure and write gating. */
 export type CommunitiesServiceDefinition = typeof CommunitiesServiceDefinition;
 export const CommunitiesServiceDefinition = {
@@ -7109,6 +7261,19 @@ export const CommunitiesServiceDefinition = {
       options: {},
     },
     /**
+     * The communities a user reaches for read (what a personal key of theirs can reach), with their
+     * names, in name order: the settings web app offers a key's allowlist from them, and identity
+     * re-checks a new key's allowlist against them. A `user` principal may ask only for themself.
+     */
+    listUserReach: {
+      name: "ListUserReach",
+      requestType: ListUserReachRequest as typeof ListUserReachRequest,
+      requestStream: false,
+      responseType: ListUserReachResponse as typeof ListUserReachResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
      * Write gating for the caller (both checks, live): write reach, then the community's API-write
      * attestation (or an approved consent request). Fails with forbidden, unprocessable or
      * owner_consent_required (queuing a consent request). Used by services that start writes on a
@@ -7273,6 +7438,15 @@ export interface CommunitiesServiceImplementation<CallContextExt = {}> {
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ListControlledCommunitiesResponse>>;
   /**
+   * The communities a user reaches for read (what a personal key of theirs can reach), with their
+   * names, in name order: the settings web app offers a key's allowlist from them, and identity
+   * re-checks a new key's allowlist against them. A `user` principal may ask only for themself.
+   */
+  listUserReach(
+    request: ListUserReachRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListUserReachResponse>>;
+  /**
    * Write gating for the caller (both checks, live): write reach, then the community's API-write
    * attestation (or an approved consent request). Fails with forbidden, unprocessable or
    * owner_consent_required (queuing a consent request). Used by services that start writes on a
@@ -7407,6 +7581,15 @@ export interface CommunitiesServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<ListControlledCommunitiesRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ListControlledCommunitiesResponse>;
+  /**
+   * The communities a user reaches for read (what a personal key of theirs can reach), with their
+   * names, in name order: the settings web app offers a key's allowlist from them, and identity
+   * re-checks a new key's allowlist against them. A `user` principal may ask only for themself.
+   */
+  listUserReach(
+    request: DeepPartial<ListUserReachRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListUserReachResponse>;
   /**
    * Write gating for the caller (both checks, live): write reach, then the community's API-write
    * attestation (or an approved consent request). Fails with forbidden, unprocessable or

@@ -112,6 +112,8 @@ export interface ApiKey {
     | undefined;
   /** The user who minted the key (also set on legacy organization-owned keys). */
   mintedByUserId: string;
+  /** What its owner calls it (up to 100 characters); empty when unnamed. */
+  name: string;
 }
 
 /** Exactly one of api_key and access_token is set. */
@@ -183,6 +185,8 @@ export interface MintKeyRequest {
    * which must be chosen explicitly). Empty: scopes only.
    */
   preset: string;
+  /** Optional: what the owner calls the key, up to 100 characters (no control characters). */
+  name: string;
 }
 
 export interface MintKeyResponse {
@@ -221,6 +225,23 @@ export interface RevokeKeyRequest {
 
 export interface RevokeKeyResponse {
   key: ApiKey | undefined;
+}
+
+export interface ListOrganizationKeysRequest {
+  /** The signed-in user (a `user` principal may ask only for themself). */
+  userId: string;
+}
+
+/** One organization the user manages and its legacy keys, newest first. */
+export interface OrganizationKeys {
+  organizationId: string;
+  organizationName: string;
+  keys: ApiKey[];
+}
+
+export interface ListOrganizationKeysResponse {
+  /** In organization name order; organizations without a key are left out. */
+  organizations: OrganizationKeys[];
 }
 
 export interface ImportLegacyOrganizationKeyRequest {
@@ -1205,6 +1226,7 @@ function createBaseApiKey(): ApiKey {
     lastUsedAt: undefined,
     revokedAt: undefined,
     mintedByUserId: "",
+    name: "",
   };
 }
 
@@ -1245,6 +1267,9 @@ export const ApiKey: MessageFns<ApiKey> = {
     }
     if (message.mintedByUserId !== "") {
       writer.uint32(98).string(message.mintedByUserId);
+    }
+    if (message.name !== "") {
+      writer.uint32(106).string(message.name);
     }
     return writer;
   },
@@ -1358,6 +1383,14 @@ export const ApiKey: MessageFns<ApiKey> = {
             message.mintedByUserId = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1408,6 +1441,7 @@ export const ApiKey: MessageFns<ApiKey> = {
         : isSet(object.minted_by_user_id)
         ? globalThis.String(object.minted_by_user_id)
         : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
     };
   },
 
@@ -1449,6 +1483,9 @@ export const ApiKey: MessageFns<ApiKey> = {
     if (message.mintedByUserId !== "") {
       obj.mintedByUserId = message.mintedByUserId;
     }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
     return obj;
   },
 
@@ -1473,6 +1510,7 @@ export const ApiKey: MessageFns<ApiKey> = {
     message.lastUsedAt = object.lastUsedAt ?? undefined;
     message.revokedAt = object.revokedAt ?? undefined;
     message.mintedByUserId = object.mintedByUserId ?? "";
+    message.name = object.name ?? "";
     return message;
   },
 };
@@ -2052,6 +2090,7 @@ function createBaseMintKeyRequest(): MintKeyRequest {
     id: "",
     secret: "",
     preset: "",
+    name: "",
   };
 }
 
@@ -2080,6 +2119,9 @@ export const MintKeyRequest: MessageFns<MintKeyRequest> = {
     }
     if (message.preset !== "") {
       writer.uint32(66).string(message.preset);
+    }
+    if (message.name !== "") {
+      writer.uint32(74).string(message.name);
     }
     return writer;
   },
@@ -2161,6 +2203,14 @@ export const MintKeyRequest: MessageFns<MintKeyRequest> = {
             message.preset = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2191,6 +2241,7 @@ export const MintKeyRequest: MessageFns<MintKeyRequest> = {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       secret: isSet(object.secret) ? globalThis.String(object.secret) : "",
       preset: isSet(object.preset) ? globalThis.String(object.preset) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
     };
   },
 
@@ -2220,6 +2271,9 @@ export const MintKeyRequest: MessageFns<MintKeyRequest> = {
     if (message.preset !== "") {
       obj.preset = message.preset;
     }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
     return obj;
   },
 
@@ -2238,6 +2292,7 @@ export const MintKeyRequest: MessageFns<MintKeyRequest> = {
     message.id = object.id ?? "";
     message.secret = object.secret ?? "";
     message.preset = object.preset ?? "";
+    message.name = object.name ?? "";
     return message;
   },
 };
@@ -2847,6 +2902,259 @@ export const RevokeKeyResponse: MessageFns<RevokeKeyResponse> = {
   fromPartial(object: DeepPartial<RevokeKeyResponse>): RevokeKeyResponse {
     const message = createBaseRevokeKeyResponse();
     message.key = (object.key !== undefined && object.key !== null) ? ApiKey.fromPartial(object.key) : undefined;
+    return message;
+  },
+};
+
+function createBaseListOrganizationKeysRequest(): ListOrganizationKeysRequest {
+  return { userId: "" };
+}
+
+export const ListOrganizationKeysRequest: MessageFns<ListOrganizationKeysRequest> = {
+  encode(message: ListOrganizationKeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrganizationKeysRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrganizationKeysRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrganizationKeysRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListOrganizationKeysRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListOrganizationKeysRequest>): ListOrganizationKeysRequest {
+    return ListOrganizationKeysRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListOrganizationKeysRequest>): ListOrganizationKeysRequest {
+    const message = createBaseListOrganizationKeysRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseOrganizationKeys(): OrganizationKeys {
+  return { organizationId: "", organizationName: "", keys: [] };
+}
+
+export const OrganizationKeys: MessageFns<OrganizationKeys> = {
+  encode(message: OrganizationKeys, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.organizationName !== "") {
+      writer.uint32(18).string(message.organizationName);
+    }
+    for (const v of message.keys) {
+      ApiKey.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrganizationKeys {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganizationKeys();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.keys.push(ApiKey.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrganizationKeys {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      organizationName: isSet(object.organizationName)
+        ? globalThis.String(object.organizationName)
+        : isSet(object.organization_name)
+        ? globalThis.String(object.organization_name)
+        : "",
+      keys: globalThis.Array.isArray(object?.keys) ? object.keys.map((e: any) => ApiKey.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: OrganizationKeys): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.organizationName !== "") {
+      obj.organizationName = message.organizationName;
+    }
+    if (message.keys?.length) {
+      obj.keys = message.keys.map((e) => ApiKey.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<OrganizationKeys>): OrganizationKeys {
+    return OrganizationKeys.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OrganizationKeys>): OrganizationKeys {
+    const message = createBaseOrganizationKeys();
+    message.organizationId = object.organizationId ?? "";
+    message.organizationName = object.organizationName ?? "";
+    message.keys = object.keys?.map((e) => ApiKey.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseListOrganizationKeysResponse(): ListOrganizationKeysResponse {
+  return { organizations: [] };
+}
+
+export const ListOrganizationKeysResponse: MessageFns<ListOrganizationKeysResponse> = {
+  encode(message: ListOrganizationKeysResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.organizations) {
+      OrganizationKeys.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrganizationKeysResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrganizationKeysResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizations.push(OrganizationKeys.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrganizationKeysResponse {
+    return {
+      organizations: globalThis.Array.isArray(object?.organizations)
+        ? object.organizations.map((e: any) => OrganizationKeys.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListOrganizationKeysResponse): unknown {
+    const obj: any = {};
+    if (message.organizations?.length) {
+      obj.organizations = message.organizations.map((e) => OrganizationKeys.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListOrganizationKeysResponse>): ListOrganizationKeysResponse {
+    return ListOrganizationKeysResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListOrganizationKeysResponse>): ListOrganizationKeysResponse {
+    const message = createBaseListOrganizationKeysResponse();
+    message.organizations = object.organizations?.map((e) => OrganizationKeys.fromPartial(e)) || [];
     return message;
   },
 };
@@ -5530,6 +5838,18 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The legacy organization-owned keys of the organizations a user manages (owner or admin), for
+     * the settings web app to list read-only; such a user may also revoke them (RevokeKey).
+     */
+    listOrganizationKeys: {
+      name: "ListOrganizationKeys",
+      requestType: ListOrganizationKeysRequest as typeof ListOrganizationKeysRequest,
+      requestStream: false,
+      responseType: ListOrganizationKeysResponse as typeof ListOrganizationKeysResponse,
+      responseStream: false,
+      options: {},
+    },
     /** Operator only: brings a legacy organization-owned key into existence from data. */
     importLegacyOrganizationKey: {
       name: "ImportLegacyOrganizationKey",
@@ -5734,6 +6054,14 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
   mintKey(request: MintKeyRequest, context: CallContext & CallContextExt): Promise<DeepPartial<MintKeyResponse>>;
   listKeys(request: ListKeysRequest, context: CallContext & CallContextExt): Promise<DeepPartial<ListKeysResponse>>;
   revokeKey(request: RevokeKeyRequest, context: CallContext & CallContextExt): Promise<DeepPartial<RevokeKeyResponse>>;
+  /**
+   * The legacy organization-owned keys of the organizations a user manages (owner or admin), for
+   * the settings web app to list read-only; such a user may also revoke them (RevokeKey).
+   */
+  listOrganizationKeys(
+    request: ListOrganizationKeysRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListOrganizationKeysResponse>>;
   /** Operator only: brings a legacy organization-owned key into existence from data. */
   importLegacyOrganizationKey(
     request: ImportLegacyOrganizationKeyRequest,
@@ -5851,6 +6179,14 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
   mintKey(request: DeepPartial<MintKeyRequest>, options?: CallOptions & CallOptionsExt): Promise<MintKeyResponse>;
   listKeys(request: DeepPartial<ListKeysRequest>, options?: CallOptions & CallOptionsExt): Promise<ListKeysResponse>;
   revokeKey(request: DeepPartial<RevokeKeyRequest>, options?: CallOptions & CallOptionsExt): Promise<RevokeKeyResponse>;
+  /**
+   * The legacy organization-owned keys of the organizations a user manages (owner or admin), for
+   * the settings web app to list read-only; such a user may also revoke them (RevokeKey).
+   */
+  listOrganizationKeys(
+    request: DeepPartial<ListOrganizationKeysRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListOrganizationKeysResponse>;
   /** Operator only: brings a legacy organization-owned key into existence from data. */
   importLegacyOrganizationKey(
     request: DeepPartial<ImportLegacyOrganizationKeyRequest>,
