@@ -119,7 +119,7 @@ describe('settings web app: the communities screen', () => {
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.waitForURL('**/keys');
       await page.getByRole('link', { name: 'Communities' }).click();
-      await expect(page.getByRole('heading', { level: 2 }).first().textContent()).resolves.toContain('Consent first');
+      await expect(page.getByRole('heading', { level: 2, name: /Consent first/ }).isVisible()).resolves.toBe(true);
       await expect(page.getByRole('button', { name: /^Approve/ }).count()).resolves.toBeGreaterThan(0);
       const shot = screenshotPath('communities');
       if (shot) await page.screenshot({ path: shot, fullPage: true });

@@ -8,7 +8,7 @@ import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { ownerTypes } from '../services/kit/enums.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';
-import { SettingsClient } from './helpers/settings-browser-http.js';
+import { signedInClients, type SettingsClient } from './helpers/settings-browser-http.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const seed: SeedInput = {
@@ -42,10 +42,7 @@ describe('settings web app: credit rights', () => {
   };
   beforeAll(async () => {
     sys = await startTestSystem({ seed });
-    ada = new SettingsClient(sys.settingsUrl!);
-    bob = new SettingsClient(sys.settingsUrl!);
-    await ada.signIn(sys, 'u_ada');
-    await bob.signIn(sys, 'u_bob');
+    [ada, bob] = await signedInClients(sys, 'u_ada', 'u_bob');
   });
   afterAll(async () => sys?.stop());
 

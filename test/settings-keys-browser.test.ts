@@ -3,14 +3,13 @@
 // once, use it on the API, revoke it with a confirmation, and the very next API request with it is
 // refused; the legacy key of an organization the user manages is listed beside. Also at phone
 // width, by keyboard.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { mintSignInLink } from '../deploy/launcher/sign-in-link.js';
-import { launchChromium, screenshotPath } from './helpers/chromium.js';
+import { screenshotPath, useSystemWithBrowser } from './helpers/chromium.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
-import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const seed: SeedInput = {
   users: [{ id: 'u_ada', email: 'ada@example.org', name: 'Ada Lovelace', plan: 'paid' }],
@@ -23,21 +22,13 @@ const seed: SeedInput = {
 };
 
 describe('settings web app in a browser: the API keys screen', () => {
-  let sys: TestSystem;
-  let browser: Browser;
-  beforeAll(async () => {
-    [sys, browser] = await Promise.all([startTestSystem({ seed }), launchChromium()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await sys?.stop();
-  });
+  const suite = useSystemWithBrowser(seed);
 
   async function signedInPage(width = 1100): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sys.settingsUrl! });
+    const context = await suite.browser.newContext({ viewport: { width, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: suite.sys.settingsUrl! });
     const page = await context.newPage();
-    const link = await mintSignInLink({ clients: sys.clients, signer: sys.signer, deadlineMs: 10_000 }, sys.settingsUrl!, 'u_ada', 'test');
+    const link = await mintSignInLink({ clients: suite.sys.clients, signer: suite.sys.signer, deadlineMs: 10_000 }, suite.sys.settingsUrl!, 'u_ada', 'test');
     await page.goto(link.url);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL('**/keys');
@@ -68,11 +59,11 @@ describe('settings web app in a browser: the API keys screen', () => {
       await page.screenshot({ path: created, fullPage: true });
     }
 
-    const me = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(copied) });
+    const me = await request(suite.sys.restUrl, 'GET', '/v1/me', { headers: bearer(copied) });
     expect(me.status).toBe(200);
     expect(me.body.scopes).toEqual(['search:read', 'profile:read', 'enrich:read']);
     expect(me.body.key.environment).toBe('test');
-    const reached = await request(sys.restUrl, 'GET', '/v1/communities', { headers: bearer(copied) });
+    const reached = await request(suite.sys.restUrl, 'GET', '/v1/communities', { headers: bearer(copied) });
     expect(reached.body.communities.map((c: { community_id: string }) => c.community_id)).toEqual(['c_bio']);
 
     await page.getByRole('link', { name: 'Back to your keys' }).click();
@@ -89,7 +80,7 @@ describe('settings web app in a browser: the API keys screen', () => {
     await page.getByRole('button', { name: 'Revoke key' }).click();
     await page.getByText('was revoked').waitFor();
 
-    const after = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(copied) });
+    const after = await request(suite.sys.restUrl, 'GET', '/v1/me', { headers: bearer(copied) });
     expect(after.status).toBe(401);
     await page.context().close();
   });

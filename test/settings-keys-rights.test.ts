@@ -7,7 +7,7 @@ import { KeyEnvironment } from '../proto/gen/expertnet/common/v1/common.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';
 import { bearer, request } from './helpers/http.js';
-import { SettingsClient } from './helpers/settings-browser-http.js';
+import { signedInClients, type SettingsClient } from './helpers/settings-browser-http.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const seed: SeedInput = {
@@ -38,10 +38,7 @@ describe('settings web app: key rights', () => {
   let adaKeyId: string;
   beforeAll(async () => {
     sys = await startTestSystem({ seed });
-    ada = new SettingsClient(sys.settingsUrl!);
-    bob = new SettingsClient(sys.settingsUrl!);
-    await ada.signIn(sys, 'u_ada');
-    await bob.signIn(sys, 'u_bob');
+    [ada, bob] = await signedInClients(sys, 'u_ada', 'u_bob');
     const minted = await ada.submit('/keys', '/keys', { preset: 'read', environment: 'live' });
     expect(minted.status).toBe(201);
     expect(minted.headers.get('cache-control')).toBe('no-store');

@@ -21,6 +21,7 @@ import { registerCommunityRoutes } from './communities-routes.js';
 import { registerCreditRoutes } from './credits-routes.js';
 import { registerKeyRoutes } from './keys-routes.js';
 import { registerSignInRoutes } from './sign-in-routes.js';
+import { registerUsageRoutes } from './usage-routes.js';
 
 export interface SettingsAppOptions extends SettingsContext {
   logger: Logger;
@@ -65,5 +66,6 @@ export async function buildSettingsApp(options: SettingsAppOptions): Promise<Fas
   registerKeyRoutes(app, context);
   registerCommunityRoutes(app, context);
   registerCreditRoutes(app, context);
+  registerUsageRoutes(app, context);
   return app;
 }

@@ -1,5 +1,5 @@
 // The settings app's only assets, served from this origin (the CSP allows nothing else): the
-// stylesheet (readable at phone width, visible keyboard focus) and the one script, which makes the
+// stylesheet (readable at phone width, visible keyboard focus, the usage charts' colours) and the one script, which makes the
 // copy button copy the secret shown once. Pages work without the script.
 export const SETTINGS_CSS = `
 *{box-sizing:border-box}
@@ -32,6 +32,20 @@ th,td{border:1px solid #ddd;padding:.4rem .5rem;text-align:left;vertical-align:t
 form.inline{display:inline}
 .who{color:#555}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+section.usage{background:#fff;border:1px solid #ddd;border-radius:4px;padding:.25rem 1rem 1rem;margin:0 0 1rem}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:.5rem 0}
+dl.facts dt{font-weight:600}
+dl.facts dd{margin:0}
+svg.chart{display:block;width:100%;height:auto;max-width:40rem;margin:.5rem 0}
+svg.chart .grid{stroke:#ddd;stroke-width:1}
+svg.chart .axis{font-size:11px;fill:#555}
+@media (max-width:30rem){svg.chart .axis{font-size:18px}}
+svg.chart .hit{fill:transparent}
+svg.chart .bar{fill:#0b57d0}
+svg.chart .today .bar{fill:#137333}
+svg.chart .day:hover .bar{fill:#073c8f}
+details{margin:.5rem 0}
+summary{cursor:pointer;color:#0b57d0}
 `;
 
 export const SETTINGS_JS = `

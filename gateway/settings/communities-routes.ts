@@ -1,10 +1,12 @@
 // The communities screen's endpoints. Every call acts as the signed-in user: the communities
-// service answers only the communities the user controls and refuses the others (403).
+// service answers only the communities the user controls and refuses the others (403); identity
+// reads and switches the user's own just-in-time consent only.
 import type { FastifyInstance } from 'fastify';
 import { ConsentStatus } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { communitiesScreen } from './communities-view.js';
 import { asUser, type SettingsContext } from './context.js';
-import { page } from './html.js';
+import { html, page } from './html.js';
+import { jitConsentSection } from './jit-consent-view.js';
 import { PageError } from './page-error.js';
 import { requireSession } from './session.js';
 
@@ -16,6 +18,8 @@ const DONE: Record<string, string> = {
   'writes-off': 'API writes are off: a new attestation version was recorded.',
   approved: 'The consent request was approved: a retry of the write succeeds.',
   denied: 'The consent request was denied.',
+  'jit-on': 'Just-in-time consent is on: a write to a community you own whose API writes are off now waits here for your approval.',
+  'jit-off': 'Just-in-time consent is off: a write to a community you own whose API writes are off is refused, and nothing waits for you.',
 };
 
 export function registerCommunityRoutes(app: FastifyInstance, context: SettingsContext): void {
@@ -24,7 +28,10 @@ export function registerCommunityRoutes(app: FastifyInstance, context: SettingsC
 
   app.get<{ Querystring: { done?: string } }>('/communities', signedIn, async (request, reply) => {
     const options = await asUser(context, request);
-    const { communities } = await context.clients.communities.listControlledCommunities({ userId: request.user!.id }, options);
+    const [{ communities }, { user }] = await Promise.all([
+      context.clients.communities.listControlledCommunities({ userId: request.user!.id }, options),
+      context.clients.identity.getUser({ userId: request.user!.id }, options),
+    ]);
     const items = await Promise.all(communities.map(async (controlled) => ({
       controlled,
       pending: (await context.clients.communities.listConsentRequests({
@@ -36,7 +43,7 @@ export function registerCommunityRoutes(app: FastifyInstance, context: SettingsC
     return reply.type('text/html').send(page({
       title: 'Communities', user: request.user!, csrf, current: '/communities',
       ...(done && { notice: { kind: 'ok' as const, text: done } }),
-      body: communitiesScreen(items, csrf),
+      body: html`${jitConsentSection(user?.jitConsent ?? false, csrf)}${communitiesScreen(items, csrf)}`,
     }));
   });
 
@@ -46,6 +53,14 @@ export function registerCommunityRoutes(app: FastifyInstance, context: SettingsC
     if (enabled && request.body?.attest !== 'yes') throw new PageError(400, 'Tick the attestation to turn API writes on.');
     await context.clients.communities.setApiWrites({ communityId: request.params.id, enabled, actor: '' }, await asUser(context, request));
     return reply.redirect(`/communities?done=writes-${enabled ? 'on' : 'off'}`, 303);
+  });
+
+  app.post<{ Body: { enabled?: string } }>('/jit-consent', protectedForm, async (request, reply) => {
+    const setting = request.body?.enabled;
+    if (setting !== 'on' && setting !== 'off') throw new PageError(400, 'enabled must be on or off');
+    // Always the signed-in user's own setting: the form names no user, and identity re-checks.
+    await context.clients.identity.setJitConsent({ userId: request.user!.id, enabled: setting === 'on' }, await asUser(context, request));
+    return reply.redirect(`/communities?done=jit-${setting}`, 303);
   });
 
   app.post<{ Params: { id: string }; Body: { decision?: string } }>('/consent/:id', protectedForm, async (request, reply) => {

@@ -45,6 +45,7 @@ const SCREENS = [
   ['/keys', 'API keys'],
   ['/communities', 'Communities'],
   ['/credits', 'Credits'],
+  ['/usage', 'Usage'],
 ] as const;
 
 /** The whole page: navigation (when signed in), a flash message, the screen's content. */

@@ -15,6 +15,7 @@ import { listOrganizationKeys } from './organization-keys.js';
 import { requireOwnKey, requireSelf } from './own-keys.js';
 import { createPlaceholderAccount, deletePlaceholderAccount } from './placeholder-accounts.js';
 import { recordSeedRecords } from './seed-ledger.js';
+import { getUsage } from './usage-history.js';
 import * as accounts from './users-and-organizations.js';
 import * as webSessions from './web-sessions.js';
 
@@ -79,7 +80,8 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       return { user: toUser(await accounts.upsertUser(context, request.user)) };
     },
 
-    async getUser(request) {
+    async getUser(request, ctx) {
+      requireSelf(ctx, request.userId, 'account');
       return { user: toUser(await accounts.getUser(context, request.userId)) };
     },
 
@@ -140,6 +142,16 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       await webSessions.endSession(context, request.sessionId);
       return {};
     },
+
+    async getUsage(request, ctx) {
+      requireSelf(ctx, request.userId, 'usage');
+      return getUsage(context, request);
+    },
+
+    async setJitConsent(request, ctx) {
+      requireSelf(ctx, request.userId, 'account');
+      return { jitConsent: (await accounts.setJitConsent(context, request.userId, request.enabled)).jit_consent };
+    },
   };
 
   const registration: ServiceRegistration<typeof IdentityServiceDefinition> = {
@@ -154,7 +166,7 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       listOrganizationKeys: ['operator', 'user'],
       importLegacyOrganizationKey: ['operator'],
       upsertUser: ['operator'],
-      getUser: ['operator', 'service'],
+      getUser: ['operator', 'service', 'user'],
       listUsers: ['operator'],
       setUserPlan: ['operator'],
       upsertOrganization: ['operator'],
@@ -172,6 +184,8 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       redeemSignInLink: ['edge'],
       resolveSession: ['edge'],
       endSession: ['edge'],
+      getUsage: ['operator', 'user'],
+      setJitConsent: ['operator', 'user'],
     },
   };
   return { registration, stop: async () => void (await Promise.all([context.keyUsage.stop(), context.grantUsage.stop()])) };

@@ -1,16 +1,16 @@
 // What a signed-in user (the settings web app's `user` principal) may do with keys: mint and list
 // only their own, and revoke a key they own or a legacy key of an organization they manage (owner
-// or admin). The operator may act for anyone. Any other key is answered as not found, so its
-// existence is not revealed.
+// or admin); likewise read their own usage and account. The operator may act for anyone. Any other
+// key is answered as not found, so its existence is not revealed.
 import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
 import type { IdentityContext } from './identity-context.js';
 import { managedOrganizationIds } from './organization-keys.js';
 
-/** The user a key request may act for: a signed-in user only for themself. */
-export function requireSelf(ctx: ServiceContext, userId: string): void {
+/** The user a request may act for: a signed-in user only for themself (their keys, usage, account). */
+export function requireSelf(ctx: ServiceContext, userId: string, what = 'keys'): void {
   if (ctx.principal.kind === 'user' && ctx.principal.userId !== userId) {
-    throw domainError('forbidden', 'a signed-in user manages only their own keys');
+    throw domainError('forbidden', `a signed-in user manages only their own ${what}`);
   }
 }
 

@@ -5,7 +5,7 @@ import type { Queryable } from '../kit/db/database.js';
 import type { UsageCount, UsageStore } from './usage-recorder.js';
 
 /** The tables of one credential kind. Constants of this service, never input. */
-interface UsageTables {
+export interface UsageTables {
   daily: 'identity.key_usage_daily' | 'identity.grant_usage_daily';
   idColumn: 'key_id' | 'grant_id';
   credentials: 'identity.api_keys' | 'identity.oauth_grants';

@@ -61,6 +61,15 @@ export function createUserRepository(db: Queryable) {
       return rows[0];
     },
 
+    /** The user's just-in-time write consent alone (the settings web app's switch). */
+    async setJitConsent(id: string, enabled: boolean): Promise<UserRow | undefined> {
+      const rows = await db.query<UserRow>(
+        'UPDATE identity.users SET jit_consent = $2 WHERE id = $1 RETURNING id, email, name, plan, jit_consent, created_at',
+        [id, enabled],
+      );
+      return rows[0];
+    },
+
     async upsertOrganization(o: OrganizationRow): Promise<OrganizationRow> {
       const rows = await db.query<OrganizationRow>(
         `INSERT INTO identity.organizations (id, name, jit_consent) VALUES ($1, $2, $3)

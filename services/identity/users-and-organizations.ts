@@ -32,6 +32,13 @@ export async function getUser(context: IdentityContext, userId: string): Promise
   return row;
 }
 
+/** The user's just-in-time write consent alone: the rest of the record stays as it is. */
+export async function setJitConsent(context: IdentityContext, userId: string, enabled: boolean): Promise<UserRow> {
+  const row = await context.users.setJitConsent(userId, enabled);
+  if (!row) throw domainError('not_found', `user ${userId} not found`);
+  return row;
+}
+
 /** One page of every user, in id order (the operator's list). */
 export async function listUsers(context: IdentityContext, request: { pageSize: number; pageToken: string }) {
   const limit = clampPageSize(request.pageSize);

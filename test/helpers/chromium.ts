@@ -2,6 +2,9 @@
 // missing), driven by playwright-core: nothing downloads a browser.
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import type { SeedInput } from '../../deploy/admin/seed-schema.js';
+import { startTestSystem, type TestSystem } from './test-system.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -18,4 +21,24 @@ export async function launchChromium(): Promise<Browser> {
 export function screenshotPath(name: string): string | undefined {
   const dir = process.env.SETTINGS_SCREENSHOTS_DIR;
   return dir ? `${dir}/${name}.png` : undefined;
+}
+
+/**
+ * A suite's system and browser, started together before its tests and stopped after them; read
+ * them through the returned object inside the tests.
+ */
+export function useSystemWithBrowser(seed: SeedInput): { readonly sys: TestSystem; readonly browser: Browser } {
+  let sys: TestSystem | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    [sys, browser] = await Promise.all([startTestSystem({ seed }), launchChromium()]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await sys?.stop();
+  });
+  return {
+    get sys() { return sys!; },
+    get browser() { return browser!; },
+  };
 }

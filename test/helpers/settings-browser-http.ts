@@ -69,3 +69,13 @@ export function csrfTokenOf(html: string): string {
 }
 
 export const SESSION_COOKIE = 'en_settings';
+
+/** One signed-in client per user id, in the order given. */
+export async function signedInClients<const T extends readonly string[]>(
+  sys: TestSystem, ...userIds: T): Promise<{ [K in keyof T]: SettingsClient }> {
+  return Promise.all(userIds.map(async (userId) => {
+    const client = new SettingsClient(sys.settingsUrl!);
+    await client.signIn(sys, userId);
+    return client;
+  })) as Promise<{ [K in keyof T]: SettingsClient }>;
+}

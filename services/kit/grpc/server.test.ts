@@ -71,6 +71,8 @@ function crashingIdentity(): ServiceRegistration<typeof IdentityServiceDefinitio
       redeemSignInLink: operatorOnly,
       resolveSession: operatorOnly,
       endSession: operatorOnly,
+      getUsage: operatorOnly,
+      setJitConsent: operatorOnly,
     },
   };
 }

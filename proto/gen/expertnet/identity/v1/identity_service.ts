@@ -28,6 +28,7 @@ import {
   roleFromJSON,
   roleToJSON,
 } from "../../common/v1/common.js";
+import { GetUsageRequest, GetUsageResponse, SetJitConsentRequest, SetJitConsentResponse } from "./self_service.js";
 import {
   CreateSignInLinkRequest,
   CreateSignInLinkResponse,
@@ -6034,6 +6035,26 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The settings web app's own-account screens (self_service.proto). Operator, or a signed-in user
+     * for themself only: requests per UTC day of each credential, and just-in-time write consent.
+     */
+    getUsage: {
+      name: "GetUsage",
+      requestType: GetUsageRequest as typeof GetUsageRequest,
+      requestStream: false,
+      responseType: GetUsageResponse as typeof GetUsageResponse,
+      responseStream: false,
+      options: {},
+    },
+    setJitConsent: {
+      name: "SetJitConsent",
+      requestType: SetJitConsentRequest as typeof SetJitConsentRequest,
+      requestStream: false,
+      responseType: SetJitConsentResponse as typeof SetJitConsentResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -6160,6 +6181,15 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
     request: EndSessionRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<EndSessionResponse>>;
+  /**
+   * The settings web app's own-account screens (self_service.proto). Operator, or a signed-in user
+   * for themself only: requests per UTC day of each credential, and just-in-time write consent.
+   */
+  getUsage(request: GetUsageRequest, context: CallContext & CallContextExt): Promise<DeepPartial<GetUsageResponse>>;
+  setJitConsent(
+    request: SetJitConsentRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<SetJitConsentResponse>>;
 }
 
 export interface IdentityServiceClient<CallOptionsExt = {}> {
@@ -6285,6 +6315,15 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<EndSessionRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<EndSessionResponse>;
+  /**
+   * The settings web app's own-account screens (self_service.proto). Operator, or a signed-in user
+   * for themself only: requests per UTC day of each credential, and just-in-time write consent.
+   */
+  getUsage(request: DeepPartial<GetUsageRequest>, options?: CallOptions & CallOptionsExt): Promise<GetUsageResponse>;
+  setJitConsent(
+    request: DeepPartial<SetJitConsentRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<SetJitConsentResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

@@ -1,0 +1,96 @@
+// The just-in-time consent switch on the communities screen: the signed-in user turns their own
+// setting on (a write by a key to their community whose API writes are off then gets 422
+// owner_consent_required and waits in the queue) and off (the same write gets 422 unprocessable and
+// nothing is queued). The form names no user: nobody can flip another user's switch, and identity
+// refuses a signed-in user who asks for someone else.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
+import { ConsentStatus } from '../proto/gen/expertnet/communities/v1/communities_service.js';
+import { callAs } from '../services/kit/grpc/client.js';
+import { readRemoteError } from '../services/kit/grpc/errors.js';
+import { bearer, request } from './helpers/http.js';
+import { liveKey } from './helpers/keys.js';
+import { signedInClients, type SettingsClient } from './helpers/settings-browser-http.js';
+import { startTestSystem, type TestSystem } from './helpers/test-system.js';
+
+const ownKey = liveKey();
+const seed: SeedInput = {
+  users: [
+    { id: 'u_own', email: 'own@example.org', name: 'Owen Owner', plan: 'paid' },
+    { id: 'u_other', email: 'other@example.org', name: 'Oscar Other' },
+  ],
+  communities: [{ id: 'c_own', name: 'Owned', owner: { user: 'u_own' } }],
+  keys: [{ id: 'k_own', secret: ownKey, owner: { user: 'u_own' }, scopes: ['member:write', 'profile:read'] }],
+};
+
+describe('settings web app: the just-in-time consent switch', () => {
+  let sys: TestSystem;
+  let owner: SettingsClient;
+  let other: SettingsClient;
+  const add = (email: string) =>
+    request(sys.restUrl, 'POST', '/v1/communities/c_own/members', { headers: bearer(ownKey), body: { members: [{ email }] } });
+  const operator = () => callAs(sys.signer, { kind: 'operator', actor: 'jit-test' }, undefined, 10_000);
+  const jitOf = async (userId: string) => (await sys.clients.identity.getUser({ userId }, await operator())).user!.jitConsent;
+  /** Pending consent requests of c_own. */
+  const pendingOf = async () => (await sys.clients.communities.listConsentRequests(
+    { communityId: 'c_own', pageSize: 50, pageToken: '', status: ConsentStatus.CONSENT_STATUS_PENDING }, await operator())).requests.length;
+  beforeAll(async () => {
+    sys = await startTestSystem({ seed });
+    [owner, other] = await signedInClients(sys, 'u_own', 'u_other');
+  });
+  afterAll(async () => sys?.stop());
+
+  it('on: a write by the key gets 422 owner_consent_required and waits in the queue on the page', async () => {
+    const before = await owner.get('/communities');
+    expect(before.text).toContain('Just-in-time consent is <strong>off</strong>');
+    const on = await owner.submit('/communities', '/jit-consent', { enabled: 'on' });
+    expect(on.status).toBe(303);
+    const after = await owner.get(on.headers.get('location')!);
+    expect(after.text).toContain('Just-in-time consent is on: a write to a community you own');
+    expect(after.text).toContain('Just-in-time consent is <strong>on</strong>');
+    expect(await jitOf('u_own')).toBe(true);
+
+    const write = await add('queued@example.org');
+    expect(write.status).toBe(422);
+    expect(write.body.error.code).toBe('owner_consent_required');
+    expect((await owner.get('/communities')).text).toMatch(/<code>members\.add<\/code> requested by key <code>k_own<\/code>/);
+  });
+
+  it('off: the same write gets 422 unprocessable and nothing more is queued', async () => {
+    const queued = await pendingOf();
+    const off = await owner.submit('/communities', '/jit-consent', { enabled: 'off' });
+    expect(off.status).toBe(303);
+    expect((await owner.get(off.headers.get('location')!)).text).toContain('Just-in-time consent is <strong>off</strong>');
+    expect(await jitOf('u_own')).toBe(false);
+
+    const write = await add('refused@example.org');
+    expect(write.status).toBe(422);
+    expect(write.body.error.code).toBe('unprocessable');
+    expect(await pendingOf()).toBe(queued);
+  });
+
+  it('refuses a bad value (400) and a form without its CSRF token (403), changing nothing', async () => {
+    const bad = await owner.submit('/communities', '/jit-consent', { enabled: 'maybe' });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('enabled must be on or off');
+    const forged = await owner.send('POST', '/jit-consent', { enabled: 'on' });
+    expect(forged.status).toBe(403);
+    expect(await jitOf('u_own')).toBe(false);
+  });
+
+  it('lets nobody flip another user’s switch: the form names no user, and identity refuses', async () => {
+    const attempt = await other.submit('/communities', '/jit-consent', { enabled: 'on', user_id: 'u_own', userId: 'u_own' });
+    expect(attempt.status).toBe(303);
+    expect(await jitOf('u_own')).toBe(false);
+    expect(await jitOf('u_other')).toBe(true);
+
+    const asOther = await callAs(sys.signer, { kind: 'user', userId: 'u_other' }, undefined, 10_000);
+    const refusals = await Promise.all([
+      sys.clients.identity.setJitConsent({ userId: 'u_own', enabled: true }, asOther).catch((e) => e),
+      sys.clients.identity.getUser({ userId: 'u_own' }, asOther).catch((e) => e),
+    ]);
+    expect(refusals.map((e) => readRemoteError(e)?.code)).toEqual(['forbidden', 'forbidden']);
+    expect(await jitOf('u_own')).toBe(false);
+    expect((await add('still.refused@example.org')).body.error.code).toBe('unprocessable');
+  });
+});
