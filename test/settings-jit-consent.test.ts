@@ -14,13 +14,21 @@ import { signedInClients, type SettingsClient } from './helpers/settings-browser
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const ownKey = liveKey();
+const labKey = liveKey();
 const seed: SeedInput = {
   users: [
     { id: 'u_own', email: 'own@example.org', name: 'Owen Owner', plan: 'paid' },
     { id: 'u_other', email: 'other@example.org', name: 'Oscar Other' },
   ],
-  communities: [{ id: 'c_own', name: 'Owned', owner: { user: 'u_own' } }],
-  keys: [{ id: 'k_own', secret: ownKey, owner: { user: 'u_own' }, scopes: ['member:write', 'profile:read'] }],
+  organizations: [{ id: 'o_lab', name: 'Lab', members: [{ user: 'u_own', role: 'admin' }, { user: 'u_other', role: 'member' }] }],
+  communities: [
+    { id: 'c_own', name: 'Owned', owner: { user: 'u_own' } },
+    { id: 'c_lab', name: 'Lab community', owner: { organization: 'o_lab' } },
+  ],
+  keys: [
+    { id: 'k_own', secret: ownKey, owner: { user: 'u_own' }, scopes: ['member:write', 'profile:read'] },
+    { id: 'k_lab', secret: labKey, owner: { organization: 'o_lab' }, scopes: ['member:write', 'profile:read'] },
+  ],
 };
 
 describe('settings web app: the just-in-time consent switch', () => {
@@ -31,6 +39,9 @@ describe('settings web app: the just-in-time consent switch', () => {
     request(sys.restUrl, 'POST', '/v1/communities/c_own/members', { headers: bearer(ownKey), body: { members: [{ email }] } });
   const operator = () => callAs(sys.signer, { kind: 'operator', actor: 'jit-test' }, undefined, 10_000);
   const jitOf = async (userId: string) => (await sys.clients.identity.getUser({ userId }, await operator())).user!.jitConsent;
+  const labJit = async () => (await sys.clients.identity.getOrganization({ organizationId: 'o_lab' }, await operator())).organization!.jitConsent;
+  const addToLab = (email: string) =>
+    request(sys.restUrl, 'POST', '/v1/communities/c_lab/members', { headers: bearer(labKey), body: { members: [{ email }] } });
   /** Pending consent requests of c_own. */
   const pendingOf = async () => (await sys.clients.communities.listConsentRequests(
     { communityId: 'c_own', pageSize: 50, pageToken: '', status: ConsentStatus.CONSENT_STATUS_PENDING }, await operator())).requests.length;
@@ -42,12 +53,12 @@ describe('settings web app: the just-in-time consent switch', () => {
 
   it('on: a write by the key gets 422 owner_consent_required and waits in the queue on the page', async () => {
     const before = await owner.get('/communities');
-    expect(before.text).toContain('Just-in-time consent is <strong>off</strong>');
+    expect(before.text).toContain('Your communities: just-in-time consent is <strong>off</strong>');
     const on = await owner.submit('/communities', '/jit-consent', { enabled: 'on' });
     expect(on.status).toBe(303);
     const after = await owner.get(on.headers.get('location')!);
     expect(after.text).toContain('Just-in-time consent is on: a write to a community you own');
-    expect(after.text).toContain('Just-in-time consent is <strong>on</strong>');
+    expect(after.text).toContain('Your communities: just-in-time consent is <strong>on</strong>');
     expect(await jitOf('u_own')).toBe(true);
 
     const write = await add('queued@example.org');
@@ -60,7 +71,7 @@ describe('settings web app: the just-in-time consent switch', () => {
     const queued = await pendingOf();
     const off = await owner.submit('/communities', '/jit-consent', { enabled: 'off' });
     expect(off.status).toBe(303);
-    expect((await owner.get(off.headers.get('location')!)).text).toContain('Just-in-time consent is <strong>off</strong>');
+    expect((await owner.get(off.headers.get('location')!)).text).toContain('Your communities: just-in-time consent is <strong>off</strong>');
     expect(await jitOf('u_own')).toBe(false);
 
     const write = await add('refused@example.org');
@@ -92,5 +103,42 @@ describe('settings web app: the just-in-time consent switch', () => {
     expect(refusals.map((e) => readRemoteError(e)?.code)).toEqual(['forbidden', 'forbidden']);
     expect(await jitOf('u_own')).toBe(false);
     expect((await add('still.refused@example.org')).body.error.code).toBe('unprocessable');
+  });
+
+  it('switches an organization’s setting for its admin: a write to its community waits in the queue, and off refuses it again', async () => {
+    expect((await owner.get('/communities')).text).toContain('Lab: just-in-time consent is <strong>off</strong>');
+    const on = await owner.submit('/communities', '/jit-consent', { enabled: 'on', organization: 'o_lab' });
+    expect(on.status).toBe(303);
+    const after = await owner.get(on.headers.get('location')!);
+    expect(after.text).toContain('Just-in-time consent is on for the organization');
+    expect(after.text).toContain('Lab: just-in-time consent is <strong>on</strong>');
+    expect(await labJit()).toBe(true);
+    expect(await jitOf('u_own')).toBe(false);
+
+    const queued = await addToLab('lab.queued@example.org');
+    expect(queued.status).toBe(422);
+    expect(queued.body.error.code).toBe('owner_consent_required');
+    expect((await owner.get('/communities')).text).toMatch(/<code>members\.add<\/code> requested by key <code>k_lab<\/code>/);
+
+    expect((await owner.submit('/communities', '/jit-consent', { enabled: 'off', organization: 'o_lab' })).status).toBe(303);
+    expect(await labJit()).toBe(false);
+    const refused = await addToLab('lab.refused@example.org');
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('unprocessable');
+  });
+
+  it('gives a plain member of the organization no switch for it: their forged form is 404 and identity refuses, changing nothing', async () => {
+    const page = (await other.get('/communities')).text;
+    expect(page).not.toContain('name="organization"');
+    expect(page).not.toContain('Lab: just-in-time consent');
+    const forged = await other.submit('/communities', '/jit-consent', { enabled: 'on', organization: 'o_lab' });
+    expect(forged.status).toBe(404);
+    expect(forged.text).toContain('organization o_lab not found');
+    const asOther = await callAs(sys.signer, { kind: 'user', userId: 'u_other' }, undefined, 10_000);
+    const refusal = await sys.clients.identity.setJitConsent({ userId: 'u_other', enabled: true, organizationId: 'o_lab' }, asOther).catch((e) => e);
+    expect(readRemoteError(refusal)?.code).toBe('not_found');
+    expect((await sys.clients.identity.listManagedOrganizations({ userId: 'u_other' }, asOther)).organizations).toEqual([]);
+    expect(await labJit()).toBe(false);
+    expect((await addToLab('lab.still.refused@example.org')).body.error.code).toBe('unprocessable');
   });
 });

@@ -1,6 +1,7 @@
 // The communities screen's endpoints. Every call acts as the signed-in user: the communities
 // service answers only the communities the user controls and refuses the others (403); identity
-// reads and switches the user's own just-in-time consent only.
+// reads and switches the user's own just-in-time consent, and that of an organization only for its
+// owners and admins (another organization is 404).
 import type { FastifyInstance } from 'fastify';
 import { ConsentStatus } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { communitiesScreen } from './communities-view.js';
@@ -20,6 +21,8 @@ const DONE: Record<string, string> = {
   denied: 'The consent request was denied.',
   'jit-on': 'Just-in-time consent is on: a write to a community you own whose API writes are off now waits here for your approval.',
   'jit-off': 'Just-in-time consent is off: a write to a community you own whose API writes are off is refused, and nothing waits for you.',
+  'org-jit-on': "Just-in-time consent is on for the organization: a write to a community it owns whose API writes are off now waits here for its managers' approval.",
+  'org-jit-off': 'Just-in-time consent is off for the organization: a write to a community it owns whose API writes are off is refused, and nothing waits.',
 };
 
 export function registerCommunityRoutes(app: FastifyInstance, context: SettingsContext): void {
@@ -28,9 +31,10 @@ export function registerCommunityRoutes(app: FastifyInstance, context: SettingsC
 
   app.get<{ Querystring: { done?: string } }>('/communities', signedIn, async (request, reply) => {
     const options = await asUser(context, request);
-    const [{ communities }, { user }] = await Promise.all([
+    const [{ communities }, { user }, { organizations }] = await Promise.all([
       context.clients.communities.listControlledCommunities({ userId: request.user!.id }, options),
       context.clients.identity.getUser({ userId: request.user!.id }, options),
+      context.clients.identity.listManagedOrganizations({ userId: request.user!.id }, options),
     ]);
     const items = await Promise.all(communities.map(async (controlled) => ({
       controlled,
@@ -43,7 +47,7 @@ export function registerCommunityRoutes(app: FastifyInstance, context: SettingsC
     return reply.type('text/html').send(page({
       title: 'Communities', user: request.user!, csrf, current: '/communities',
       ...(done && { notice: { kind: 'ok' as const, text: done } }),
-      body: html`${jitConsentSection(user?.jitConsent ?? false, csrf)}${communitiesScreen(items, csrf)}`,
+      body: html`${jitConsentSection(user?.jitConsent ?? false, organizations, csrf)}${communitiesScreen(items, csrf)}`,
     }));
   });
 
@@ -55,12 +59,16 @@ export function registerCommunityRoutes(app: FastifyInstance, context: SettingsC
     return reply.redirect(`/communities?done=writes-${enabled ? 'on' : 'off'}`, 303);
   });
 
-  app.post<{ Body: { enabled?: string } }>('/jit-consent', protectedForm, async (request, reply) => {
+  app.post<{ Body: { enabled?: string; organization?: string } }>('/jit-consent', protectedForm, async (request, reply) => {
     const setting = request.body?.enabled;
     if (setting !== 'on' && setting !== 'off') throw new PageError(400, 'enabled must be on or off');
-    // Always the signed-in user's own setting: the form names no user, and identity re-checks.
-    await context.clients.identity.setJitConsent({ userId: request.user!.id, enabled: setting === 'on' }, await asUser(context, request));
-    return reply.redirect(`/communities?done=jit-${setting}`, 303);
+    const organization = request.body?.organization ?? '';
+    if (typeof organization !== 'string') throw new PageError(400, 'organization must be one organization id');
+    // The signed-in user's own setting, or an organization's: the form names no user, and identity
+    // re-checks that the user manages the organization.
+    await context.clients.identity.setJitConsent(
+      { userId: request.user!.id, enabled: setting === 'on', organizationId: organization }, await asUser(context, request));
+    return reply.redirect(`/communities?done=${organization ? 'org-' : ''}jit-${setting}`, 303);
   });
 
   app.post<{ Params: { id: string }; Body: { decision?: string } }>('/consent/:id', protectedForm, async (request, reply) => {

@@ -9,6 +9,7 @@ import type { ServiceRegistration } from '../kit/grpc/server.js';
 import { authenticate, describeCredential } from './authentication.js';
 import { createIdentityContext, type IdentityDeps, type IdentityOptions } from './identity-context.js';
 import { toApiKey, toOAuthGrant, toOrganization, toSeedState, toUser, toUserOrganization } from './identity-messages.js';
+import * as jitConsent from './jit-consent.js';
 import * as keyManagement from './key-management.js';
 import * as oauthGrants from './oauth-grants.js';
 import { listOrganizationKeys } from './organization-keys.js';
@@ -149,8 +150,12 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
     },
 
     async setJitConsent(request, ctx) {
+      return { jitConsent: await jitConsent.setJitConsent(context, ctx, request) };
+    },
+
+    async listManagedOrganizations(request, ctx) {
       requireSelf(ctx, request.userId, 'account');
-      return { jitConsent: (await accounts.setJitConsent(context, request.userId, request.enabled)).jit_consent };
+      return { organizations: await jitConsent.listManagedOrganizations(context, request.userId) };
     },
   };
 
@@ -186,6 +191,7 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       endSession: ['edge'],
       getUsage: ['operator', 'user'],
       setJitConsent: ['operator', 'user'],
+      listManagedOrganizations: ['operator', 'user'],
     },
   };
   return { registration, stop: async () => void (await Promise.all([context.keyUsage.stop(), context.grantUsage.stop()])) };

@@ -80,6 +80,15 @@ export function createUserRepository(db: Queryable) {
       return rows[0]!;
     },
 
+    /** An organization's just-in-time write consent alone (the settings web app's switch). */
+    async setOrganizationJitConsent(id: string, enabled: boolean): Promise<OrganizationRow | undefined> {
+      const rows = await db.query<OrganizationRow>(
+        'UPDATE identity.organizations SET jit_consent = $2 WHERE id = $1 RETURNING id, name, jit_consent',
+        [id, enabled],
+      );
+      return rows[0];
+    },
+
     async findOrganization(id: string): Promise<OrganizationRow | undefined> {
       const rows = await db.query<OrganizationRow>('SELECT id, name, jit_consent FROM identity.organizations WHERE id = $1', [id]);
       return rows[0];

@@ -73,6 +73,7 @@ function crashingIdentity(): ServiceRegistration<typeof IdentityServiceDefinitio
       endSession: operatorOnly,
       getUsage: operatorOnly,
       setJitConsent: operatorOnly,
+      listManagedOrganizations: operatorOnly,
     },
   };
 }

@@ -28,7 +28,14 @@ import {
   roleFromJSON,
   roleToJSON,
 } from "../../common/v1/common.js";
-import { GetUsageRequest, GetUsageResponse, SetJitConsentRequest, SetJitConsentResponse } from "./self_service.js";
+import {
+  GetUsageRequest,
+  GetUsageResponse,
+  ListManagedOrganizationsRequest,
+  ListManagedOrganizationsResponse,
+  SetJitConsentRequest,
+  SetJitConsentResponse,
+} from "./self_service.js";
 import {
   CreateSignInLinkRequest,
   CreateSignInLinkResponse,
@@ -6037,7 +6044,8 @@ export const IdentityServiceDefinition = {
     },
     /**
      * The settings web app's own-account screens (self_service.proto). Operator, or a signed-in user
-     * for themself only: requests per UTC day of each credential, and just-in-time write consent.
+     * for themself only: requests per UTC day of each credential, and just-in-time write consent
+     * (their own, or that of an organization they own or administer).
      */
     getUsage: {
       name: "GetUsage",
@@ -6052,6 +6060,14 @@ export const IdentityServiceDefinition = {
       requestType: SetJitConsentRequest as typeof SetJitConsentRequest,
       requestStream: false,
       responseType: SetJitConsentResponse as typeof SetJitConsentResponse,
+      responseStream: false,
+      options: {},
+    },
+    listManagedOrganizations: {
+      name: "ListManagedOrganizations",
+      requestType: ListManagedOrganizationsRequest as typeof ListManagedOrganizationsRequest,
+      requestStream: false,
+      responseType: ListManagedOrganizationsResponse as typeof ListManagedOrganizationsResponse,
       responseStream: false,
       options: {},
     },
@@ -6183,13 +6199,18 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
   ): Promise<DeepPartial<EndSessionResponse>>;
   /**
    * The settings web app's own-account screens (self_service.proto). Operator, or a signed-in user
-   * for themself only: requests per UTC day of each credential, and just-in-time write consent.
+   * for themself only: requests per UTC day of each credential, and just-in-time write consent
+   * (their own, or that of an organization they own or administer).
    */
   getUsage(request: GetUsageRequest, context: CallContext & CallContextExt): Promise<DeepPartial<GetUsageResponse>>;
   setJitConsent(
     request: SetJitConsentRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<SetJitConsentResponse>>;
+  listManagedOrganizations(
+    request: ListManagedOrganizationsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListManagedOrganizationsResponse>>;
 }
 
 export interface IdentityServiceClient<CallOptionsExt = {}> {
@@ -6317,13 +6338,18 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
   ): Promise<EndSessionResponse>;
   /**
    * The settings web app's own-account screens (self_service.proto). Operator, or a signed-in user
-   * for themself only: requests per UTC day of each credential, and just-in-time write consent.
+   * for themself only: requests per UTC day of each credential, and just-in-time write consent
+   * (their own, or that of an organization they own or administer).
    */
   getUsage(request: DeepPartial<GetUsageRequest>, options?: CallOptions & CallOptionsExt): Promise<GetUsageResponse>;
   setJitConsent(
     request: DeepPartial<SetJitConsentRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<SetJitConsentResponse>;
+  listManagedOrganizations(
+    request: DeepPartial<ListManagedOrganizationsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListManagedOrganizationsResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

@@ -17,6 +17,9 @@ import {
   RateTier,
   rateTierFromJSON,
   rateTierToJSON,
+  Role,
+  roleFromJSON,
+  roleToJSON,
 } from "../../common/v1/common.js";
 
 export const protobufPackage = "expertnet.identity.v1";
@@ -67,13 +70,35 @@ export interface GetUsageResponse {
 }
 
 export interface SetJitConsentRequest {
+  /**
+   * Whose setting: the user's own, or (organization_id set) that organization's, which the user
+   * must own or administer (else not_found for a signed-in user).
+   */
   userId: string;
   enabled: boolean;
+  organizationId: string;
 }
 
 export interface SetJitConsentResponse {
   /** The setting as stored now. */
   jitConsent: boolean;
+}
+
+export interface ListManagedOrganizationsRequest {
+  userId: string;
+}
+
+/** An organization the user owns or administers, with its just-in-time write consent. */
+export interface ManagedOrganization {
+  organizationId: string;
+  name: string;
+  role: Role;
+  jitConsent: boolean;
+}
+
+export interface ListManagedOrganizationsResponse {
+  /** By name, then id. */
+  organizations: ManagedOrganization[];
 }
 
 function createBaseGetUsageRequest(): GetUsageRequest {
@@ -624,7 +649,7 @@ export const GetUsageResponse: MessageFns<GetUsageResponse> = {
 };
 
 function createBaseSetJitConsentRequest(): SetJitConsentRequest {
-  return { userId: "", enabled: false };
+  return { userId: "", enabled: false, organizationId: "" };
 }
 
 export const SetJitConsentRequest: MessageFns<SetJitConsentRequest> = {
@@ -634,6 +659,9 @@ export const SetJitConsentRequest: MessageFns<SetJitConsentRequest> = {
     }
     if (message.enabled !== false) {
       writer.uint32(16).bool(message.enabled);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(26).string(message.organizationId);
     }
     return writer;
   },
@@ -667,6 +695,14 @@ export const SetJitConsentRequest: MessageFns<SetJitConsentRequest> = {
             message.enabled = reader.bool();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -687,6 +723,11 @@ export const SetJitConsentRequest: MessageFns<SetJitConsentRequest> = {
         ? globalThis.String(object.user_id)
         : "",
       enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
     };
   },
 
@@ -698,6 +739,9 @@ export const SetJitConsentRequest: MessageFns<SetJitConsentRequest> = {
     if (message.enabled !== false) {
       obj.enabled = message.enabled;
     }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
     return obj;
   },
 
@@ -708,6 +752,7 @@ export const SetJitConsentRequest: MessageFns<SetJitConsentRequest> = {
     const message = createBaseSetJitConsentRequest();
     message.userId = object.userId ?? "";
     message.enabled = object.enabled ?? false;
+    message.organizationId = object.organizationId ?? "";
     return message;
   },
 };
@@ -781,6 +826,275 @@ export const SetJitConsentResponse: MessageFns<SetJitConsentResponse> = {
   fromPartial(object: DeepPartial<SetJitConsentResponse>): SetJitConsentResponse {
     const message = createBaseSetJitConsentResponse();
     message.jitConsent = object.jitConsent ?? false;
+    return message;
+  },
+};
+
+function createBaseListManagedOrganizationsRequest(): ListManagedOrganizationsRequest {
+  return { userId: "" };
+}
+
+export const ListManagedOrganizationsRequest: MessageFns<ListManagedOrganizationsRequest> = {
+  encode(message: ListManagedOrganizationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListManagedOrganizationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListManagedOrganizationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListManagedOrganizationsRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListManagedOrganizationsRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListManagedOrganizationsRequest>): ListManagedOrganizationsRequest {
+    return ListManagedOrganizationsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListManagedOrganizationsRequest>): ListManagedOrganizationsRequest {
+    const message = createBaseListManagedOrganizationsRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseManagedOrganization(): ManagedOrganization {
+  return { organizationId: "", name: "", role: 0, jitConsent: false };
+}
+
+export const ManagedOrganization: MessageFns<ManagedOrganization> = {
+  encode(message: ManagedOrganization, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.role !== 0) {
+      writer.uint32(24).int32(message.role);
+    }
+    if (message.jitConsent !== false) {
+      writer.uint32(32).bool(message.jitConsent);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ManagedOrganization {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseManagedOrganization();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.role = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.jitConsent = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ManagedOrganization {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      role: isSet(object.role) ? roleFromJSON(object.role) : 0,
+      jitConsent: isSet(object.jitConsent)
+        ? globalThis.Boolean(object.jitConsent)
+        : isSet(object.jit_consent)
+        ? globalThis.Boolean(object.jit_consent)
+        : false,
+    };
+  },
+
+  toJSON(message: ManagedOrganization): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.role !== 0) {
+      obj.role = roleToJSON(message.role);
+    }
+    if (message.jitConsent !== false) {
+      obj.jitConsent = message.jitConsent;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ManagedOrganization>): ManagedOrganization {
+    return ManagedOrganization.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ManagedOrganization>): ManagedOrganization {
+    const message = createBaseManagedOrganization();
+    message.organizationId = object.organizationId ?? "";
+    message.name = object.name ?? "";
+    message.role = object.role ?? 0;
+    message.jitConsent = object.jitConsent ?? false;
+    return message;
+  },
+};
+
+function createBaseListManagedOrganizationsResponse(): ListManagedOrganizationsResponse {
+  return { organizations: [] };
+}
+
+export const ListManagedOrganizationsResponse: MessageFns<ListManagedOrganizationsResponse> = {
+  encode(message: ListManagedOrganizationsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.organizations) {
+      ManagedOrganization.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListManagedOrganizationsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListManagedOrganizationsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizations.push(ManagedOrganization.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListManagedOrganizationsResponse {
+    return {
+      organizations: globalThis.Array.isArray(object?.organizations)
+        ? object.organizations.map((e: any) => ManagedOrganization.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListManagedOrganizationsResponse): unknown {
+    const obj: any = {};
+    if (message.organizations?.length) {
+      obj.organizations = message.organizations.map((e) => ManagedOrganization.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListManagedOrganizationsResponse>): ListManagedOrganizationsResponse {
+    return ListManagedOrganizationsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListManagedOrganizationsResponse>): ListManagedOrganizationsResponse {
+    const message = createBaseListManagedOrganizationsResponse();
+    message.organizations = object.organizations?.map((e) => ManagedOrganization.fromPartial(e)) || [];
     return message;
   },
 };
