@@ -149,4 +149,14 @@ describe('settings web app: sign-in and sessions', () => {
     expect((await kept.get('/keys')).status).toBe(303);
     expect((await busy.get('/keys')).status).toBe(303);
   });
+
+  it('offers no identity provider when none is configured: the sign-in page names none, and its start is 404', async () => {
+    const browser = new SettingsClient(base);
+    expect((await browser.get('/sign-in')).text).not.toContain('/sign-in/oidc');
+    for (const path of ['/sign-in/oidc', '/sign-in/oidc/callback?code=x&state=y']) {
+      const page = await browser.get(path);
+      expect(page.status).toBe(404);
+      expect(page.text).toContain('Sign-in with an identity provider is not set up here: use a sign-in link.');
+    }
+  });
 });

@@ -1,9 +1,12 @@
 // Starts the settings web app (gateway/settings) on SETTINGS_PORT: its cookies are signed with a
 // key derived from the server secrets (one per environment, the same across replicas), its cookies
-// are Secure when its public URL is https, and its sessions follow the configured lifetimes.
+// are Secure when its public URL is https, its sessions follow the configured lifetimes, and it
+// offers sign-in at an OpenID Connect provider when SETTINGS_OIDC_ISSUER is set (the provider sends
+// people back to the public URL, known once the port is bound).
 import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { buildSettingsApp } from '../../gateway/settings/app.js';
+import { OidcSignIn } from '../../gateway/settings/oidc-sign-in.js';
 import type { Config } from '../../services/kit/config.js';
 import type { ServiceClients } from '../../services/kit/grpc/client.js';
 import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
@@ -22,8 +25,15 @@ export interface RunningSettings {
 export async function startSettingsSurface(
   config: Config, clients: ServiceClients, signer: TokenSigner, secrets: ServerSecrets, logger: Logger,
 ): Promise<RunningSettings> {
+  let publicUrl = settingsBaseUrl(config);
+  const oidc = config.SETTINGS_OIDC_ISSUER && config.SETTINGS_OIDC_CLIENT_ID
+    ? new OidcSignIn({
+      issuer: config.SETTINGS_OIDC_ISSUER, clientId: config.SETTINGS_OIDC_CLIENT_ID, name: config.SETTINGS_OIDC_NAME,
+      ...(config.SETTINGS_OIDC_CLIENT_SECRET && { clientSecret: config.SETTINGS_OIDC_CLIENT_SECRET }),
+    }, () => `${publicUrl}/sign-in/oidc/callback`)
+    : undefined;
   const app = await buildSettingsApp({
-    clients, signer, deadlineMs: config.GRPC_DEADLINE_MS, logger,
+    clients, signer, deadlineMs: config.GRPC_DEADLINE_MS, logger, ...(oidc && { oidc }),
     cookieSecret: createHmac('sha256', secrets.apiKeyPepper).update('settings-cookie-signing').digest('base64url'),
     secureCookies: (config.SETTINGS_PUBLIC_URL ?? '').startsWith('https:'),
     session: { idleSeconds: config.SETTINGS_SESSION_IDLE_SECONDS, absoluteSeconds: config.SETTINGS_SESSION_MAX_SECONDS },
@@ -31,5 +41,6 @@ export async function startSettingsSurface(
   await app.listen({ host: config.HOST, port: config.SETTINGS_PORT });
   const port = (app.server.address() as AddressInfo).port;
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
-  return { url: `http://${host}:${port}`, publicUrl: settingsBaseUrl(config, port), close: () => app.close() };
+  publicUrl = settingsBaseUrl(config, port);
+  return { url: `http://${host}:${port}`, publicUrl, close: () => app.close() };
 }

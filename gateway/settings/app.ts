@@ -5,7 +5,8 @@
 //     framing: frame-ancestors 'none'), and the other protective headers;
 //   - cookies, signed with a key derived from the server secrets; forms (urlencoded bodies);
 //   - CSRF: a token in every state-changing form, checked against a signed secret cookie;
-//   - routes: sign-in and sign-out, the API keys and communities screens, the two assets.
+//   - routes: sign-in (a one-time link, or an OpenID Connect provider) and sign-out, the API keys,
+//     communities, credits and usage screens, the two assets.
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
@@ -20,6 +21,7 @@ import { page, html } from './html.js';
 import { registerCommunityRoutes } from './communities-routes.js';
 import { registerCreditRoutes } from './credits-routes.js';
 import { registerKeyRoutes } from './keys-routes.js';
+import { registerOidcRoutes } from './oidc-routes.js';
 import { registerSignInRoutes } from './sign-in-routes.js';
 import { registerUsageRoutes } from './usage-routes.js';
 
@@ -63,6 +65,7 @@ export async function buildSettingsApp(options: SettingsAppOptions): Promise<Fas
   app.get('/assets/settings.css', async (_request, reply) => reply.type('text/css').header('cache-control', 'max-age=300').send(SETTINGS_CSS));
   app.get('/assets/settings.js', async (_request, reply) => reply.type('text/javascript').header('cache-control', 'max-age=300').send(SETTINGS_JS));
   registerSignInRoutes(app, context);
+  registerOidcRoutes(app, context);
   registerKeyRoutes(app, context);
   registerCommunityRoutes(app, context);
   registerCreditRoutes(app, context);

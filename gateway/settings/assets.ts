@@ -14,7 +14,8 @@ main{max-width:64rem;margin:0 auto;padding:1rem}
 h1{font-size:1.5rem}
 :focus-visible{outline:3px solid #0b57d0;outline-offset:2px}
 button,input,select{font:inherit}
-button{padding:.4rem .9rem;border:1px solid #0b57d0;background:#0b57d0;color:#fff;border-radius:4px;cursor:pointer}
+button,a.button{padding:.4rem .9rem;border:1px solid #0b57d0;background:#0b57d0;color:#fff;border-radius:4px;cursor:pointer}
+a.button{display:inline-block;text-decoration:none}
 button.secondary{background:#fff;color:#0b57d0}
 button.danger{background:#b3261e;border-color:#b3261e}
 fieldset{border:1px solid #ccc;border-radius:4px;margin:0 0 1rem;padding:.5rem 1rem}

@@ -4,6 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import { callAs, type CallOptions, type ServiceClients } from '../../services/kit/grpc/client.js';
 import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
+import type { OidcSignIn } from './oidc-sign-in.js';
 
 export interface SessionPolicy {
   idleSeconds: number;
@@ -17,6 +18,8 @@ export interface SettingsContext {
   /** Cookies carry the Secure attribute (the app is served over TLS: SETTINGS_PUBLIC_URL is https). */
   secureCookies: boolean;
   session: SessionPolicy;
+  /** Sign-in at an external OpenID Connect provider, when one is configured (else links only). */
+  oidc?: OidcSignIn;
 }
 
 /** The signed-in user of a request (set by the session hook on every signed-in route). */

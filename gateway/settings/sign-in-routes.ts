@@ -12,9 +12,12 @@ export function registerSignInRoutes(app: FastifyInstance, context: SettingsCont
 
   app.get<{ Querystring: { expired?: string } }>('/sign-in', async (request, reply) => {
     const notice = request.query.expired === '1' ? { kind: 'error' as const, text: 'Your session ended. Sign in again.' } : undefined;
+    const provider = context.oidc
+      ? html`<p><a class="button" href="/sign-in/oidc">Sign in with ${context.oidc.settings.name}</a></p><p>Or:</p>`
+      : '';
     return reply.type('text/html').send(page({
       title: 'Sign in', ...(notice && { notice }),
-      body: html`<p>Open the one-time sign-in link you were given. An operator mints one with
+      body: html`${provider}<p>Open the one-time sign-in link you were given. An operator mints one with
         <code>npm run admin -- users sign-in-link --user ID</code>; on its first start, <code>npm start</code> prints one for the demo user.</p>`,
     }));
   });

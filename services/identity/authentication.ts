@@ -2,9 +2,10 @@
 // state on every request, and the credential's description (DescribeCredential, /v1/me). Each
 // authenticated request is counted (usage-recorder.ts).
 import type { AuthenticateRequest, AuthenticateResponse, DescribeCredentialResponse } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
-import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
+import { type Caller, CredentialKind } from '../../proto/gen/expertnet/common/v1/common.js';
 import { ownerTypes } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
+import type { ServiceContext } from '../kit/grpc/server.js';
 import { checkSecret, hashSecret } from './api-key-secret.js';
 import type { GrantRow } from './grant.repository.js';
 import type { IdentityContext } from './identity-context.js';
@@ -41,8 +42,11 @@ export async function authenticate(context: IdentityContext, request: Authentica
 }
 
 /** The description of the credential a caller authenticated with (a live key or grant). */
-export async function describeCredential(context: IdentityContext, caller: Caller, isGrant: boolean): Promise<DescribeCredentialResponse> {
-  if (isGrant) return describeGrant(context, caller);
+/** The credential of the caller a call carries (only a `caller` principal has one). */
+export async function describeCredential(context: IdentityContext, ctx: ServiceContext): Promise<DescribeCredentialResponse> {
+  if (ctx.principal.kind !== 'caller') throw domainError('forbidden', 'needs a caller');
+  const caller = ctx.principal.caller;
+  if (caller.credential === CredentialKind.CREDENTIAL_KIND_OAUTH) return describeGrant(context, caller);
   const today = utcDay(new Date());
   const row = await context.keys.describe({ id: caller.credentialId }, today);
   if (!row) throw domainError('unauthorized', 'invalid or revoked API key');

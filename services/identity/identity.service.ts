@@ -3,8 +3,6 @@
 // placeholder accounts and the seed ledger. Each handler delegates to the domain module named for
 // what it does and maps the result with identity-messages.ts.
 import { IdentityServiceDefinition } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
-import { CredentialKind } from '../../proto/gen/expertnet/common/v1/common.js';
-import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceRegistration } from '../kit/grpc/server.js';
 import { authenticate, describeCredential } from './authentication.js';
 import { createIdentityContext, type IdentityDeps, type IdentityOptions } from './identity-context.js';
@@ -29,9 +27,7 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
     },
 
     async describeCredential(_request, ctx) {
-      if (ctx.principal.kind !== 'caller') throw domainError('forbidden', 'needs a caller');
-      const caller = ctx.principal.caller;
-      return describeCredential(context, caller, caller.credential === CredentialKind.CREDENTIAL_KIND_OAUTH);
+      return describeCredential(context, ctx);
     },
 
     async mintKey(request, ctx) {
@@ -135,13 +131,16 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       return webSessions.redeemSignInLink(context, request);
     },
 
+    async signInWithProvider(request) {
+      return webSessions.signInWithProvider(context, request);
+    },
+
     async resolveSession(request) {
       return webSessions.resolveSession(context, request.sessionId);
     },
 
     async endSession(request) {
-      await webSessions.endSession(context, request.sessionId);
-      return {};
+      return webSessions.endSession(context, request.sessionId);
     },
 
     async getUsage(request, ctx) {
@@ -187,6 +186,7 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       recordSeedRecords: ['operator'],
       createSignInLink: ['operator'],
       redeemSignInLink: ['edge'],
+      signInWithProvider: ['edge'],
       resolveSession: ['edge'],
       endSession: ['edge'],
       getUsage: ['operator', 'user'],

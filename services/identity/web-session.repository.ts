@@ -1,6 +1,35 @@
-// SQL of the settings web app's sign-in: one-time links and server-side sessions, stored by the
-// keyed hash of the value the browser holds (web-sessions.ts decides the rules).
-import type { Database } from '../kit/db/database.js';
+// SQL of the settings web app's sign-in: one-time links, identities at an external OpenID Connect
+// provider, and server-side sessions, stored by the keyed hash of the value the browser holds
+// (web-sessions.ts decides the rules).
+import type { Database, Queryable } from '../kit/db/database.js';
+
+/** A session to open: the keyed hash of its id, its lifetimes, and the browser's previous one. */
+export interface NewSession {
+  idHash: string;
+  idleSeconds: number;
+  absoluteSeconds: number;
+  previousIdHash?: string;
+}
+
+/** An identity at an external provider, as the settings surface verified it. */
+export interface ExternalIdentity {
+  issuer: string;
+  subject: string;
+  email: string;
+  emailVerified: boolean;
+}
+
+/** Opens a session for the user inside `tx`; the browser's previous session (if any) ends. */
+async function openSession(tx: Queryable, userId: string, session: NewSession): Promise<void> {
+  if (session.previousIdHash) {
+    await tx.query('UPDATE identity.web_sessions SET ended_at = now() WHERE id_hash = $1 AND ended_at IS NULL', [session.previousIdHash]);
+  }
+  await tx.query(
+    `INSERT INTO identity.web_sessions (id_hash, user_id, idle_seconds, absolute_expires_at)
+     VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,
+    [session.idHash, userId, session.idleSeconds, session.absoluteSeconds],
+  );
+}
 
 export interface SessionUserRow {
   user_id: string;
@@ -23,7 +52,7 @@ export function createWebSessionRepository(db: Database) {
      * Marks a live, unused link used and opens a session for its user, in one transaction; the
      * previous session (if any) ends. Undefined when the link is unknown, used or expired.
      */
-    async redeem(tokenHash: string, session: { idHash: string; idleSeconds: number; absoluteSeconds: number; previousIdHash?: string }): Promise<string | undefined> {
+    async redeem(tokenHash: string, session: NewSession): Promise<string | undefined> {
       return db.transaction(async (tx) => {
         const [link] = await tx.query<{ user_id: string }>(
           `UPDATE identity.sign_in_links SET used_at = now()
@@ -31,15 +60,36 @@ export function createWebSessionRepository(db: Database) {
           [tokenHash],
         );
         if (!link) return undefined;
-        if (session.previousIdHash) {
-          await tx.query('UPDATE identity.web_sessions SET ended_at = now() WHERE id_hash = $1 AND ended_at IS NULL', [session.previousIdHash]);
-        }
-        await tx.query(
-          `INSERT INTO identity.web_sessions (id_hash, user_id, idle_seconds, absolute_expires_at)
-           VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,
-          [session.idHash, link.user_id, session.idleSeconds, session.absoluteSeconds],
-        );
+        await openSession(tx, link.user_id, session);
         return link.user_id;
+      });
+    },
+
+    /**
+     * The user an external identity is linked to — linking it first, when it is new and carries a
+     * verified e-mail address of a user (not a placeholder account) — and a session opened for
+     * them, in one transaction. Undefined when no user answers to it.
+     */
+    async signInExternal(identity: ExternalIdentity, session: NewSession): Promise<string | undefined> {
+      return db.transaction(async (tx) => {
+        if (identity.emailVerified && identity.email) {
+          // A concurrent first sign-in links once: the other insert does nothing.
+          await tx.query(
+            `INSERT INTO identity.external_identities (issuer, subject, user_id)
+             SELECT $1, $2, u.id FROM identity.users u
+             WHERE lower(u.email) = lower($3) AND u.placeholder_profile_id IS NULL
+             ON CONFLICT (issuer, subject) DO NOTHING`,
+            [identity.issuer, identity.subject, identity.email],
+          );
+        }
+        const [linked] = await tx.query<{ user_id: string }>(
+          `UPDATE identity.external_identities SET last_sign_in_at = now()
+           WHERE issuer = $1 AND subject = $2 RETURNING user_id`,
+          [identity.issuer, identity.subject],
+        );
+        if (!linked) return undefined;
+        await openSession(tx, linked.user_id, session);
+        return linked.user_id;
       });
     },
 

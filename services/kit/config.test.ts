@@ -40,4 +40,17 @@ describe('configuration', () => {
     expect(loadConfig({ PORT: '' }).PORT).toBe(8080);
     expect(() => loadConfig({ CALLER_TOKEN_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----' })).toThrow(/together/);
   });
+
+  it('takes the settings OpenID Connect provider as issuer and client id together, over https unless on loopback', () => {
+    expect(loadConfig({})).toMatchObject({ SETTINGS_OIDC_NAME: 'your identity provider' });
+    expect(loadConfig({ SETTINGS_OIDC_ISSUER: 'https://sso.example.org', SETTINGS_OIDC_CLIENT_ID: 'settings' })).toMatchObject({
+      SETTINGS_OIDC_ISSUER: 'https://sso.example.org', SETTINGS_OIDC_CLIENT_ID: 'settings',
+    });
+    expect(loadConfig({ SETTINGS_OIDC_ISSUER: 'http://127.0.0.1:5556/dex', SETTINGS_OIDC_CLIENT_ID: 'settings' }).SETTINGS_OIDC_ISSUER)
+      .toBe('http://127.0.0.1:5556/dex');
+    expect(() => loadConfig({ SETTINGS_OIDC_ISSUER: 'https://sso.example.org' })).toThrow(/SETTINGS_OIDC_ISSUER and SETTINGS_OIDC_CLIENT_ID must be set together/);
+    expect(() => loadConfig({ SETTINGS_OIDC_CLIENT_SECRET: 'x' })).toThrow(/SETTINGS_OIDC_CLIENT_SECRET needs SETTINGS_OIDC_ISSUER/);
+    expect(() => loadConfig({ SETTINGS_OIDC_ISSUER: 'http://sso.example.org', SETTINGS_OIDC_CLIENT_ID: 'settings' }))
+      .toThrow(/SETTINGS_OIDC_ISSUER: expected an https URL/);
+  });
 });

@@ -64,6 +64,14 @@ const schema = z.object({
   SETTINGS_PUBLIC_URL: z.string().url('expected the URL of the settings web app').optional(),
   SETTINGS_SESSION_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(1800),
   SETTINGS_SESSION_MAX_SECONDS: z.coerce.number().int().min(1).max(2_592_000).default(43_200),
+  // Settings sign-in at an external OpenID Connect provider (docs/SETTINGS.md "Signing in"): its
+  // issuer (https; http only on this machine's loopback), this app's client id there, the client
+  // secret when the provider holds the app as a confidential client (a secret), and what the
+  // sign-in button calls the provider. Unset: one-time sign-in links only.
+  SETTINGS_OIDC_ISSUER: z.string().url('expected the issuer URL of the OpenID Connect provider').optional(),
+  SETTINGS_OIDC_CLIENT_ID: z.string().min(1).optional(),
+  SETTINGS_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  SETTINGS_OIDC_NAME: z.string().min(1).max(60, 'use at most 60 characters').default('your identity provider'),
   // Enrichment providers (docs/ENRICHMENT-PROVIDERS.md). A provider URL set to `off` disables that provider:
   // its steps are recorded as skipped. The summary step runs only when ENRICHMENT_SUMMARY_URL (an
   // OpenAI-compatible API base URL) is set.
@@ -113,7 +121,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(config.CALLER_TOKEN_PRIVATE_KEY) !== Boolean(config.CALLER_TOKEN_PUBLIC_KEY)) {
     throw new ConfigError(['CALLER_TOKEN_PRIVATE_KEY and CALLER_TOKEN_PUBLIC_KEY must be set together']);
   }
+  const oidcProblems = settingsOidcProblems(config);
+  if (oidcProblems.length > 0) throw new ConfigError(oidcProblems);
   return config;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** The settings app's OpenID Connect variables go together, and the issuer is https off this machine. */
+function settingsOidcProblems(config: Config): string[] {
+  const problems: string[] = [];
+  if (Boolean(config.SETTINGS_OIDC_ISSUER) !== Boolean(config.SETTINGS_OIDC_CLIENT_ID)) {
+    problems.push('SETTINGS_OIDC_ISSUER and SETTINGS_OIDC_CLIENT_ID must be set together');
+  }
+  if (config.SETTINGS_OIDC_CLIENT_SECRET && !config.SETTINGS_OIDC_ISSUER) problems.push('SETTINGS_OIDC_CLIENT_SECRET needs SETTINGS_OIDC_ISSUER');
+  if (config.SETTINGS_OIDC_ISSUER) {
+    const issuer = new URL(config.SETTINGS_OIDC_ISSUER);
+    if (issuer.protocol !== 'https:' && !(issuer.protocol === 'http:' && LOOPBACK_HOSTS.has(issuer.hostname))) {
+      problems.push('SETTINGS_OIDC_ISSUER: expected an https URL (http only for a provider on 127.0.0.1, localhost or [::1])');
+    }
+  }
+  return problems;
 }
 
 /** The variable that says where each service listens and is reached. */

@@ -9,20 +9,25 @@ export interface PageResponse {
   text: string;
 }
 
+/** Keeps the cookies a response sets in `jar` (by name; a cleared or expired one is dropped). */
+export function rememberCookies(jar: Map<string, string>, headers: Headers): void {
+  for (const line of headers.getSetCookie()) {
+    const [pair] = line.split(';');
+    const at = pair!.indexOf('=');
+    const name = pair!.slice(0, at);
+    const value = pair!.slice(at + 1);
+    if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) jar.delete(name);
+    else jar.set(name, value);
+  }
+}
+
 export class SettingsClient {
   readonly cookies = new Map<string, string>();
 
   constructor(readonly baseUrl: string) {}
 
   private remember(headers: Headers): void {
-    for (const line of headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const at = pair!.indexOf('=');
-      const name = pair!.slice(0, at);
-      const value = pair!.slice(at + 1);
-      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
+    rememberCookies(this.cookies, headers);
   }
 
   async send(method: 'GET' | 'POST', path: string, form?: Record<string, string | string[]>): Promise<PageResponse> {

@@ -69,6 +69,7 @@ function crashingIdentity(): ServiceRegistration<typeof IdentityServiceDefinitio
       recordSeedRecords: operatorOnly,
       createSignInLink: operatorOnly,
       redeemSignInLink: operatorOnly,
+      signInWithProvider: operatorOnly,
       resolveSession: operatorOnly,
       endSession: operatorOnly,
       getUsage: operatorOnly,

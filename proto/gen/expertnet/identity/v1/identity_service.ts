@@ -45,6 +45,8 @@ import {
   RedeemSignInLinkResponse,
   ResolveSessionRequest,
   ResolveSessionResponse,
+  SignInWithProviderRequest,
+  SignInWithProviderResponse,
 } from "./web_sessions.js";
 
 export const protobufPackage = "expertnet.identity.v1";
@@ -6008,7 +6010,8 @@ export const IdentityServiceDefinition = {
     },
     /**
      * The settings web app's sign-in (web_sessions.proto). Operator: mints a one-time link for a
-     * user. Edge: redeems a link (single use) into a new session, resolves and ends sessions.
+     * user. Edge: redeems a link (single use), or an identity verified at an external OpenID Connect
+     * provider, into a new session; resolves and ends sessions.
      */
     createSignInLink: {
       name: "CreateSignInLink",
@@ -6023,6 +6026,14 @@ export const IdentityServiceDefinition = {
       requestType: RedeemSignInLinkRequest as typeof RedeemSignInLinkRequest,
       requestStream: false,
       responseType: RedeemSignInLinkResponse as typeof RedeemSignInLinkResponse,
+      responseStream: false,
+      options: {},
+    },
+    signInWithProvider: {
+      name: "SignInWithProvider",
+      requestType: SignInWithProviderRequest as typeof SignInWithProviderRequest,
+      requestStream: false,
+      responseType: SignInWithProviderResponse as typeof SignInWithProviderResponse,
       responseStream: false,
       options: {},
     },
@@ -6179,7 +6190,8 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
   ): Promise<DeepPartial<RecordSeedRecordsResponse>>;
   /**
    * The settings web app's sign-in (web_sessions.proto). Operator: mints a one-time link for a
-   * user. Edge: redeems a link (single use) into a new session, resolves and ends sessions.
+   * user. Edge: redeems a link (single use), or an identity verified at an external OpenID Connect
+   * provider, into a new session; resolves and ends sessions.
    */
   createSignInLink(
     request: CreateSignInLinkRequest,
@@ -6189,6 +6201,10 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
     request: RedeemSignInLinkRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<RedeemSignInLinkResponse>>;
+  signInWithProvider(
+    request: SignInWithProviderRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<SignInWithProviderResponse>>;
   resolveSession(
     request: ResolveSessionRequest,
     context: CallContext & CallContextExt,
@@ -6318,7 +6334,8 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
   ): Promise<RecordSeedRecordsResponse>;
   /**
    * The settings web app's sign-in (web_sessions.proto). Operator: mints a one-time link for a
-   * user. Edge: redeems a link (single use) into a new session, resolves and ends sessions.
+   * user. Edge: redeems a link (single use), or an identity verified at an external OpenID Connect
+   * provider, into a new session; resolves and ends sessions.
    */
   createSignInLink(
     request: DeepPartial<CreateSignInLinkRequest>,
@@ -6328,6 +6345,10 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<RedeemSignInLinkRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<RedeemSignInLinkResponse>;
+  signInWithProvider(
+    request: DeepPartial<SignInWithProviderRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<SignInWithProviderResponse>;
   resolveSession(
     request: DeepPartial<ResolveSessionRequest>,
     options?: CallOptions & CallOptionsExt,

@@ -47,6 +47,30 @@ export interface RedeemSignInLinkResponse {
   userId: string;
 }
 
+/**
+ * A person the settings surface signed in at an external OpenID Connect provider: it verified the
+ * ID token (signature, issuer, audience, nonce, expiry) before asking. Identity finds the user the
+ * identity (issuer, subject) is linked to; an identity never seen before is linked to the user whose
+ * e-mail address it carries, only when the provider says the address is verified.
+ */
+export interface SignInWithProviderRequest {
+  issuer: string;
+  subject: string;
+  email: string;
+  emailVerified: boolean;
+  policy:
+    | SessionPolicy
+    | undefined;
+  /** The browser's session before sign-in, if any: it is ended, so the id rotates at sign-in. */
+  previousSessionId: string;
+}
+
+export interface SignInWithProviderResponse {
+  /** The new session's id (the cookie value); only its hash is stored. */
+  sessionId: string;
+  userId: string;
+}
+
 export interface ResolveSessionRequest {
   sessionId: string;
 }
@@ -534,6 +558,258 @@ export const RedeemSignInLinkResponse: MessageFns<RedeemSignInLinkResponse> = {
   },
   fromPartial(object: DeepPartial<RedeemSignInLinkResponse>): RedeemSignInLinkResponse {
     const message = createBaseRedeemSignInLinkResponse();
+    message.sessionId = object.sessionId ?? "";
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseSignInWithProviderRequest(): SignInWithProviderRequest {
+  return { issuer: "", subject: "", email: "", emailVerified: false, policy: undefined, previousSessionId: "" };
+}
+
+export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = {
+  encode(message: SignInWithProviderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.issuer !== "") {
+      writer.uint32(10).string(message.issuer);
+    }
+    if (message.subject !== "") {
+      writer.uint32(18).string(message.subject);
+    }
+    if (message.email !== "") {
+      writer.uint32(26).string(message.email);
+    }
+    if (message.emailVerified !== false) {
+      writer.uint32(32).bool(message.emailVerified);
+    }
+    if (message.policy !== undefined) {
+      SessionPolicy.encode(message.policy, writer.uint32(42).fork()).join();
+    }
+    if (message.previousSessionId !== "") {
+      writer.uint32(50).string(message.previousSessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignInWithProviderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignInWithProviderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.issuer = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subject = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.emailVerified = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.policy = SessionPolicy.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.previousSessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignInWithProviderRequest {
+    return {
+      issuer: isSet(object.issuer) ? globalThis.String(object.issuer) : "",
+      subject: isSet(object.subject) ? globalThis.String(object.subject) : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      emailVerified: isSet(object.emailVerified)
+        ? globalThis.Boolean(object.emailVerified)
+        : isSet(object.email_verified)
+        ? globalThis.Boolean(object.email_verified)
+        : false,
+      policy: isSet(object.policy) ? SessionPolicy.fromJSON(object.policy) : undefined,
+      previousSessionId: isSet(object.previousSessionId)
+        ? globalThis.String(object.previousSessionId)
+        : isSet(object.previous_session_id)
+        ? globalThis.String(object.previous_session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: SignInWithProviderRequest): unknown {
+    const obj: any = {};
+    if (message.issuer !== "") {
+      obj.issuer = message.issuer;
+    }
+    if (message.subject !== "") {
+      obj.subject = message.subject;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.emailVerified !== false) {
+      obj.emailVerified = message.emailVerified;
+    }
+    if (message.policy !== undefined) {
+      obj.policy = SessionPolicy.toJSON(message.policy);
+    }
+    if (message.previousSessionId !== "") {
+      obj.previousSessionId = message.previousSessionId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SignInWithProviderRequest>): SignInWithProviderRequest {
+    return SignInWithProviderRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SignInWithProviderRequest>): SignInWithProviderRequest {
+    const message = createBaseSignInWithProviderRequest();
+    message.issuer = object.issuer ?? "";
+    message.subject = object.subject ?? "";
+    message.email = object.email ?? "";
+    message.emailVerified = object.emailVerified ?? false;
+    message.policy = (object.policy !== undefined && object.policy !== null)
+      ? SessionPolicy.fromPartial(object.policy)
+      : undefined;
+    message.previousSessionId = object.previousSessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseSignInWithProviderResponse(): SignInWithProviderResponse {
+  return { sessionId: "", userId: "" };
+}
+
+export const SignInWithProviderResponse: MessageFns<SignInWithProviderResponse> = {
+  encode(message: SignInWithProviderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignInWithProviderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignInWithProviderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignInWithProviderResponse {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: SignInWithProviderResponse): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SignInWithProviderResponse>): SignInWithProviderResponse {
+    return SignInWithProviderResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SignInWithProviderResponse>): SignInWithProviderResponse {
+    const message = createBaseSignInWithProviderResponse();
     message.sessionId = object.sessionId ?? "";
     message.userId = object.userId ?? "";
     return message;
