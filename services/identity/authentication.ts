@@ -24,25 +24,26 @@ export async function authenticate(context: IdentityContext, request: Authentica
     const caller = callerOfGrant(grant, scopes);
     return { caller, description: request.describe ? await describeGrant(context, caller) : undefined };
   }
-  const refused = domainError('unauthorized', 'invalid or revoked API key');
-  if (!checkSecret(request.apiKey)) throw refused;
+  // Made only when refusing: building an error (its stack) on every request cost 4.5% of the
+  // edge's CPU under load (docs/BENCHMARKS.md).
+  const refused = () => domainError('unauthorized', 'invalid or revoked API key');
+  if (!checkSecret(request.apiKey)) throw refused();
   const secretHash = hashSecret(request.apiKey, context.deps.pepper);
   if (request.describe) {
     // One statement finds the live key and describes it.
     const today = utcDay(new Date());
     const row = await context.keys.describe({ secretHash }, today);
-    if (!row) throw refused;
+    if (!row) throw refused();
     context.keyUsage.record(row.id);
     return { caller: callerOfKey(row), description: describedKey(context, row, today) };
   }
   const row = await context.keys.findActiveByHash(secretHash);
-  if (!row) throw refused;
+  if (!row) throw refused();
   context.keyUsage.record(row.id);
   return { caller: callerOfKey(row), description: undefined };
 }
 
-/** The description of the credential a caller authenticated with (a live key or grant). */
-/** The credential of the caller a call carries (only a `caller` principal has one). */
+/** The description of the credential a caller authenticated with (a live key or grant; only a `caller` principal has one). */
 export async function describeCredential(context: IdentityContext, ctx: ServiceContext): Promise<DescribeCredentialResponse> {
   if (ctx.principal.kind !== 'caller') throw domainError('forbidden', 'needs a caller');
   const caller = ctx.principal.caller;

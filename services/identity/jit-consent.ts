@@ -16,15 +16,15 @@ export async function setJitConsent(context: IdentityContext, ctx: ServiceContex
     requireSelf(ctx, request.userId, 'account');
     return (await setUserJitConsent(context, request.userId, request.enabled)).jit_consent;
   }
-  const notFound = domainError('not_found', `organization ${request.organizationId} not found`);
+  const notFound = () => domainError('not_found', `organization ${request.organizationId} not found`);
   if (ctx.principal.kind === 'user') {
     requireSelf(ctx, request.userId, 'account');
     // Not a manager of it: answered as not found, so the organization's existence is not revealed.
     const managed = await listManagedOrganizations(context, request.userId);
-    if (!managed.some((o) => o.organizationId === request.organizationId)) throw notFound;
+    if (!managed.some((o) => o.organizationId === request.organizationId)) throw notFound();
   }
   const row = await context.users.setOrganizationJitConsent(request.organizationId, request.enabled);
-  if (!row) throw notFound;
+  if (!row) throw notFound();
   return row.jit_consent;
 }
 

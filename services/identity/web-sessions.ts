@@ -48,10 +48,10 @@ function newSession(context: IdentityContext, policy: SessionPolicy | undefined,
 
 export async function redeemSignInLink(context: IdentityContext, request: RedeemSignInLinkRequest): Promise<RedeemSignInLinkResponse> {
   const { sessionId, session } = newSession(context, request.policy, request.previousSessionId);
-  const refused = domainError('unauthorized', 'this sign-in link is unknown, already used or expired');
-  if (!TOKEN_PATTERN.test(request.token)) throw refused;
+  const refused = () => domainError('unauthorized', 'this sign-in link is unknown, already used or expired');
+  if (!TOKEN_PATTERN.test(request.token)) throw refused();
   const userId = await context.webSessions.redeem(hashSecret(request.token, context.deps.pepper), session);
-  if (!userId) throw refused;
+  if (!userId) throw refused();
   return { sessionId, userId };
 }
 
