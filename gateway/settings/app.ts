@@ -20,6 +20,7 @@ import { renderError } from './errors.js';
 import { page, html } from './html.js';
 import { registerCommunityRoutes } from './communities-routes.js';
 import { registerCreditRoutes } from './credits-routes.js';
+import { registerGrantRoutes } from './grants-routes.js';
 import { registerKeyRoutes } from './keys-routes.js';
 import { registerOidcRoutes } from './oidc-routes.js';
 import { registerSignInRoutes } from './sign-in-routes.js';
@@ -67,6 +68,7 @@ export async function buildSettingsApp(options: SettingsAppOptions): Promise<Fas
   registerSignInRoutes(app, context);
   registerOidcRoutes(app, context);
   registerKeyRoutes(app, context);
+  registerGrantRoutes(app, context);
   registerCommunityRoutes(app, context);
   registerCreditRoutes(app, context);
   registerUsageRoutes(app, context);

@@ -7,11 +7,13 @@ import { keyEnvironments, rateTiers } from '../../services/kit/enums.js';
 import { csrfField, html, type Markup } from './html.js';
 import { ADVANCED_SCOPES, scopeHint } from './mint-form.js';
 
-function when(iso: string | undefined): string {
+/** A timestamp to the minute, in UTC; `never` when there is none. */
+export function when(iso: string | undefined): string {
   return iso ? iso.replace('T', ' ').slice(0, 16) + ' UTC' : 'never';
 }
 
-function nameOr(value: number, names: { isName(v: unknown): boolean; toName(v: number): string }): string {
+/** An enum value's name, or `unknown`. */
+export function nameOr(value: number, names: { isName(v: unknown): boolean; toName(v: number): string }): string {
   try {
     return names.toName(value);
   } catch {

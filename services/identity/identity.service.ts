@@ -64,12 +64,12 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       return { accessToken: token, grantId: grant.id, expiresAt: expiresAt.toISOString(), grant: toOAuthGrant(grant) };
     },
 
-    async revokeGrant(request) {
-      return { grant: toOAuthGrant(await oauthGrants.revokeGrant(context, request.grantId)) };
+    async revokeGrant(request, ctx) {
+      return { grant: toOAuthGrant(await oauthGrants.revokeGrant(context, ctx, request.grantId)) };
     },
 
-    async listGrants(request) {
-      const page = await oauthGrants.listGrants(context, request);
+    async listGrants(request, ctx) {
+      const page = await oauthGrants.listGrants(context, ctx, request);
       return { grants: page.items.map(toOAuthGrant), nextPageToken: page.nextPageToken };
     },
 
@@ -180,8 +180,8 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       deletePlaceholderAccount: ['service'],
       createGrant: ['operator'],
       issueAccessToken: ['operator'],
-      revokeGrant: ['operator'],
-      listGrants: ['operator'],
+      revokeGrant: ['operator', 'user'],
+      listGrants: ['operator', 'user'],
       getSeedState: ['operator'],
       recordSeedRecords: ['operator'],
       createSignInLink: ['operator'],

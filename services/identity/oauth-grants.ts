@@ -1,6 +1,7 @@
 // OAuth grants: a user's consent to one client, with its scopes and a rate tier decided at
 // creation like a key's; access tokens issued over a grant by the local issuer (access-token.ts);
-// revoking and listing grants.
+// revoking and listing grants — by the operator, or by a signed-in user for their own grants only
+// (the settings web app's keys screen): another user's grant is answered as not found.
 import type { IssueAccessTokenRequest } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
 import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
@@ -10,6 +11,7 @@ import { DEFAULT_TTL_SECONDS } from './access-token.js';
 import type { GrantRow } from './grant.repository.js';
 import type { IdentityContext } from './identity-context.js';
 import { validRequestedRate, validScopes } from './key-minting.js';
+import { requireSelf } from './own-keys.js';
 import { personalRateTier } from './personal-rate-tier.js';
 
 /** An OAuth client id: 1-200 visible ASCII characters (URLs allowed). Empty means "local". */
@@ -60,14 +62,17 @@ export async function issueAccessToken(context: IdentityContext, request: IssueA
   return { grant, token: issued.token, expiresAt: issued.expiresAt };
 }
 
-export async function revokeGrant(context: IdentityContext, grantId: string): Promise<GrantRow> {
+export async function revokeGrant(context: IdentityContext, ctx: ServiceContext, grantId: string): Promise<GrantRow> {
+  const notFound = () => domainError('not_found', `grant ${grantId} not found`);
+  if (ctx.principal.kind === 'user' && (await context.grants.findById(grantId))?.user_id !== ctx.principal.userId) throw notFound();
   const row = await context.grants.revoke(grantId);
-  if (!row) throw domainError('not_found', `grant ${grantId} not found`);
+  if (!row) throw notFound();
   return row;
 }
 
-/** One page of a user's grants. */
-export async function listGrants(context: IdentityContext, request: { userId: string; pageSize: number; pageToken: string }) {
+/** One page of a user's grants (a signed-in user's own only). */
+export async function listGrants(context: IdentityContext, ctx: ServiceContext, request: { userId: string; pageSize: number; pageToken: string }) {
+  requireSelf(ctx, request.userId, 'grants');
   const limit = clampPageSize(request.pageSize);
   return pageOf(await context.grants.listOfUser(request.userId, limit + 1, request.pageToken), limit, (g) => g.id);
 }

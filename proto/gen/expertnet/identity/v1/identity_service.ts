@@ -5945,7 +5945,8 @@ export const IdentityServiceDefinition = {
       options: {},
     },
     /**
-     * OAuth grants (docs/OAUTH.md). Operator only. A grant records what a user consented to for one
+     * OAuth grants (docs/OAUTH.md). Operator only, but a signed-in user lists and revokes their own
+     * grants (another user's is not_found). A grant records what a user consented to for one
      * client; access tokens name it in their `grant_id` claim and are re-checked against it.
      * Creates a grant without a token: an external identity provider's connector puts its id into
      * the tokens it mints.
@@ -6149,7 +6150,8 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<DeletePlaceholderAccountResponse>>;
   /**
-   * OAuth grants (docs/OAUTH.md). Operator only. A grant records what a user consented to for one
+   * OAuth grants (docs/OAUTH.md). Operator only, but a signed-in user lists and revokes their own
+   * grants (another user's is not_found). A grant records what a user consented to for one
    * client; access tokens name it in their `grant_id` claim and are re-checked against it.
    * Creates a grant without a token: an external identity provider's connector puts its id into
    * the tokens it mints.
@@ -6293,7 +6295,8 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
     options?: CallOptions & CallOptionsExt,
   ): Promise<DeletePlaceholderAccountResponse>;
   /**
-   * OAuth grants (docs/OAUTH.md). Operator only. A grant records what a user consented to for one
+   * OAuth grants (docs/OAUTH.md). Operator only, but a signed-in user lists and revokes their own
+   * grants (another user's is not_found). A grant records what a user consented to for one
    * client; access tokens name it in their `grant_id` claim and are re-checked against it.
    * Creates a grant without a token: an external identity provider's connector puts its id into
    * the tokens it mints.
