@@ -33,6 +33,7 @@ import { connectRedis, type Redis } from '../../services/kit/redis.js';
 import { loadSecrets, type ServerSecrets } from '../../services/kit/secrets.js';
 import type { ServiceDeps } from '../../services/kit/service-deps.js';
 import { startSettingsSurface } from './settings-surface.js';
+import { oauthIssuerOf } from '../../services/kit/settings-url.js';
 import { mintSignInLink, type SignInLink } from './sign-in-link.js';
 import { edgeLimiter, edgeOver, inProcessClients } from './wiring.js';
 
@@ -116,7 +117,7 @@ async function seedAtStart(config: Config, clients: ServiceClients, signer: Toke
   return (await applySeed(clients, signer, demoSeed(), { actor: 'demo-seed', deadlineMs: config.GRPC_DEADLINE_MS })).keys;
 }
 
-/** The MCP port's HTTP server bound to host:port (0: the OS picks), with no request handler yet. */
+/** An HTTP server bound to host:port (0: the OS picks), with no request handler yet (the MCP and settings ports). */
 async function bindHttp(host: string, port: number): Promise<Server> {
   const server = createMcpHttpServer();
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, () => resolve()));
@@ -137,16 +138,21 @@ export async function startSystem(configured: Config, logger: Logger): Promise<R
   };
 
   try {
-    // The MCP listener is bound first: its default resource URL names its port, which identity
-    // (the audience of MCP access tokens) must know when it starts — with MCP_PORT=0, only the
-    // bound socket can tell.
-    let mcpListener: Server | undefined;
-    if (roles.has('mcp')) {
-      const listener = await bindHttp(config.HOST, config.MCP_PORT);
-      mcpListener = listener;
+    // The MCP and settings listeners are bound first: the MCP resource URL names the MCP port, and
+    // the OAuth issuer the settings app serves names its port (settings-url.ts); identity must know
+    // both when it starts — with a port of 0, only the bound socket can tell.
+    const bindEarly = async (port: number): Promise<Server> => {
+      const listener = await bindHttp(config.HOST, port);
       stops.push(() => new Promise<void>((resolve) => listener.close(() => resolve())));
-      config = { ...config, MCP_PORT: (listener.address() as AddressInfo).port };
-    }
+      return listener;
+    };
+    const mcpListener = roles.has('mcp') ? await bindEarly(config.MCP_PORT) : undefined;
+    const settingsListener = roles.has('gateway') ? await bindEarly(config.SETTINGS_PORT) : undefined;
+    config = {
+      ...config,
+      ...(mcpListener && { MCP_PORT: (mcpListener.address() as AddressInfo).port }),
+      ...(settingsListener && { SETTINGS_PORT: (settingsListener.address() as AddressInfo).port }),
+    };
     const checks: ReadinessChecks = {};
     let db: Database | undefined;
     // Services keep their schemas here; the gateway keeps its idempotency records.
@@ -225,7 +231,7 @@ export async function startSystem(configured: Config, logger: Logger): Promise<R
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : config.PORT;
       result.restUrl = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
-      const settings = await startSettingsSurface(config, clients, signer, secrets, logger);
+      const settings = await startSettingsSurface(config, clients, signer, secrets, logger, db!, settingsListener);
       stops.push(() => settings.close());
       result.settingsUrl = settings.url;
       // The demo data set was just seeded: its user gets a link to the settings app, shown once.
@@ -241,7 +247,7 @@ export async function startSystem(configured: Config, logger: Logger): Promise<R
         host: config.HOST,
         port: config.MCP_PORT,
         server: mcpListener,
-        authorizationServers: [config.OAUTH_ISSUER],
+        authorizationServers: [oauthIssuerOf(config)],
         resourceUrl: config.MCP_RESOURCE_URL,
         allowedHosts: config.MCP_ALLOWED_HOSTS.length > 0 ? config.MCP_ALLOWED_HOSTS : undefined,
         allowedOrigins: config.MCP_ALLOWED_ORIGINS.length > 0 ? config.MCP_ALLOWED_ORIGINS : undefined,

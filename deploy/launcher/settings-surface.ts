@@ -4,9 +4,15 @@
 // offers sign-in at an OpenID Connect provider when SETTINGS_OIDC_ISSUER is set (the provider sends
 // people back to the public URL, known once the port is bound).
 import { createHmac } from 'node:crypto';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildSettingsApp } from '../../gateway/settings/app.js';
+import { createAuthorizationServer } from '../../gateway/settings/authorization-server.js';
+import { oauthStateAdapter } from '../../gateway/settings/oauth-state.js';
 import { OidcSignIn } from '../../gateway/settings/oidc-sign-in.js';
+import type { Queryable } from '../../services/kit/db/database.js';
+import { mcpResourceUrlOf } from '../../services/kit/mcp-resource.js';
+import { oauthIssuerOf } from '../../services/kit/settings-url.js';
 import type { Config } from '../../services/kit/config.js';
 import type { ServiceClients } from '../../services/kit/grpc/client.js';
 import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
@@ -22,8 +28,20 @@ export interface RunningSettings {
   close(): Promise<void>;
 }
 
+/** The authorization server, when this system issues its own tokens (no external issuer's JWKS). */
+function authorizationServerOf(config: Config, secrets: ServerSecrets, db: Queryable) {
+  if (config.OAUTH_JWKS_URL || !secrets.oauthSigningPrivateKey) return undefined;
+  return createAuthorizationServer({
+    issuer: oauthIssuerOf(config),
+    signingKeyPem: secrets.oauthSigningPrivateKey,
+    resources: [config.OAUTH_AUDIENCE, mcpResourceUrlOf(config)],
+    cookieKey: createHmac('sha256', secrets.apiKeyPepper).update('settings-oauth-cookie-signing').digest('base64url'),
+    adapter: oauthStateAdapter(db),
+  });
+}
+
 export async function startSettingsSurface(
-  config: Config, clients: ServiceClients, signer: TokenSigner, secrets: ServerSecrets, logger: Logger,
+  config: Config, clients: ServiceClients, signer: TokenSigner, secrets: ServerSecrets, logger: Logger, db: Queryable, server?: Server,
 ): Promise<RunningSettings> {
   let publicUrl = settingsBaseUrl(config);
   const oidc = config.SETTINGS_OIDC_ISSUER && config.SETTINGS_OIDC_CLIENT_ID
@@ -32,13 +50,16 @@ export async function startSettingsSurface(
       ...(config.SETTINGS_OIDC_CLIENT_SECRET && { clientSecret: config.SETTINGS_OIDC_CLIENT_SECRET }),
     }, () => `${publicUrl}/sign-in/oidc/callback`)
     : undefined;
+  const authorizationServer = authorizationServerOf(config, secrets, db);
   const app = await buildSettingsApp({
-    clients, signer, deadlineMs: config.GRPC_DEADLINE_MS, logger, ...(oidc && { oidc }),
+    clients, signer, deadlineMs: config.GRPC_DEADLINE_MS, logger, ...(oidc && { oidc }), ...(authorizationServer && { authorizationServer }),
+    ...(server && { server }),
     cookieSecret: createHmac('sha256', secrets.apiKeyPepper).update('settings-cookie-signing').digest('base64url'),
     secureCookies: (config.SETTINGS_PUBLIC_URL ?? '').startsWith('https:'),
     session: { idleSeconds: config.SETTINGS_SESSION_IDLE_SECONDS, absoluteSeconds: config.SETTINGS_SESSION_MAX_SECONDS },
   });
-  await app.listen({ host: config.HOST, port: config.SETTINGS_PORT });
+  if (server) await app.ready();
+  else await app.listen({ host: config.HOST, port: config.SETTINGS_PORT });
   const port = (app.server.address() as AddressInfo).port;
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   publicUrl = settingsBaseUrl(config, port);

@@ -2,6 +2,7 @@
 // (as the operator), and turned into the URL a person opens. Used by `npm start` for the demo user
 // on a first start and by the admin CLI (`users sign-in-link --user ID`).
 import type { Config } from '../../services/kit/config.js';
+import { settingsPublicUrlOf } from '../../services/kit/settings-url.js';
 import { callAs, type ServiceClients } from '../../services/kit/grpc/client.js';
 import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
 
@@ -12,9 +13,7 @@ export interface SignInLink {
 
 /** The settings app's public base URL: SETTINGS_PUBLIC_URL, else the address it listens on. */
 export function settingsBaseUrl(config: Config, boundPort?: number): string {
-  if (config.SETTINGS_PUBLIC_URL) return config.SETTINGS_PUBLIC_URL.replace(/\/+$/, '');
-  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
-  return `http://${host}:${boundPort ?? config.SETTINGS_PORT}`;
+  return settingsPublicUrlOf({ ...config, SETTINGS_PORT: boundPort ?? config.SETTINGS_PORT });
 }
 
 export async function mintSignInLink(

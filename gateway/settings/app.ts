@@ -11,6 +11,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from '../../services/kit/logger.js';
 import { requestIdFrom } from '../core/request-id.js';
@@ -19,6 +20,7 @@ import type { SettingsContext } from './context.js';
 import { renderError } from './errors.js';
 import { page, html } from './html.js';
 import { registerCommunityRoutes } from './communities-routes.js';
+import { registerConsentRoutes } from './consent-routes.js';
 import { registerCreditRoutes } from './credits-routes.js';
 import { registerGrantRoutes } from './grants-routes.js';
 import { registerKeyRoutes } from './keys-routes.js';
@@ -30,13 +32,18 @@ export interface SettingsAppOptions extends SettingsContext {
   logger: Logger;
   /** Signs the CSRF secret cookie. */
   cookieSecret: string;
+  /** A server already bound to the settings port (its URL names the OAuth issuer); else the app listens itself. */
+  server?: Server;
 }
 
 const FORM_BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function buildSettingsApp(options: SettingsAppOptions): Promise<FastifyInstance> {
-  const { logger, cookieSecret, ...context } = options;
+  const { logger, cookieSecret, server, ...context } = options;
   const app = Fastify({
+    ...(server && {
+      serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => server.on('request', handler),
+    }),
     loggerInstance: logger,
     bodyLimit: FORM_BODY_LIMIT_BYTES,
     genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
@@ -72,5 +79,6 @@ export async function buildSettingsApp(options: SettingsAppOptions): Promise<Fas
   registerCommunityRoutes(app, context);
   registerCreditRoutes(app, context);
   registerUsageRoutes(app, context);
+  registerConsentRoutes(app, context);
   return app;
 }

@@ -4,6 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import { callAs, type CallOptions, type ServiceClients } from '../../services/kit/grpc/client.js';
 import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
+import type Provider from 'oidc-provider';
 import type { OidcSignIn } from './oidc-sign-in.js';
 
 export interface SessionPolicy {
@@ -20,6 +21,8 @@ export interface SettingsContext {
   session: SessionPolicy;
   /** Sign-in at an external OpenID Connect provider, when one is configured (else links only). */
   oidc?: OidcSignIn;
+  /** The OAuth authorization server served under /oauth (absent with an external issuer). */
+  authorizationServer?: Provider;
 }
 
 /** The signed-in user of a request (set by the session hook on every signed-in route). */

@@ -22,9 +22,11 @@ export function registerGrantRoutes(app: FastifyInstance, context: SettingsConte
     }));
   });
 
-  // Identity decides (the user's own grant); anything else is 404.
+  // Identity decides (the user's own grant); anything else is 404. Its tokens are refused from
+  // then on; the authorization server then forgets the grant's codes and refresh tokens too.
   app.post<{ Params: { id: string } }>('/grants/:id/revoke', protectedForm, async (request, reply) => {
     await context.clients.identity.revokeGrant({ grantId: request.params.id }, await asUser(context, request));
+    await context.authorizationServer?.Grant.adapter.revokeByGrantId(request.params.id);
     return reply.redirect(`/keys?revoked_grant=${encodeURIComponent(request.params.id)}`, 303);
   });
 }

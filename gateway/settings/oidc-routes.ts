@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { asEdge, type SettingsContext } from './context.js';
 import { ProviderAnswerRefused, ProviderUnavailable, type PendingSignIn } from './oidc-sign-in.js';
 import { PageError } from './page-error.js';
-import { sessionIdOf, setSessionCookie } from './session.js';
+import { afterSignIn, sessionIdOf, setSessionCookie } from './session.js';
 
 const PENDING_COOKIE = 'en_oidc';
 const PENDING_PATH = '/sign-in/oidc';
@@ -77,6 +77,6 @@ export function registerOidcRoutes(app: FastifyInstance, context: SettingsContex
       ...identity, policy: context.session, previousSessionId: sessionIdOf(context, request),
     }, await asEdge(context, request));
     setSessionCookie(context, reply, sessionId);
-    return reply.redirect('/keys', 303);
+    return reply.redirect(afterSignIn(context, request, reply), 303);
   });
 }

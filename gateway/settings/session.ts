@@ -2,7 +2,7 @@
 // value is the session id identity handed out at sign-in; identity alone decides whether it is
 // still live (idle and absolute expiry), on every request.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { asEdge, type SettingsContext } from './context.js';
+import { asEdge, type SettingsContext, type SignedInUser } from './context.js';
 
 export function sessionCookieName(context: SettingsContext): string {
   return context.secureCookies ? '__Host-en_settings' : 'en_settings';
@@ -22,21 +22,47 @@ export function sessionIdOf(context: SettingsContext, request: FastifyRequest): 
   return request.cookies[sessionCookieName(context)] ?? '';
 }
 
+/** The user of the request's live session, or undefined (an ended session's cookie is cleared). */
+export async function currentUser(context: SettingsContext, request: FastifyRequest, reply: FastifyReply): Promise<SignedInUser | undefined> {
+  const sessionId = sessionIdOf(context, request);
+  if (!sessionId) return undefined;
+  const found = await context.clients.identity.resolveSession({ sessionId }, await asEdge(context, request));
+  if (found.userId) return { id: found.userId, name: found.userName, email: found.userEmail };
+  clearSessionCookie(context, reply);
+  return undefined;
+}
+
 /**
  * A preHandler for signed-in routes: resolves the session with identity, or sends the browser to
  * sign in (303 for a page; the cookie of an ended session is cleared).
  */
 export function requireSession(context: SettingsContext) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const sessionId = sessionIdOf(context, request);
-    if (sessionId) {
-      const found = await context.clients.identity.resolveSession({ sessionId }, await asEdge(context, request));
-      if (found.userId) {
-        request.user = { id: found.userId, name: found.userName, email: found.userEmail };
-        return;
-      }
-      clearSessionCookie(context, reply);
+    const hadSession = sessionIdOf(context, request) !== '';
+    const user = await currentUser(context, request, reply);
+    if (user) {
+      request.user = user;
+      return;
     }
-    return reply.redirect(`/sign-in?expired=${sessionId ? '1' : '0'}`, 303);
+    return reply.redirect(`/sign-in?expired=${hadSession ? '1' : '0'}`, 303);
   };
+}
+
+/** Where a sign-in may send the browser back to: an authorization request's consent page, nothing else. */
+const RETURN_PATH = /^\/authorize\/[\w-]{1,128}$/;
+const RETURN_COOKIE = 'en_return';
+
+/** Remembers where to go after signing in (`next`, when it is a consent page), for 10 minutes. */
+export function rememberReturn(context: SettingsContext, reply: FastifyReply, next: unknown): void {
+  if (typeof next === 'string' && RETURN_PATH.test(next)) {
+    reply.setCookie(RETURN_COOKIE, next, { httpOnly: true, sameSite: 'lax', secure: context.secureCookies, path: '/', maxAge: 600 });
+  }
+}
+
+/** Where a browser that just signed in goes: the remembered consent page (once), else its keys. */
+export function afterSignIn(context: SettingsContext, request: FastifyRequest, reply: FastifyReply): string {
+  const remembered = request.cookies[RETURN_COOKIE];
+  if (remembered === undefined) return '/keys';
+  reply.clearCookie(RETURN_COOKIE, { path: '/', secure: context.secureCookies, httpOnly: true, sameSite: 'lax' });
+  return RETURN_PATH.test(remembered) ? remembered : '/keys';
 }

@@ -5,12 +5,13 @@ import type { FastifyInstance } from 'fastify';
 import { asEdge, type SettingsContext } from './context.js';
 import { csrfField, html, page } from './html.js';
 import { PageError } from './page-error.js';
-import { clearSessionCookie, sessionIdOf, setSessionCookie } from './session.js';
+import { afterSignIn, clearSessionCookie, rememberReturn, sessionIdOf, setSessionCookie } from './session.js';
 
 export function registerSignInRoutes(app: FastifyInstance, context: SettingsContext): void {
   app.get('/', async (_request, reply) => reply.redirect('/keys', 303));
 
-  app.get<{ Querystring: { expired?: string } }>('/sign-in', async (request, reply) => {
+  app.get<{ Querystring: { expired?: string; next?: string } }>('/sign-in', async (request, reply) => {
+    rememberReturn(context, reply, request.query.next);
     const notice = request.query.expired === '1' ? { kind: 'error' as const, text: 'Your session ended. Sign in again.' } : undefined;
     const provider = context.oidc
       ? html`<p><a class="button" href="/sign-in/oidc">Sign in with ${context.oidc.settings.name}</a></p><p>Or:</p>`
@@ -45,7 +46,7 @@ export function registerSignInRoutes(app: FastifyInstance, context: SettingsCont
       throw new PageError(401, 'This sign-in link is unknown, already used or expired. Ask for a new one.');
     }
     setSessionCookie(context, reply, sessionId);
-    return reply.redirect('/keys', 303);
+    return reply.redirect(afterSignIn(context, request, reply), 303);
   });
 
   app.post('/sign-out', { preHandler: app.csrfProtection }, async (request, reply) => {

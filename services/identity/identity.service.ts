@@ -178,7 +178,7 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       listUserOrganizations: ['operator', 'service'],
       createPlaceholderAccount: ['service'],
       deletePlaceholderAccount: ['service'],
-      createGrant: ['operator'],
+      createGrant: ['operator', 'user'],
       issueAccessToken: ['operator'],
       revokeGrant: ['operator', 'user'],
       listGrants: ['operator', 'user'],

@@ -1,7 +1,8 @@
 // OAuth grants: a user's consent to one client, with its scopes and a rate tier decided at
 // creation like a key's; access tokens issued over a grant by the local issuer (access-token.ts);
-// revoking and listing grants — by the operator, or by a signed-in user for their own grants only
-// (the settings web app's keys screen): another user's grant is answered as not found.
+// creating, revoking and listing grants — by the operator, or by a signed-in user for their own
+// grants only (the settings web app's consent page and keys screen): another user's grant is
+// answered as not found.
 import type { IssueAccessTokenRequest } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
 import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
@@ -26,6 +27,8 @@ export interface GrantRequest {
 
 /** Creates a grant for a user's consent to one client; the tier is decided now, like a key's. */
 export async function createGrant(context: IdentityContext, request: GrantRequest, ctx: ServiceContext): Promise<GrantRow> {
+  // A signed-in user consents for themself only (the settings app's consent page).
+  requireSelf(ctx, request.userId, 'grants');
   const user = await context.users.findUser(request.userId);
   if (!user) throw domainError('invalid_request', `unknown user ${request.userId}; grants are always personal`);
   const clientId = request.clientId || 'local';

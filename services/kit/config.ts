@@ -48,9 +48,10 @@ const schema = z.object({
   // Deprecation schedule as JSON (docs/VERSIONING.md): [{ "match": "GET /v1/me" | "/v1", "deprecated_at",
   // "sunset_at"?, "link"? }].
   API_DEPRECATIONS: z.string().optional(),
-  // OAuth access tokens (JWT). Without OAUTH_JWKS_URL the one-process mode signs and verifies with a
-  // local key kept with the server secrets.
-  OAUTH_ISSUER: z.string().url('expected the issuer URL').default('http://127.0.0.1:8080/oauth'),
+  // OAuth access tokens (JWT). Without OAUTH_JWKS_URL the settings app serves the authorization
+  // server and signs with a local key kept with the server secrets; its issuer is OAUTH_ISSUER, else
+  // the settings app's public URL + /oauth (services/kit/settings-url.ts).
+  OAUTH_ISSUER: z.string().url('expected the issuer URL').optional(),
   OAUTH_AUDIENCE: z.string().min(1).default('http://127.0.0.1:8080/v1'),
   OAUTH_JWKS_URL: z.string().url('expected the JWKS URL').optional(),
   // MCP surface (docs/MCP.md): the Host and Origin values it accepts (DNS-rebinding protection;

@@ -81,15 +81,20 @@ export async function startIdentityProvider(): Promise<TestIdentityProvider> {
 /**
  * Follows a browser's redirects from `url` across origins, keeping each origin's cookies in
  * `jars`, until an answer that is not a redirect or one that leaves for `stopAt`'s origin and path.
+ * `form`, when given, is posted to `url` first (as a browser submits a form); redirects are GETs.
  */
 export async function followRedirects(
-  url: string, jars: Map<string, Map<string, string>>, stopAt?: (next: URL) => boolean,
+  url: string, jars: Map<string, Map<string, string>>, stopAt?: (next: URL) => boolean, form?: Record<string, string>,
 ): Promise<{ url: string; status: number; location: string | null; text: string }> {
   let current = new URL(url);
+  let body = form ? new URLSearchParams(form).toString() : undefined;
   for (let hop = 0; hop < 20; hop++) {
     const jar = jars.get(current.origin) ?? new Map<string, string>();
     jars.set(current.origin, jar);
-    const response = await fetch(current, { redirect: 'manual', headers: { cookie: [...jar].map(([n, v]) => `${n}=${v}`).join('; ') } });
+    const headers: Record<string, string> = { cookie: [...jar].map(([n, v]) => `${n}=${v}`).join('; ') };
+    if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
+    const response = await fetch(current, { method: body === undefined ? 'GET' : 'POST', body, redirect: 'manual', headers });
+    body = undefined;
     rememberCookies(jar, response.headers);
     const location = response.headers.get('location');
     const text = await response.text();

@@ -35,11 +35,11 @@ describe.each(storeNames())('idempotency store on %s', (storeName) => {
       [s.credentialKind, s.credentialId, s.route, s.key],
     );
 
-  it('is migrated into the edge schema', async () => {
+  it('is migrated into the edge schema (beside the authorization server state)', async () => {
     const rows = await db.query<{ table_name: string }>(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'edge' ORDER BY table_name`,
     );
-    expect(rows.map((r) => r.table_name)).toEqual(['idempotency_records', 'schema_migrations']);
+    expect(rows.map((r) => r.table_name)).toEqual(['idempotency_records', 'oauth_state', 'schema_migrations']);
   });
 
   it('claims a free key once; a second claim sees it in flight', async () => {

@@ -5945,8 +5945,8 @@ export const IdentityServiceDefinition = {
       options: {},
     },
     /**
-     * OAuth grants (docs/OAUTH.md). Operator only, but a signed-in user lists and revokes their own
-     * grants (another user's is not_found). A grant records what a user consented to for one
+     * OAuth grants (docs/OAUTH.md). Operator, or a signed-in user for their own grants only: created
+     * when they consent on the settings app, listed and revoked there (another user's is not_found). A grant records what a user consented to for one
      * client; access tokens name it in their `grant_id` claim and are re-checked against it.
      * Creates a grant without a token: an external identity provider's connector puts its id into
      * the tokens it mints.
@@ -6150,8 +6150,8 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<DeletePlaceholderAccountResponse>>;
   /**
-   * OAuth grants (docs/OAUTH.md). Operator only, but a signed-in user lists and revokes their own
-   * grants (another user's is not_found). A grant records what a user consented to for one
+   * OAuth grants (docs/OAUTH.md). Operator, or a signed-in user for their own grants only: created
+   * when they consent on the settings app, listed and revoked there (another user's is not_found). A grant records what a user consented to for one
    * client; access tokens name it in their `grant_id` claim and are re-checked against it.
    * Creates a grant without a token: an external identity provider's connector puts its id into
    * the tokens it mints.
@@ -6295,8 +6295,8 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
     options?: CallOptions & CallOptionsExt,
   ): Promise<DeletePlaceholderAccountResponse>;
   /**
-   * OAuth grants (docs/OAUTH.md). Operator only, but a signed-in user lists and revokes their own
-   * grants (another user's is not_found). A grant records what a user consented to for one
+   * OAuth grants (docs/OAUTH.md). Operator, or a signed-in user for their own grants only: created
+   * when they consent on the settings app, listed and revoked there (another user's is not_found). A grant records what a user consented to for one
    * client; access tokens name it in their `grant_id` claim and are re-checked against it.
    * Creates a grant without a token: an external identity provider's connector puts its id into
    * the tokens it mints.

@@ -1,0 +1,114 @@
+// The authorization server's place in the settings app: oidc-provider answers under /oauth (and
+// its RFC 8414 metadata at /.well-known/oauth-authorization-server/oauth), and its login and
+// consent steps come here, to /authorize/:uid. The login step is the settings session: a signed-in
+// user is the account (one who is not signs in first and comes back); the consent step shows the
+// request and, when the user allows it, creates the grant in identity (as that user) and the
+// provider's grant under the same id, so the tokens carry it and revoking it refuses them.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
+import { OAUTH_PATH } from '../../services/kit/settings-url.js';
+import { isScope, READ_PRESET } from '../../services/kit/scopes.js';
+import { consentPage } from './consent-view.js';
+import { asUser, type SettingsContext } from './context.js';
+import { page } from './html.js';
+import { PageError } from './page-error.js';
+import { currentUser } from './session.js';
+
+/** OpenID scopes a client may ask for beside the API's (offline_access: a refresh token). */
+const OPENID_SCOPES = ['openid', 'offline_access'];
+
+/** Hands a request to the provider (its path made relative to /oauth, as a mounted app sees it). */
+function handOver(provider: Provider, request: FastifyRequest, reply: FastifyReply, path: string): void {
+  reply.hijack();
+  const raw = request.raw as FastifyRequest['raw'] & { originalUrl?: string };
+  raw.originalUrl = `${OAUTH_PATH}${path}`;
+  raw.url = path;
+  void provider.callback()(raw, reply.raw);
+}
+
+/** The scopes a consent grants: the API scopes asked for by name, or the Read preset when none are. */
+export function grantedScopes(requested: string): string[] {
+  const asked = requested.split(' ').filter(isScope);
+  return asked.length > 0 ? [...new Set(asked)] : [...READ_PRESET];
+}
+
+export function registerConsentRoutes(app: FastifyInstance, context: SettingsContext): void {
+  const provider = context.authorizationServer;
+  if (!provider) return;
+
+  // The provider reads its own request bodies: nothing is parsed before it.
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    scope.all(OAUTH_PATH, (request, reply) => handOver(provider, request, reply, '/'));
+    scope.all(`${OAUTH_PATH}/*`, (request, reply) => handOver(provider, request, reply, request.raw.url!.slice(OAUTH_PATH.length)));
+    scope.get(`/.well-known/oauth-authorization-server${OAUTH_PATH}`, (request, reply) =>
+      handOver(provider, request, reply, '/.well-known/openid-configuration'));
+  });
+
+  /** The interaction behind the page, or a page saying it is over. */
+  async function interactionOf(request: FastifyRequest, reply: FastifyReply) {
+    try {
+      return await provider!.interactionDetails(request.raw, reply.raw);
+    } catch {
+      throw new PageError(400, 'This authorization request is over or unknown. Start again from the application.');
+    }
+  }
+
+  app.get<{ Params: { uid: string } }>('/authorize/:uid', async (request, reply) => {
+    const details = await interactionOf(request, reply);
+    const user = await currentUser(context, request, reply);
+    if (!user) return reply.redirect(`/sign-in?next=${encodeURIComponent(`/authorize/${request.params.uid}`)}`, 303);
+    if (details.prompt.name === 'login' || details.session?.accountId !== user.id) {
+      reply.hijack();
+      await provider.interactionFinished(request.raw, reply.raw, { login: { accountId: user.id } }, { mergeWithLastSubmission: false });
+      return reply;
+    }
+    const clientId = String(details.params.client_id);
+    const client = await provider.Client.find(clientId);
+    if (!client) throw new PageError(400, 'The application that asked is not registered any more. Start again from it.');
+    const resource = String(details.params.resource ?? provider.issuer);
+    const csrf = reply.generateCsrf();
+    return reply.type('text/html').send(page({
+      title: 'Connect an application', user, csrf, current: '/keys',
+      body: consentPage({
+        uid: request.params.uid,
+        clientName: client.clientName ?? clientId,
+        clientId,
+        redirectOrigin: new URL(String(details.params.redirect_uri)).origin,
+        resourceName: resource.endsWith('/mcp') ? 'MCP server' : 'REST API',
+        resource,
+        scopes: grantedScopes(String(details.params.scope ?? '')),
+      }, csrf),
+    }));
+  });
+
+  app.post<{ Params: { uid: string }; Body: { decision?: string } }>('/authorize/:uid', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const decision = request.body?.decision;
+    if (decision !== 'approve' && decision !== 'deny') throw new PageError(400, 'decision must be approve or deny');
+    const details = await interactionOf(request, reply);
+    const user = await currentUser(context, request, reply);
+    if (!user || details.session?.accountId !== user.id) throw new PageError(403, 'Sign in as the person this request is for, then start again.');
+    request.user = user;
+    let result;
+    if (decision === 'deny') {
+      result = { error: 'access_denied', error_description: 'the user denied the request' };
+    } else {
+      const clientId = String(details.params.client_id);
+      const scopes = grantedScopes(String(details.params.scope ?? ''));
+      // The grant in identity (as the user: identity re-checks it is their own), then the
+      // provider's under the same id: its tokens carry it as grant_id.
+      const { grant } = await context.clients.identity.createGrant({ userId: user.id, scopes, clientId, requestedRate: 0 }, await asUser(context, request));
+      // (The provider's models take a jti; its typings leave it out.)
+      const providerGrant = new provider.Grant({ jti: grant!.id, accountId: user.id, clientId } as ConstructorParameters<typeof provider.Grant>[0]);
+      // The API scopes are the provider's scopes too: granted at both levels, with the OpenID ones asked for.
+      const openid = String(details.params.scope ?? '').split(' ').filter((s) => OPENID_SCOPES.includes(s));
+      providerGrant.addOIDCScope([...openid, ...scopes].join(' '));
+      for (const resource of [String(details.params.resource ?? '')].filter(Boolean)) providerGrant.addResourceScope(resource, scopes.join(' '));
+      result = { consent: { grantId: await providerGrant.save() } };
+    }
+    reply.hijack();
+    await provider.interactionFinished(request.raw, reply.raw, result, { mergeWithLastSubmission: true });
+    return reply;
+  });
+}
