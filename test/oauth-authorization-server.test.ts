@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
+import { loadConfig } from '../services/kit/config.js';
 import { bearer, request } from './helpers/http.js';
 import { payloadOf } from './helpers/oauth.js';
 import { followRedirects } from './helpers/oidc-identity-provider.js';
@@ -136,6 +137,16 @@ describe.each(storeNames())('the OAuth authorization server (one-click MCP) on %
     expect((await mcpWhoami(refreshed.body.access_token!)).ok).toBe(false);
     const afterRevoke = await token({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token!, client_id: clientId });
     expect(afterRevoke.body.error).toBe('invalid_grant');
+  });
+
+  it('issues a token for the REST API when asked for it: accepted there, refused by the MCP server', async () => {
+    const clientId = await register();
+    const restAudience = loadConfig({}).OAUTH_AUDIENCE;
+    const { location, verifier } = await consent(clientId, 'approve', { resource: restAudience });
+    const exchanged = await token({ grant_type: 'authorization_code', code: location.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: clientId, code_verifier: verifier });
+    expect(payloadOf(exchanged.body.access_token!).aud).toBe(restAudience);
+    expect((await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(exchanged.body.access_token!) })).status).toBe(200);
+    expect((await mcpWhoami(exchanged.body.access_token!)).ok).toBe(false);
   });
 
   it('sends the client access_denied when the user denies, and creates no grant', async () => {

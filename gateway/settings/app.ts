@@ -21,6 +21,7 @@ import { renderError } from './errors.js';
 import { page, html } from './html.js';
 import { registerCommunityRoutes } from './communities-routes.js';
 import { registerConsentRoutes } from './consent-routes.js';
+import { CSP_DIRECTIVES } from './csp.js';
 import { registerCreditRoutes } from './credits-routes.js';
 import { registerGrantRoutes } from './grants-routes.js';
 import { registerKeyRoutes } from './keys-routes.js';
@@ -52,10 +53,7 @@ export async function buildSettingsApp(options: SettingsAppOptions): Promise<Fas
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: {
       useDefaults: false,
-      directives: {
-        defaultSrc: ["'none'"], scriptSrc: ["'self'"], styleSrc: ["'self'"], imgSrc: ["'self'"], connectSrc: ["'self'"],
-        formAction: ["'self'"], frameAncestors: ["'none'"], baseUri: ["'none'"],
-      },
+      directives: CSP_DIRECTIVES,
     },
     strictTransportSecurity: context.secureCookies,
   });

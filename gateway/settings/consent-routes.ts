@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { OAUTH_PATH } from '../../services/kit/settings-url.js';
 import { isScope, READ_PRESET } from '../../services/kit/scopes.js';
+import { contentSecurityPolicy } from './csp.js';
 import { consentPage } from './consent-view.js';
 import { asUser, type SettingsContext } from './context.js';
 import { page } from './html.js';
@@ -68,14 +69,18 @@ export function registerConsentRoutes(app: FastifyInstance, context: SettingsCon
     const client = await provider.Client.find(clientId);
     if (!client) throw new PageError(400, 'The application that asked is not registered any more. Start again from it.');
     const resource = String(details.params.resource ?? provider.issuer);
+    const redirect = new URL(String(details.params.redirect_uri));
     const csrf = reply.generateCsrf();
+    // The answer to the form redirects to the client: its registered redirect URI's origin (or, for
+    // an app's own scheme, the scheme) joins this page's form-action, or the browser stops there.
+    reply.header('content-security-policy', contentSecurityPolicy([/^https?:$/.test(redirect.protocol) ? redirect.origin : redirect.protocol]));
     return reply.type('text/html').send(page({
       title: 'Connect an application', user, csrf, current: '/keys',
       body: consentPage({
         uid: request.params.uid,
         clientName: client.clientName ?? clientId,
         clientId,
-        redirectOrigin: new URL(String(details.params.redirect_uri)).origin,
+        redirectOrigin: /^https?:$/.test(redirect.protocol) ? redirect.origin : redirect.protocol,
         resourceName: resource.endsWith('/mcp') ? 'MCP server' : 'REST API',
         resource,
         scopes: grantedScopes(String(details.params.scope ?? '')),

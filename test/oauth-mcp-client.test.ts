@@ -1,0 +1,118 @@
+// One click, as an assistant does it: the official MCP SDK client's OAuth support against the
+// running system. Its first request is refused with a 401 naming the protected-resource metadata;
+// it discovers the authorization server from there, registers itself, and hands over an
+// authorization URL. A person then signs in and allows it in a real browser (headless Chromium);
+// the client exchanges the code, calls a tool, and after the person disconnects it on the keys
+// screen its next call is refused.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { describe, expect, it } from 'vitest';
+import type { SeedInput } from '../deploy/admin/seed-schema.js';
+import { mintSignInLink } from '../deploy/launcher/sign-in-link.js';
+import { useSystemWithBrowser } from './helpers/chromium.js';
+
+const seed: SeedInput = { users: [{ id: 'u_ada', email: 'ada@example.org', name: 'Ada Lovelace', plan: 'paid' }] };
+/** The assistant's redirect URI: the browser's navigation there is caught, nothing listens. */
+const REDIRECT = 'http://127.0.0.1:9/oauth/callback';
+
+/** An assistant's OAuth storage, in memory: what the SDK asks it to keep and hand back. */
+class AssistantAuth implements OAuthClientProvider {
+  client?: OAuthClientInformationMixed;
+  saved?: OAuthTokens;
+  verifier = '';
+  authorizationUrl?: URL;
+  get redirectUrl() {
+    return REDIRECT;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'Desktop Assistant', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'], token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(information: OAuthClientInformationMixed) {
+    this.client = information;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+describe('one-click MCP with the MCP SDK client’s OAuth flow', () => {
+  const suite = useSystemWithBrowser(seed);
+
+  it('discovers, registers, has the person allow it in the browser, calls a tool, and is refused once disconnected', async () => {
+    const { sys, browser } = suite;
+    const auth = new AssistantAuth();
+    const connect = async () => {
+      const client = new Client({ name: 'desktop-assistant', version: '1' });
+      const transport = new StreamableHTTPClientTransport(new URL(sys.mcpUrl!), { authProvider: auth });
+      await client.connect(transport);
+      return { client, transport };
+    };
+
+    // No credential: the SDK follows the 401 to the metadata, registers, and asks for the browser.
+    const first = new StreamableHTTPClientTransport(new URL(sys.mcpUrl!), { authProvider: auth });
+    await expect(new Client({ name: 'desktop-assistant', version: '1' }).connect(first)).rejects.toThrow(/Unauthorized/);
+    expect(auth.client?.client_id).toBeTruthy();
+    const authorizationUrl = auth.authorizationUrl!;
+    expect(authorizationUrl.href.startsWith(`${sys.settingsUrl}/oauth/auth`)).toBe(true);
+    expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorizationUrl.searchParams.get('resource')).toBe(sys.mcpUrl);
+
+    // The person: signs in to the settings app, opens the link, reads the request, allows it.
+    const page = await (await browser.newContext()).newPage();
+    let redirectedTo: URL | undefined;
+    await page.route(`${REDIRECT}**`, async (route) => {
+      redirectedTo = new URL(route.request().url());
+      await route.fulfill({ status: 200, contentType: 'text/plain', body: 'You can go back to the assistant.' });
+    });
+    const link = await mintSignInLink({ clients: sys.clients, signer: sys.signer, deadlineMs: 10_000 }, sys.settingsUrl!, 'u_ada', 'test');
+    await page.goto(link.url);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/keys$/);
+    await page.goto(authorizationUrl.href);
+    await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).toContain('Desktop Assistant');
+    expect(await page.locator('main').innerText()).toMatch(/search:read[\s\S]*profile:read/);
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await expect.poll(() => redirectedTo?.searchParams.get('code') ?? null, { timeout: 15_000 }).not.toBeNull();
+
+    // The assistant: exchanges the code, connects, calls a tool.
+    await first.finishAuth(redirectedTo!.searchParams.get('code')!);
+    expect(auth.saved?.access_token).toBeTruthy();
+    expect(auth.saved?.refresh_token).toBeTruthy();
+    const { client } = await connect();
+    const me = await client.callTool({ name: 'whoami', arguments: {} });
+    expect(me.isError ?? false).toBe(false);
+    const grantId = (me.structuredContent as { key: { id: string } }).key.id;
+    expect(grantId).toMatch(/^grant_/);
+    await client.close();
+
+    // The person disconnects it on the keys screen; its next call is refused.
+    await page.goto(`${sys.settingsUrl}/keys`);
+    await page.getByRole('link', { name: new RegExp(`Revoke ${auth.client!.client_id}`) }).click();
+    await page.getByRole('button', { name: 'Revoke access' }).click();
+    await page.waitForURL(/\/keys\?revoked_grant=/);
+    const after = new StreamableHTTPClientTransport(new URL(sys.mcpUrl!), {
+      requestInit: { headers: { authorization: `Bearer ${auth.saved!.access_token}` } },
+    });
+    await expect(new Client({ name: 'desktop-assistant', version: '1' }).connect(after)).rejects.toThrow(/"code":"unauthorized","message":"access token grant is revoked or unknown"/);
+  });
+});
