@@ -10,7 +10,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
-import { loadConfig } from '../services/kit/config.js';
 import { bearer, request } from './helpers/http.js';
 import { payloadOf } from './helpers/oauth.js';
 import { followRedirects } from './helpers/oidc-identity-provider.js';
@@ -141,7 +140,8 @@ describe.each(storeNames())('the OAuth authorization server (one-click MCP) on %
 
   it('issues a token for the REST API when asked for it: accepted there, refused by the MCP server', async () => {
     const clientId = await register();
-    const restAudience = loadConfig({}).OAUTH_AUDIENCE;
+    // The REST API's audience names the port it bound, like the issuer and the MCP resource.
+    const restAudience = `${sys.restUrl}/v1`;
     const { location, verifier } = await consent(clientId, 'approve', { resource: restAudience });
     const exchanged = await token({ grant_type: 'authorization_code', code: location.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: clientId, code_verifier: verifier });
     expect(payloadOf(exchanged.body.access_token!).aud).toBe(restAudience);

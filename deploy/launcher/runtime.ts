@@ -3,12 +3,12 @@
 // their generated gRPC interfaces — in process for the services this process runs (the same
 // middlewares and checks, no loopback HTTP/2), over gRPC for the others (deploy/k8s, deploy/local).
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { parseDeprecations } from '../../gateway/core/deprecations.js';
 import type { RateLimiter } from '../../gateway/core/rate-limit/limiter.js';
-import { createMcpHttpServer, startMcpHttpServer } from '../../gateway/mcp/server.js';
+import { startMcpHttpServer } from '../../gateway/mcp/server.js';
 import { buildRestApp } from '../../gateway/rest/app.js';
 import { applySeed } from '../admin/apply-seed.js';
 import { demoSeed } from '../admin/demo-data.js';
@@ -33,7 +33,7 @@ import { connectRedis, type Redis } from '../../services/kit/redis.js';
 import { loadSecrets, type ServerSecrets } from '../../services/kit/secrets.js';
 import type { ServiceDeps } from '../../services/kit/service-deps.js';
 import { startSettingsSurface } from './settings-surface.js';
-import { oauthIssuerOf } from '../../services/kit/settings-url.js';
+import { oauthIssuerOf } from '../../services/kit/public-urls.js';
 import { mintSignInLink, type SignInLink } from './sign-in-link.js';
 import { edgeLimiter, edgeOver, inProcessClients } from './wiring.js';
 
@@ -117,9 +117,14 @@ async function seedAtStart(config: Config, clients: ServiceClients, signer: Toke
   return (await applySeed(clients, signer, demoSeed(), { actor: 'demo-seed', deadlineMs: config.GRPC_DEADLINE_MS })).keys;
 }
 
-/** An HTTP server bound to host:port (0: the OS picks), with no request handler yet (the MCP and settings ports). */
+/** Fastify's own keep-alive for the servers it creates: longer than a proxy's idle timeout (Envoy, load balancers). */
+const KEEP_ALIVE_MS = 72_000;
+
+/** An HTTP server bound to host:port (0: the OS picks), with no request handler yet (the REST, MCP and settings ports). */
 async function bindHttp(host: string, port: number): Promise<Server> {
-  const server = createMcpHttpServer();
+  // A request without Host reaches the surfaces, which refuse it in their own envelope.
+  const server = createServer({ requireHostHeader: false });
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, () => resolve()));
   return server;
 }
@@ -138,18 +143,21 @@ export async function startSystem(configured: Config, logger: Logger): Promise<R
   };
 
   try {
-    // The MCP and settings listeners are bound first: the MCP resource URL names the MCP port, and
-    // the OAuth issuer the settings app serves names its port (settings-url.ts); identity must know
-    // both when it starts — with a port of 0, only the bound socket can tell.
+    // The REST, MCP and settings listeners are bound first: the REST audience names the REST port,
+    // the MCP resource URL the MCP port, and the OAuth issuer the settings app serves its port
+    // (public-urls.ts, mcp-resource.ts); identity must know them all when it starts — with a port
+    // of 0, only the bound socket can tell.
     const bindEarly = async (port: number): Promise<Server> => {
       const listener = await bindHttp(config.HOST, port);
       stops.push(() => new Promise<void>((resolve) => listener.close(() => resolve())));
       return listener;
     };
+    const restListener = roles.has('gateway') ? await bindEarly(config.PORT) : undefined;
     const mcpListener = roles.has('mcp') ? await bindEarly(config.MCP_PORT) : undefined;
     const settingsListener = roles.has('gateway') ? await bindEarly(config.SETTINGS_PORT) : undefined;
     config = {
       ...config,
+      ...(restListener && { PORT: (restListener.address() as AddressInfo).port }),
       ...(mcpListener && { MCP_PORT: (mcpListener.address() as AddressInfo).port }),
       ...(settingsListener && { SETTINGS_PORT: (settingsListener.address() as AddressInfo).port }),
     };
@@ -225,12 +233,11 @@ export async function startSystem(configured: Config, logger: Logger): Promise<R
         deprecations,
         limiter,
         db: db!,
+        server: restListener!,
       });
-      await app.listen({ host: config.HOST, port: config.PORT });
+      await app.ready();
       stops.push(() => app.close());
-      const address = app.server.address();
-      const port = typeof address === 'object' && address ? address.port : config.PORT;
-      result.restUrl = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
+      result.restUrl = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${config.PORT}`;
       const settings = await startSettingsSurface(config, clients, signer, secrets, logger, db!, settingsListener);
       stops.push(() => settings.close());
       result.settingsUrl = settings.url;

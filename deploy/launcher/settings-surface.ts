@@ -12,7 +12,7 @@ import { oauthStateAdapter } from '../../gateway/settings/oauth-state.js';
 import { OidcSignIn } from '../../gateway/settings/oidc-sign-in.js';
 import type { Queryable } from '../../services/kit/db/database.js';
 import { mcpResourceUrlOf } from '../../services/kit/mcp-resource.js';
-import { oauthIssuerOf } from '../../services/kit/settings-url.js';
+import { oauthIssuerOf, restAudienceOf } from '../../services/kit/public-urls.js';
 import type { Config } from '../../services/kit/config.js';
 import type { ServiceClients } from '../../services/kit/grpc/client.js';
 import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
@@ -34,7 +34,7 @@ function authorizationServerOf(config: Config, secrets: ServerSecrets, db: Query
   return createAuthorizationServer({
     issuer: oauthIssuerOf(config),
     signingKeyPem: secrets.oauthSigningPrivateKey,
-    resources: [config.OAUTH_AUDIENCE, mcpResourceUrlOf(config)],
+    resources: [restAudienceOf(config), mcpResourceUrlOf(config)],
     cookieKey: createHmac('sha256', secrets.apiKeyPepper).update('settings-oauth-cookie-signing').digest('base64url'),
     adapter: oauthStateAdapter(db),
   });

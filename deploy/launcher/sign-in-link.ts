@@ -2,7 +2,7 @@
 // (as the operator), and turned into the URL a person opens. Used by `npm start` for the demo user
 // on a first start and by the admin CLI (`users sign-in-link --user ID`).
 import type { Config } from '../../services/kit/config.js';
-import { settingsPublicUrlOf } from '../../services/kit/settings-url.js';
+import { settingsPublicUrlOf } from '../../services/kit/public-urls.js';
 import { callAs, type ServiceClients } from '../../services/kit/grpc/client.js';
 import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
 

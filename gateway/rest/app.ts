@@ -13,6 +13,7 @@
 // log (gateway/core/access-log.ts: one line, Fastify's own request logging stays off), and its trace spans carry
 // the request id and the key id of the caller (gateway/core/request-span.ts, shared with MCP; never
 // the secret).
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Database } from '../../services/kit/db/database.js';
 import type { Logger } from '../../services/kit/logger.js';
@@ -46,10 +47,16 @@ export interface RestAppOptions {
   limiter: RateLimiter;
   /** The edge's own store: idempotency records. */
   db: Database;
+  /** A server already bound to the REST port (its URL names the REST audience); else the app listens itself. */
+  server?: Server;
 }
 
 export function buildRestApp(options: RestAppOptions): FastifyInstance {
+  const { server } = options;
   const app = Fastify({
+    ...(server && {
+      serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => server.on('request', handler),
+    }),
     loggerInstance: options.logger,
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (req) => requestIdFrom(req.headers['x-request-id']),

@@ -16,7 +16,7 @@ import { SCOPES } from '../../services/kit/scopes.js';
 import { html, page } from './html.js';
 
 export interface AuthorizationServerOptions {
-  /** The issuer: the settings app's public URL + /oauth (services/kit/settings-url.ts). */
+  /** The issuer: the settings app's public URL + /oauth (services/kit/public-urls.ts). */
   issuer: string;
   /** The local OAuth signing key (Ed25519, PKCS#8 PEM) identity verifies access tokens with. */
   signingKeyPem: string;

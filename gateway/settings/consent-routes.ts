@@ -6,7 +6,7 @@
 // provider's grant under the same id, so the tokens carry it and revoking it refuses them.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import { OAUTH_PATH } from '../../services/kit/settings-url.js';
+import { OAUTH_PATH } from '../../services/kit/public-urls.js';
 import { isScope, READ_PRESET } from '../../services/kit/scopes.js';
 import { contentSecurityPolicy } from './csp.js';
 import { consentPage } from './consent-view.js';

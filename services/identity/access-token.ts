@@ -28,7 +28,7 @@ import { ServerError, Status } from 'nice-grpc';
 import type { Config } from '../kit/config.js';
 import { domainError } from '../kit/grpc/errors.js';
 import { mcpResourceUrlOf } from '../kit/mcp-resource.js';
-import { oauthIssuerOf } from '../kit/settings-url.js';
+import { oauthIssuerOf, restAudienceOf } from '../kit/public-urls.js';
 import type { ServerSecrets } from '../kit/secrets.js';
 
 /** Asymmetric algorithms accepted from an external issuer. */
@@ -72,10 +72,10 @@ export interface OAuthOptions {
  * when neither an external issuer nor a local key is available (OAuth then stays off).
  */
 export function oauthOptionsFrom(
-  config: Pick<Config, 'OAUTH_ISSUER' | 'OAUTH_AUDIENCE' | 'OAUTH_JWKS_URL' | 'MCP_RESOURCE_URL' | 'HOST' | 'MCP_PORT' | 'SETTINGS_PUBLIC_URL' | 'SETTINGS_PORT'>,
+  config: Pick<Config, 'OAUTH_ISSUER' | 'OAUTH_AUDIENCE' | 'OAUTH_JWKS_URL' | 'MCP_RESOURCE_URL' | 'HOST' | 'PORT' | 'MCP_PORT' | 'SETTINGS_PUBLIC_URL' | 'SETTINGS_PORT'>,
   secrets: Pick<ServerSecrets, 'oauthSigningPrivateKey' | 'oauthSigningPublicKey'>,
 ): OAuthOptions | undefined {
-  const base = { issuer: oauthIssuerOf(config), audience: config.OAUTH_AUDIENCE, resources: [mcpResourceUrlOf(config)] };
+  const base = { issuer: oauthIssuerOf(config), audience: restAudienceOf(config), resources: [mcpResourceUrlOf(config)] };
   if (config.OAUTH_JWKS_URL) return { ...base, jwksUrl: config.OAUTH_JWKS_URL };
   if (!secrets.oauthSigningPrivateKey || !secrets.oauthSigningPublicKey) return undefined;
   return { ...base, localSigningKey: { privateKey: secrets.oauthSigningPrivateKey, publicKey: secrets.oauthSigningPublicKey } };

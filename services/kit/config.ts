@@ -50,9 +50,10 @@ const schema = z.object({
   API_DEPRECATIONS: z.string().optional(),
   // OAuth access tokens (JWT). Without OAUTH_JWKS_URL the settings app serves the authorization
   // server and signs with a local key kept with the server secrets; its issuer is OAUTH_ISSUER, else
-  // the settings app's public URL + /oauth (services/kit/settings-url.ts).
+  // the settings app's public URL + /oauth (services/kit/public-urls.ts).
   OAUTH_ISSUER: z.string().url('expected the issuer URL').optional(),
-  OAUTH_AUDIENCE: z.string().min(1).default('http://127.0.0.1:8080/v1'),
+  // The REST API's audience; unset: http://HOST:PORT/v1, with the port bound (public-urls.ts).
+  OAUTH_AUDIENCE: z.string().min(1).optional(),
   OAUTH_JWKS_URL: z.string().url('expected the JWKS URL').optional(),
   // MCP surface (docs/MCP.md): the Host and Origin values it accepts (DNS-rebinding protection;
   // unset: localhost forms only) and its public resource URL (unset: built from HOST and MCP_PORT).

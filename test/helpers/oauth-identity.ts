@@ -34,7 +34,7 @@ export const AUDIENCE = 'https://api.test/v1';
 export const MCP_RESOURCE = 'https://api.test/mcp';
 /** The configuration oauthOptionsFrom reads (MCP_RESOURCE_URL set, as behind a proxy). */
 export const CONFIG = {
-  OAUTH_ISSUER: ISSUER, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_URL: undefined, MCP_RESOURCE_URL: MCP_RESOURCE, HOST: '127.0.0.1', MCP_PORT: 8081,
+  OAUTH_ISSUER: ISSUER, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_URL: undefined, MCP_RESOURCE_URL: MCP_RESOURCE, HOST: '127.0.0.1', PORT: 8080, MCP_PORT: 8081,
   SETTINGS_PUBLIC_URL: undefined, SETTINGS_PORT: 8082,
 };
 const DEADLINE_MS = 10_000;
