@@ -1,7 +1,8 @@
 // The OAuth authorization server one-click MCP clients connect through (docs/OAUTH.md "The
 // authorization server"), served by the settings web app under /oauth: oidc-provider (a certified
 // implementation) configured for what MCP clients do today —
-//   - RFC 8414 metadata, dynamic client registration (RFC 7591) for public clients;
+//   - RFC 8414 metadata, dynamic client registration (RFC 7591) for public clients, and client ID
+//     metadata documents (a client named by the https URL of its metadata);
 //   - the authorization code flow with PKCE, S256 only, for every client;
 //   - resource indicators (RFC 8707): a token is for the REST API or the MCP server, never another
 //     resource, and is accepted by that surface alone;
@@ -51,6 +52,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
+      // A client may instead name itself by the https URL of its metadata document (draft-02, as
+      // current MCP clients do): the provider fetches and caches it; no registration is stored.
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
       revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
