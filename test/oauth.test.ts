@@ -183,6 +183,13 @@ describe.each(storeNames())('OAuth access tokens, external issuer (JWKS), on %s'
     await jwks?.close();
   });
 
+  it('runs no authorization server of its own: /oauth is 404 and the MCP metadata names the external issuer', async () => {
+    expect((await fetch(`${sys.settingsUrl}/oauth/.well-known/openid-configuration`)).status).toBe(404);
+    expect((await fetch(`${sys.settingsUrl}/.well-known/oauth-authorization-server/oauth`)).status).toBe(404);
+    const metadata = await fetch(`${new URL(sys.mcpUrl!).origin}/.well-known/oauth-protected-resource`).then((r) => r.json() as Promise<{ authorization_servers: string[] }>);
+    expect(metadata.authorization_servers).toEqual([ISSUER]);
+  });
+
   it('accepts a token signed with a published key; the caller gets the token scopes', async () => {
     for (const key of [published, rsa]) {
       const res = await me(sys, await signToken(key, claims()));
