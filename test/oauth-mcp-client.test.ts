@@ -2,10 +2,10 @@
 // running system. Its first request is refused with a 401 naming the protected-resource metadata;
 // it discovers the authorization server from there, registers itself, and hands over an
 // authorization URL. A person then signs in and allows it in a real browser (headless Chromium);
-// the client exchanges the code, calls a tool, and after the person disconnects it on the keys
-// screen its next call is refused.
+// the client exchanges the code, calls a tool, refreshes its tokens, and after the person
+// disconnects it on the keys screen its next call is refused.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth as sdkAuth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { describe, expect, it } from 'vitest';
@@ -58,7 +58,7 @@ class AssistantAuth implements OAuthClientProvider {
 describe('one-click MCP with the MCP SDK client’s OAuth flow', () => {
   const suite = useSystemWithBrowser(seed);
 
-  it('discovers, registers, has the person allow it in the browser, calls a tool, and is refused once disconnected', async () => {
+  it('discovers, registers, has the person allow it in the browser, calls a tool, refreshes, and is refused once disconnected', async () => {
     const { sys, browser } = suite;
     const auth = new AssistantAuth();
     const connect = async () => {
@@ -104,6 +104,15 @@ describe('one-click MCP with the MCP SDK client’s OAuth flow', () => {
     const grantId = (me.structuredContent as { key: { id: string } }).key.id;
     expect(grantId).toMatch(/^grant_/);
     await client.close();
+
+    // Refresh, as the SDK does when its access token runs out: new tokens, the same grant.
+    const before = { ...auth.saved! };
+    expect(await sdkAuth(auth, { serverUrl: sys.mcpUrl! })).toBe('AUTHORIZED');
+    expect(auth.saved!.access_token).not.toBe(before.access_token);
+    expect(auth.saved!.refresh_token).not.toBe(before.refresh_token);
+    const again = await connect();
+    expect(((await again.client.callTool({ name: 'whoami', arguments: {} })).structuredContent as { key: { id: string } }).key.id).toBe(grantId);
+    await again.client.close();
 
     // The person disconnects it on the keys screen; its next call is refused.
     await page.goto(`${sys.settingsUrl}/keys`);
