@@ -149,6 +149,15 @@ describe.each(storeNames())('the OAuth authorization server (one-click MCP) on %
     expect((await mcpWhoami(exchanged.body.access_token!)).ok).toBe(false);
   });
 
+  it('gives a client that names no resource a token for the MCP server, after one consent', async () => {
+    const clientId = await register();
+    const { page, location, verifier } = await consent(clientId, 'approve', { resource: '' });
+    expect(page.text).toContain(`on the MCP server (<code>${sys.mcpUrl}</code>)`);
+    const exchanged = await token({ grant_type: 'authorization_code', code: location.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: clientId, code_verifier: verifier });
+    expect(payloadOf(exchanged.body.access_token!).aud).toBe(sys.mcpUrl);
+    expect((await mcpWhoami(exchanged.body.access_token!)).ok).toBe(true);
+  });
+
   it('sends the client access_denied when the user denies, and creates no grant', async () => {
     const clientId = await register();
     const { location } = await consent(clientId, 'deny');

@@ -2,7 +2,8 @@
 // key derived from the server secrets (one per environment, the same across replicas), its cookies
 // are Secure when its public URL is https, its sessions follow the configured lifetimes, and it
 // offers sign-in at an OpenID Connect provider when SETTINGS_OIDC_ISSUER is set (the provider sends
-// people back to the public URL, known once the port is bound).
+// people back to the public URL, known once the port is bound); without an external issuer it
+// serves the OAuth authorization server under /oauth, its state in the edge's schema.
 import { createHmac } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -52,7 +53,10 @@ export async function startSettingsSurface(
     : undefined;
   const authorizationServer = authorizationServerOf(config, secrets, db);
   const app = await buildSettingsApp({
-    clients, signer, deadlineMs: config.GRPC_DEADLINE_MS, logger, ...(oidc && { oidc }), ...(authorizationServer && { authorizationServer }),
+    clients, signer, deadlineMs: config.GRPC_DEADLINE_MS, logger, ...(oidc && { oidc }),
+    ...(authorizationServer && {
+      authorizationServer, resourceNames: { [restAudienceOf(config)]: 'REST API', [mcpResourceUrlOf(config)]: 'MCP server' },
+    }),
     ...(server && { server }),
     cookieSecret: createHmac('sha256', secrets.apiKeyPepper).update('settings-cookie-signing').digest('base64url'),
     secureCookies: (config.SETTINGS_PUBLIC_URL ?? '').startsWith('https:'),

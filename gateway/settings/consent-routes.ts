@@ -18,13 +18,24 @@ import { currentUser } from './session.js';
 /** OpenID scopes a client may ask for beside the API's (offline_access: a refresh token). */
 const OPENID_SCOPES = ['openid', 'offline_access'];
 
+type ProviderCallback = ReturnType<Provider['callback']>;
+
 /** Hands a request to the provider (its path made relative to /oauth, as a mounted app sees it). */
-function handOver(provider: Provider, request: FastifyRequest, reply: FastifyReply, path: string): void {
+function handOver(callback: ProviderCallback, request: FastifyRequest, reply: FastifyReply, path: string): void {
   reply.hijack();
   const raw = request.raw as FastifyRequest['raw'] & { originalUrl?: string };
   raw.originalUrl = `${OAUTH_PATH}${path}`;
   raw.url = path;
-  void provider.callback()(raw, reply.raw);
+  void callback(raw, reply.raw);
+}
+
+type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/** The resources a consent is for: the one the client named, and those the provider still needs scopes for (its default). */
+function resourcesOf(details: Interaction): string[] {
+  const named = typeof details.params.resource === 'string' && details.params.resource ? [details.params.resource] : [];
+  const missing = Object.keys((details.prompt.details.missingResourceScopes ?? {}) as Record<string, unknown>);
+  return [...new Set([...named, ...missing])];
 }
 
 /** The scopes a consent grants: the API scopes asked for by name, or the Read preset when none are. */
@@ -38,13 +49,14 @@ export function registerConsentRoutes(app: FastifyInstance, context: SettingsCon
   if (!provider) return;
 
   // The provider reads its own request bodies: nothing is parsed before it.
+  const callback = provider.callback();
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    scope.all(OAUTH_PATH, (request, reply) => handOver(provider, request, reply, '/'));
-    scope.all(`${OAUTH_PATH}/*`, (request, reply) => handOver(provider, request, reply, request.raw.url!.slice(OAUTH_PATH.length)));
+    scope.all(OAUTH_PATH, (request, reply) => handOver(callback, request, reply, '/'));
+    scope.all(`${OAUTH_PATH}/*`, (request, reply) => handOver(callback, request, reply, request.raw.url!.slice(OAUTH_PATH.length)));
     scope.get(`/.well-known/oauth-authorization-server${OAUTH_PATH}`, (request, reply) =>
-      handOver(provider, request, reply, '/.well-known/openid-configuration'));
+      handOver(callback, request, reply, '/.well-known/openid-configuration'));
   });
 
   /** The interaction behind the page, or a page saying it is over. */
@@ -68,7 +80,7 @@ export function registerConsentRoutes(app: FastifyInstance, context: SettingsCon
     const clientId = String(details.params.client_id);
     const client = await provider.Client.find(clientId);
     if (!client) throw new PageError(400, 'The application that asked is not registered any more. Start again from it.');
-    const resource = String(details.params.resource ?? provider.issuer);
+    const [resource = ''] = resourcesOf(details);
     const redirect = new URL(String(details.params.redirect_uri));
     const csrf = reply.generateCsrf();
     // The answer to the form redirects to the client: its registered redirect URI's origin (or, for
@@ -81,7 +93,7 @@ export function registerConsentRoutes(app: FastifyInstance, context: SettingsCon
         clientName: client.clientName ?? clientId,
         clientId,
         redirectOrigin: /^https?:$/.test(redirect.protocol) ? redirect.origin : redirect.protocol,
-        resourceName: resource.endsWith('/mcp') ? 'MCP server' : 'REST API',
+        resourceName: context.resourceNames?.[resource] ?? resource,
         resource,
         scopes: grantedScopes(String(details.params.scope ?? '')),
       }, csrf),
@@ -109,7 +121,7 @@ export function registerConsentRoutes(app: FastifyInstance, context: SettingsCon
       // The API scopes are the provider's scopes too: granted at both levels, with the OpenID ones asked for.
       const openid = String(details.params.scope ?? '').split(' ').filter((s) => OPENID_SCOPES.includes(s));
       providerGrant.addOIDCScope([...openid, ...scopes].join(' '));
-      for (const resource of [String(details.params.resource ?? '')].filter(Boolean)) providerGrant.addResourceScope(resource, scopes.join(' '));
+      for (const resource of resourcesOf(details)) providerGrant.addResourceScope(resource, scopes.join(' '));
       result = { consent: { grantId: await providerGrant.save() } };
     }
     reply.hijack();

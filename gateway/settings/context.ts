@@ -23,6 +23,8 @@ export interface SettingsContext {
   oidc?: OidcSignIn;
   /** The OAuth authorization server served under /oauth (absent with an external issuer). */
   authorizationServer?: Provider;
+  /** What the consent page calls each resource a token may be for, by its URL. */
+  resourceNames?: Readonly<Record<string, string>>;
 }
 
 /** The signed-in user of a request (set by the session hook on every signed-in route). */
