@@ -26,6 +26,7 @@ const seed: SeedInput = {
   communities: [
     { id: 'c_own', name: 'Owned', owner: { user: 'u_own' } },
     { id: 'c_jit', name: 'Consent first', owner: { user: 'u_jit' } },
+    { id: 'c_phone', name: 'Pocket club', owner: { user: 'u_jit' } },
     { id: 'c_lab', name: 'Lab community', owner: { organization: 'o_lab' } },
   ],
   keys: [
@@ -123,6 +124,31 @@ describe('settings web app: the communities screen', () => {
       await expect(page.getByRole('button', { name: /^Approve/ }).count()).resolves.toBeGreaterThan(0);
       const shot = screenshotPath('communities');
       if (shot) await page.screenshot({ path: shot, fullPage: true });
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('fits a phone with its consent queue, and the queue is answered by keyboard alone', async () => {
+    // A write waiting for the owner's consent (one per community and operation, however many retries).
+    expect((await add(jitKey, 'c_phone', 'phone@example.org')).body.error.code).toBe('owner_consent_required');
+    const browser: Browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
+      const link = await mintSignInLink({ clients: sys.clients, signer: sys.signer, deadlineMs: 10_000 }, sys.settingsUrl!, 'u_jit', 'test');
+      await page.goto(link.url);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL('**/keys');
+      await page.goto(`${sys.settingsUrl}/communities`);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+      const approve = page.getByRole('region', { name: /Pocket club/ }).getByRole('button', { name: /^Approve/ }).first();
+      await expect(approve.isVisible()).resolves.toBe(true);
+      // Tab until the first Approve button has the focus, then press it.
+      for (let i = 0; i < 40 && !(await approve.evaluate((b) => b === document.activeElement)); i++) await page.keyboard.press('Tab');
+      await expect(approve.evaluate((b) => b === document.activeElement)).resolves.toBe(true);
+      await page.keyboard.press('Enter');
+      await page.getByRole('status').waitFor();
+      await expect(page.getByRole('status').textContent()).resolves.toContain('The consent request was approved');
     } finally {
       await browser.close();
     }
