@@ -34,6 +34,7 @@ import { loadSecrets, type ServerSecrets } from '../../services/kit/secrets.js';
 import type { ServiceDeps } from '../../services/kit/service-deps.js';
 import { startSettingsSurface } from './settings-surface.js';
 import { oauthIssuerOf } from '../../services/kit/public-urls.js';
+import { urlHost } from '../../services/kit/url-host.js';
 import { mintSignInLink, type SignInLink } from './sign-in-link.js';
 import { edgeLimiter, edgeOver, inProcessClients } from './wiring.js';
 
@@ -237,7 +238,7 @@ export async function startSystem(configured: Config, logger: Logger): Promise<R
       });
       await app.ready();
       stops.push(() => app.close());
-      result.restUrl = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${config.PORT}`;
+      result.restUrl = `http://${urlHost(config.HOST)}:${config.PORT}`;
       const settings = await startSettingsSurface(config, clients, signer, secrets, logger, db!, settingsListener);
       stops.push(() => settings.close());
       result.settingsUrl = settings.url;

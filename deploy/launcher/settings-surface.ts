@@ -14,6 +14,7 @@ import { OidcSignIn } from '../../gateway/settings/oidc-sign-in.js';
 import type { Queryable } from '../../services/kit/db/database.js';
 import { mcpResourceUrlOf } from '../../services/kit/mcp-resource.js';
 import { oauthIssuerOf, restAudienceOf } from '../../services/kit/public-urls.js';
+import { urlHost } from '../../services/kit/url-host.js';
 import type { Config } from '../../services/kit/config.js';
 import type { ServiceClients } from '../../services/kit/grpc/client.js';
 import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
@@ -65,7 +66,6 @@ export async function startSettingsSurface(
   if (server) await app.ready();
   else await app.listen({ host: config.HOST, port: config.SETTINGS_PORT });
   const port = (app.server.address() as AddressInfo).port;
-  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   publicUrl = settingsBaseUrl(config, port);
-  return { url: `http://${host}:${port}`, publicUrl, close: () => app.close() };
+  return { url: `http://${urlHost(config.HOST)}:${port}`, publicUrl, close: () => app.close() };
 }

@@ -82,17 +82,19 @@ export function registerConsentRoutes(app: FastifyInstance, context: SettingsCon
     if (!client) throw new PageError(400, 'The application that asked is not registered any more. Start again from it.');
     const [resource = ''] = resourcesOf(details);
     const redirect = new URL(String(details.params.redirect_uri));
+    // Where the answer goes: the registered redirect URI's origin, or an app's own scheme.
+    const redirectTarget = /^https?:$/.test(redirect.protocol) ? redirect.origin : redirect.protocol;
     const csrf = reply.generateCsrf();
-    // The answer to the form redirects to the client: its registered redirect URI's origin (or, for
-    // an app's own scheme, the scheme) joins this page's form-action, or the browser stops there.
-    reply.header('content-security-policy', contentSecurityPolicy([/^https?:$/.test(redirect.protocol) ? redirect.origin : redirect.protocol]));
+    // The answer to the form redirects to the client: its target joins this page's form-action, or
+    // the browser stops there.
+    reply.header('content-security-policy', contentSecurityPolicy([redirectTarget]));
     return reply.type('text/html').send(page({
       title: 'Connect an application', user, csrf, current: '/keys',
       body: consentPage({
         uid: request.params.uid,
         clientName: client.clientName ?? clientId,
         clientId,
-        redirectOrigin: /^https?:$/.test(redirect.protocol) ? redirect.origin : redirect.protocol,
+        redirectOrigin: redirectTarget,
         resourceName: context.resourceNames?.[resource] ?? resource,
         resource,
         scopes: grantedScopes(String(details.params.scope ?? '')),

@@ -4,6 +4,7 @@
 // sign-in. The ID token's signature, issuer, audience, expiry and nonce are openid-client's to
 // check; what comes out is the identity identity links to a user.
 import * as oidc from 'openid-client';
+import { isLoopbackHost } from '../../services/kit/url-host.js';
 
 export interface OidcSettings {
   /** The provider's issuer identifier (its discovery document is read from it). */
@@ -37,7 +38,6 @@ export class ProviderAnswerRefused extends Error {}
 
 const SCOPE = 'openid email profile';
 const TIMEOUT_SECONDS = 10;
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 export class OidcSignIn {
   private configuration: Promise<oidc.Configuration> | undefined;
@@ -53,7 +53,7 @@ export class OidcSignIn {
       const issuer = new URL(this.settings.issuer);
       const auth = this.settings.clientSecret ? oidc.ClientSecretPost(this.settings.clientSecret) : oidc.None();
       // Plain HTTP only for a provider on this machine (development and tests); https elsewhere.
-      const insecure = issuer.protocol === 'http:' && LOOPBACK_HOSTS.has(issuer.hostname);
+      const insecure = issuer.protocol === 'http:' && isLoopbackHost(issuer.hostname);
       this.configuration = oidc
         .discovery(issuer, this.settings.clientId, undefined, auth, { timeout: TIMEOUT_SECONDS, ...(insecure && { execute: [oidc.allowInsecureRequests] }) })
         .catch((error: unknown) => {

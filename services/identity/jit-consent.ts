@@ -7,6 +7,7 @@ import { roles } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
 import type { IdentityContext } from './identity-context.js';
+import { managerMemberships } from './organization-keys.js';
 import { requireSelf } from './own-keys.js';
 import { setJitConsent as setUserJitConsent } from './users-and-organizations.js';
 
@@ -30,7 +31,7 @@ export async function setJitConsent(context: IdentityContext, ctx: ServiceContex
 
 /** The organizations the user owns or administers, by name, with their settings. */
 export async function listManagedOrganizations(context: IdentityContext, userId: string): Promise<ManagedOrganization[]> {
-  const memberships = (await context.users.organizationsOfUser(userId)).filter((m) => m.role === 'owner' || m.role === 'admin');
+  const memberships = await managerMemberships(context, userId);
   const organizations = await Promise.all(memberships.map(async (m): Promise<ManagedOrganization[]> => {
     const org = await context.users.findOrganization(m.organization_id);
     return org ? [{ organizationId: org.id, name: org.name, role: roles.toEnum(m.role), jitConsent: org.jit_consent }] : [];

@@ -7,11 +7,14 @@ import type { ServiceContext } from '../kit/grpc/server.js';
 import type { IdentityContext } from './identity-context.js';
 import { toApiKey } from './identity-messages.js';
 
+/** The user's memberships as an owner or admin: the organizations they manage. */
+export async function managerMemberships(context: IdentityContext, userId: string) {
+  return (await context.users.organizationsOfUser(userId)).filter((m) => m.role === 'owner' || m.role === 'admin');
+}
+
 /** The organizations the user owns or administers. */
 export async function managedOrganizationIds(context: IdentityContext, userId: string): Promise<string[]> {
-  return (await context.users.organizationsOfUser(userId))
-    .filter((m) => m.role === 'owner' || m.role === 'admin')
-    .map((m) => m.organization_id);
+  return (await managerMemberships(context, userId)).map((m) => m.organization_id);
 }
 
 export async function listOrganizationKeys(context: IdentityContext, ctx: ServiceContext, userId: string): Promise<OrganizationKeys[]> {

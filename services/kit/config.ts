@@ -1,6 +1,7 @@
 // Process configuration, validated once from the environment. A bad value stops start-up with a
 // message that lists every bad variable, not just the first.
 import { z } from 'zod';
+import { isLoopbackHost } from './url-host.js';
 
 export const ALL_ROLES = ['gateway', 'mcp', 'identity', 'communities', 'search', 'enrichment', 'billing'] as const;
 export type Role = (typeof ALL_ROLES)[number];
@@ -128,8 +129,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return config;
 }
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
 /** The settings app's OpenID Connect variables go together, and the issuer is https off this machine. */
 function settingsOidcProblems(config: Config): string[] {
   const problems: string[] = [];
@@ -139,7 +138,7 @@ function settingsOidcProblems(config: Config): string[] {
   if (config.SETTINGS_OIDC_CLIENT_SECRET && !config.SETTINGS_OIDC_ISSUER) problems.push('SETTINGS_OIDC_CLIENT_SECRET needs SETTINGS_OIDC_ISSUER');
   if (config.SETTINGS_OIDC_ISSUER) {
     const issuer = new URL(config.SETTINGS_OIDC_ISSUER);
-    if (issuer.protocol !== 'https:' && !(issuer.protocol === 'http:' && LOOPBACK_HOSTS.has(issuer.hostname))) {
+    if (issuer.protocol !== 'https:' && !(issuer.protocol === 'http:' && isLoopbackHost(issuer.hostname))) {
       problems.push('SETTINGS_OIDC_ISSUER: expected an https URL (http only for a provider on 127.0.0.1, localhost or [::1])');
     }
   }

@@ -4,12 +4,13 @@
 // CLI (which issues them) — so it is built in this one place: MCP_RESOURCE_URL when set (the public
 // URL behind a proxy), else http://HOST:MCP_PORT/mcp.
 import type { Config } from './config.js';
+import { urlHost } from './url-host.js';
 
 export const MCP_PATH = '/mcp';
 
 /** `http://<host>:<port>/mcp`, an IPv6 host in brackets. */
 export function defaultMcpResourceUrl(host: string, port: number): string {
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}${MCP_PATH}`;
+  return `http://${urlHost(host)}:${port}${MCP_PATH}`;
 }
 
 /** The MCP resource URI of a configuration. */
