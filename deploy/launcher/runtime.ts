@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { parseDeprecations } from '../../gateway/core/deprecations.js';
 import type { RateLimiter } from '../../gateway/core/rate-limit/limiter.js';
 import { startMcpHttpServer } from '../../gateway/mcp/server.js';
+import type { OutgoingFetch } from '../../gateway/settings/authorization-server.js';
 import { buildRestApp } from '../../gateway/rest/app.js';
 import { applySeed } from '../admin/apply-seed.js';
 import { demoSeed } from '../admin/demo-data.js';
@@ -130,7 +131,13 @@ async function bindHttp(host: string, port: number): Promise<Server> {
   return server;
 }
 
-export async function startSystem(configured: Config, logger: Logger): Promise<RunningSystem> {
+/** What an embedding program (the suite) may hand the system beside its configuration. */
+export interface SystemHooks {
+  /** How the authorization server fetches client ID metadata documents (authorization-server.ts). */
+  clientMetadataFetch?: OutgoingFetch;
+}
+
+export async function startSystem(configured: Config, logger: Logger, hooks: SystemHooks = {}): Promise<RunningSystem> {
   let config = configured;
   const roles = new Set(config.ROLES);
   const deprecations = parseDeprecations(config.API_DEPRECATIONS);
@@ -239,7 +246,7 @@ export async function startSystem(configured: Config, logger: Logger): Promise<R
       await app.ready();
       stops.push(() => app.close());
       result.restUrl = `http://${urlHost(config.HOST)}:${config.PORT}`;
-      const settings = await startSettingsSurface(config, clients, signer, secrets, logger, db!, settingsListener);
+      const settings = await startSettingsSurface(config, clients, signer, secrets, logger, db!, settingsListener, hooks.clientMetadataFetch);
       stops.push(() => settings.close());
       result.settingsUrl = settings.url;
       // The demo data set was just seeded: its user gets a link to the settings app, shown once.

@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildSettingsApp } from '../../gateway/settings/app.js';
-import { createAuthorizationServer } from '../../gateway/settings/authorization-server.js';
+import { createAuthorizationServer, type OutgoingFetch } from '../../gateway/settings/authorization-server.js';
 import { oauthStateAdapter } from '../../gateway/settings/oauth-state.js';
 import { OidcSignIn } from '../../gateway/settings/oidc-sign-in.js';
 import type { Queryable } from '../../services/kit/db/database.js';
@@ -31,7 +31,7 @@ export interface RunningSettings {
 }
 
 /** The authorization server, when this system issues its own tokens (no external issuer's JWKS). */
-function authorizationServerOf(config: Config, secrets: ServerSecrets, db: Queryable) {
+function authorizationServerOf(config: Config, secrets: ServerSecrets, db: Queryable, fetch?: OutgoingFetch) {
   if (config.OAUTH_JWKS_URL || !secrets.oauthSigningPrivateKey) return undefined;
   return createAuthorizationServer({
     issuer: oauthIssuerOf(config),
@@ -39,11 +39,13 @@ function authorizationServerOf(config: Config, secrets: ServerSecrets, db: Query
     resources: [restAudienceOf(config), mcpResourceUrlOf(config)],
     cookieKey: createHmac('sha256', secrets.apiKeyPepper).update('settings-oauth-cookie-signing').digest('base64url'),
     adapter: oauthStateAdapter(db),
+    ...(fetch && { fetch }),
   });
 }
 
 export async function startSettingsSurface(
   config: Config, clients: ServiceClients, signer: TokenSigner, secrets: ServerSecrets, logger: Logger, db: Queryable, server?: Server,
+  clientMetadataFetch?: OutgoingFetch,
 ): Promise<RunningSettings> {
   let publicUrl = settingsBaseUrl(config);
   const oidc = config.SETTINGS_OIDC_ISSUER && config.SETTINGS_OIDC_CLIENT_ID
@@ -52,7 +54,7 @@ export async function startSettingsSurface(
       ...(config.SETTINGS_OIDC_CLIENT_SECRET && { clientSecret: config.SETTINGS_OIDC_CLIENT_SECRET }),
     }, () => `${publicUrl}/sign-in/oidc/callback`)
     : undefined;
-  const authorizationServer = authorizationServerOf(config, secrets, db);
+  const authorizationServer = authorizationServerOf(config, secrets, db, clientMetadataFetch);
   const app = await buildSettingsApp({
     clients, signer, deadlineMs: config.GRPC_DEADLINE_MS, logger, ...(oidc && { oidc }),
     ...(authorizationServer && {

@@ -27,7 +27,16 @@ export interface AuthorizationServerOptions {
   cookieKey: string;
   /** Where its state is kept (oauth-state.ts: the edge's schema, shared by replicas). */
   adapter: AdapterConstructor;
+  /**
+   * How the provider fetches a client's metadata document (default: the global fetch, through the
+   * provider's dispatcher that refuses special-use addresses such as loopback and private ranges).
+   * The suite passes one that reaches a document server on this machine under a public name.
+   */
+  fetch?: OutgoingFetch;
 }
+
+/** The provider's outgoing request: a URL and fetch's options (the provider's dispatcher among them). */
+export type OutgoingFetch = (url: string, init: RequestInit) => Promise<Response>;
 
 /** How long an access token lives (identity accepts at most an hour). */
 export const ACCESS_TOKEN_SECONDS = 900;
@@ -41,6 +50,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const jwk = { ...createPrivateKey(options.signingKeyPem).export({ format: 'jwk' }), alg: 'EdDSA', use: 'sig', kid: 'local-oauth' };
   const configuration: Configuration = {
     adapter: options.adapter,
+    ...(options.fetch && { fetch: options.fetch as Configuration['fetch'] }),
     jwks: { keys: [jwk] },
     cookies: { keys: [options.cookieKey] },
     scopes: ['openid', 'offline_access', ...SCOPES],

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { GRPC_ADDRESS_VARIABLES, loadConfig, SERVICE_ROLES } from '../../services/kit/config.js';
 import { createLogger } from '../../services/kit/logger.js';
 import { generateSecrets, type ServerSecrets } from '../../services/kit/secrets.js';
-import { startSystem, type RunningSystem } from '../../deploy/launcher/runtime.js';
+import { startSystem, type RunningSystem, type SystemHooks } from '../../deploy/launcher/runtime.js';
 import type { SeedInput } from '../../deploy/admin/seed-schema.js';
 import { freshPostgresDatabase, type StoreName } from './stores.js';
 import { ANY_PORT_ENV } from './any-port-env.js';
@@ -20,7 +20,9 @@ export interface TestSystem extends RunningSystem {
   stop(): Promise<void>;
 }
 
-export async function startTestSystem(options: { store?: StoreName; seed?: SeedInput; env?: Record<string, string> } = {}): Promise<TestSystem> {
+export async function startTestSystem(
+  options: { store?: StoreName; seed?: SeedInput; env?: Record<string, string>; hooks?: SystemHooks } = {},
+): Promise<TestSystem> {
   const secrets = generateSecrets();
   const database = options.store === 'postgres' ? await freshPostgresDatabase() : undefined;
   const env: Record<string, string> = {
@@ -39,7 +41,7 @@ export async function startTestSystem(options: { store?: StoreName; seed?: SeedI
     env.SEED_FILE = file;
   }
   const config = loadConfig(env);
-  const system = await startSystem(config, createLogger(config.LOG_LEVEL));
+  const system = await startSystem(config, createLogger(config.LOG_LEVEL), options.hooks);
   for (const s of SERVICE_ROLES) env[GRPC_ADDRESS_VARIABLES[s]] = system.grpcAddresses[s];
   return {
     ...system,
