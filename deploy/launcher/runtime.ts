@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { parseDeprecations } from '../../gateway/core/deprecations.js';
+import { answerWhileStarting } from '../../gateway/core/early-server.js';
 import type { RateLimiter } from '../../gateway/core/rate-limit/limiter.js';
 import { startMcpHttpServer } from '../../gateway/mcp/server.js';
 import type { OutgoingFetch } from '../../gateway/settings/authorization-server.js';
@@ -122,10 +123,10 @@ async function seedAtStart(config: Config, clients: ServiceClients, signer: Toke
 /** Fastify's own keep-alive for the servers it creates: longer than a proxy's idle timeout (Envoy, load balancers). */
 const KEEP_ALIVE_MS = 72_000;
 
-/** An HTTP server bound to host:port (0: the OS picks), with no request handler yet (the REST, MCP and settings ports). */
+/** An HTTP server bound to host:port (0: the OS picks) that answers 503 until its surface takes it over (the REST, MCP and settings ports). */
 async function bindHttp(host: string, port: number): Promise<Server> {
   // A request without Host reaches the surfaces, which refuse it in their own envelope.
-  const server = createServer({ requireHostHeader: false });
+  const server = answerWhileStarting(createServer({ requireHostHeader: false }));
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, () => resolve()));
   return server;

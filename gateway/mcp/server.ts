@@ -27,6 +27,7 @@ import { presentedCredential, type PresentedCredential } from '../core/credentia
 import type { Edge } from '../core/edge.js';
 import type { RateLimiter } from '../core/rate-limit/limiter.js';
 import { answerClientError } from '../core/client-error.js';
+import { takeOver } from '../core/early-server.js';
 import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../core/json-depth.js';
 import { logAccess } from '../core/access-log.js';
 import { requestIdFrom } from '../core/request-id.js';
@@ -50,7 +51,7 @@ export interface McpHttpServerOptions {
   /** 0: the OS picks. */
   port: number;
   /**
-   * An HTTP server already listening (with no request handler yet), used instead of binding `port`:
+   * An HTTP server already listening (answering 503 until this server takes it over: early-server.ts), used instead of binding `port`:
    * for when the resource URL must be known — from the bound port — before this server starts.
    */
   server?: Server;
@@ -266,7 +267,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
   };
 
   const http = options.server ?? createMcpHttpServer();
-  http.on('request', (req: IncomingMessage, res: ServerResponse) => {
+  takeOver(http, (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: unknown) => {
       options.logger?.error({ err }, 'MCP request failed');
       if (!res.headersSent) send(res, 500, { error: { code: 'internal', message: 'internal error', request_id: String(res.getHeader('x-request-id') ?? '') } });

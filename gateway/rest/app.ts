@@ -13,12 +13,13 @@
 // log (gateway/core/access-log.ts: one line, Fastify's own request logging stays off), and its trace spans carry
 // the request id and the key id of the caller (gateway/core/request-span.ts, shared with MCP; never
 // the secret).
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Database } from '../../services/kit/db/database.js';
 import type { Logger } from '../../services/kit/logger.js';
 import { metrics, statusClass } from '../../services/kit/metrics.js';
 import type { Deprecation } from '../core/deprecations.js';
+import { earlyServerFactory } from '../core/early-server.js';
 import type { Edge } from '../core/edge.js';
 import type { RateLimiter } from '../core/rate-limit/limiter.js';
 import { logAccess } from '../core/access-log.js';
@@ -52,11 +53,9 @@ export interface RestAppOptions {
 }
 
 export function buildRestApp(options: RestAppOptions): FastifyInstance {
-  const { server } = options;
+  const early = options.server && earlyServerFactory(options.server);
   const app = Fastify({
-    ...(server && {
-      serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => server.on('request', handler),
-    }),
+    ...(early && { serverFactory: early.serverFactory }),
     loggerInstance: options.logger,
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
@@ -70,6 +69,8 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
     // authentication and the envelope like any other (docs/API-DECISIONS.md).
     http: { requireHostHeader: false },
   });
+  // A server bound early answers 503 until every route is registered (early-server.ts).
+  if (early) app.addHook('onReady', async () => early.serveWhenReady());
   app.register(errorEnvelope);
   app.register(jsonBody);
   app.addHook('onRequest', async (request, reply) => {

@@ -11,9 +11,10 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from '../../services/kit/logger.js';
+import { earlyServerFactory } from '../core/early-server.js';
 import { requestIdFrom } from '../core/request-id.js';
 import { SETTINGS_CSS, SETTINGS_JS } from './assets.js';
 import type { SettingsContext } from './context.js';
@@ -41,15 +42,16 @@ const FORM_BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function buildSettingsApp(options: SettingsAppOptions): Promise<FastifyInstance> {
   const { logger, cookieSecret, server, ...context } = options;
+  const early = server && earlyServerFactory(server);
   const app = Fastify({
-    ...(server && {
-      serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => server.on('request', handler),
-    }),
+    ...(early && { serverFactory: early.serverFactory }),
     loggerInstance: logger,
     bodyLimit: FORM_BODY_LIMIT_BYTES,
     genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
   }) as unknown as FastifyInstance;
+  // A server bound early answers 503 until every route is registered (early-server.ts).
+  if (early) app.addHook('onReady', async () => early.serveWhenReady());
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: {
       useDefaults: false,
