@@ -152,18 +152,20 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
   };
 
   try {
-    // The REST, MCP and settings listeners are bound first: the REST audience names the REST port,
-    // the MCP resource URL the MCP port, and the OAuth issuer the settings app serves its port
-    // (public-urls.ts, mcp-resource.ts); identity must know them all when it starts — with a port
-    // of 0, only the bound socket can tell.
-    const bindEarly = async (port: number): Promise<Server> => {
+    // The REST audience names the REST port, the MCP resource URL the MCP port, and the OAuth issuer
+    // the settings app's port (public-urls.ts, mcp-resource.ts); identity must know them all when it
+    // starts. A port given by number is known already and opens when its surface starts, after the
+    // seed is applied. A port of 0 is bound first — only the bound socket can tell which port the
+    // OS picked — and answers 503 until its surface is ready (early-server.ts).
+    const bindPublic = async (port: number): Promise<Server> => {
       const listener = await bindHttp(config.HOST, port);
       stops.push(() => new Promise<void>((resolve) => listener.close(() => resolve())));
       return listener;
     };
-    const restListener = roles.has('gateway') ? await bindEarly(config.PORT) : undefined;
-    const mcpListener = roles.has('mcp') ? await bindEarly(config.MCP_PORT) : undefined;
-    const settingsListener = roles.has('gateway') ? await bindEarly(config.SETTINGS_PORT) : undefined;
+    const bindIfAny = (wanted: boolean, port: number) => (wanted && port === 0 ? bindPublic(0) : undefined);
+    const restListener = await bindIfAny(roles.has('gateway'), config.PORT);
+    const mcpListener = await bindIfAny(roles.has('mcp'), config.MCP_PORT);
+    const settingsListener = await bindIfAny(roles.has('gateway'), config.SETTINGS_PORT);
     config = {
       ...config,
       ...(restListener && { PORT: (restListener.address() as AddressInfo).port }),
@@ -242,12 +244,14 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
         deprecations,
         limiter,
         db: db!,
-        server: restListener!,
+        server: restListener ?? (await bindPublic(config.PORT)),
       });
       await app.ready();
       stops.push(() => app.close());
       result.restUrl = `http://${urlHost(config.HOST)}:${config.PORT}`;
-      const settings = await startSettingsSurface(config, clients, signer, secrets, logger, db!, settingsListener, hooks.clientMetadataFetch);
+      const settings = await startSettingsSurface(
+        config, clients, signer, secrets, logger, db!, settingsListener ?? (await bindPublic(config.SETTINGS_PORT)), hooks.clientMetadataFetch,
+      );
       stops.push(() => settings.close());
       result.settingsUrl = settings.url;
       // The demo data set was just seeded: its user gets a link to the settings app, shown once.
@@ -262,7 +266,7 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
         limiter,
         host: config.HOST,
         port: config.MCP_PORT,
-        server: mcpListener,
+        server: mcpListener ?? (await bindPublic(config.MCP_PORT)),
         authorizationServers: [oauthIssuerOf(config)],
         resourceUrl: config.MCP_RESOURCE_URL,
         allowedHosts: config.MCP_ALLOWED_HOSTS.length > 0 ? config.MCP_ALLOWED_HOSTS : undefined,
