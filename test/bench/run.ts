@@ -1,5 +1,6 @@
-// `npm run bench`: GET /v1/me through the whole system (edge → gRPC → identity and billing → store,
-// rate limits included) against a bare Fastify route, measured in the same run on the same machine,
+// `npm run bench`: GET /v1/me and the hot reads (roster page, member read, search poll) through the
+// whole system (edge → identity, communities, search and billing → store, rate limits included)
+// against a bare Fastify route, measured in the same run on the same machine,
 // each server in its own process and autocannon in this one. Writes docs/BENCHMARKS.md.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -63,25 +64,59 @@ function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
-async function measure(name: string, url: string, secrets: string[]): Promise<Result> {
+/** Measures GET `pathOf(i)` with the i-th key of the rotation (a different key on each request, round robin). */
+async function measure(name: string, url: string, secrets: string[], pathOf: (i: number) => string = () => '/v1/me'): Promise<Result> {
   let next = 0;
   const options: autocannon.Options = {
-    url: `${url}/v1/me`,
+    url,
     connections: CONNECTIONS,
-    // A different key on each request, round robin.
-    requests: [{ setupRequest: (req) => ({ ...req, headers: { authorization: `Bearer ${secrets[next++ % secrets.length]}` } }) }],
+    requests: [{
+      setupRequest: (req) => {
+        const i = next++ % secrets.length;
+        return { ...req, path: pathOf(i), headers: { authorization: `Bearer ${secrets[i]}` } };
+      },
+    }],
   };
   await autocannon({ ...options, duration: WARMUP_S });
   const r = await autocannon({ ...options, duration: DURATION_S });
   return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
-async function benchSystem(name: string, env: Record<string, string>): Promise<Result> {
+/** The hot reads' community: the bench user belongs to it, with this many members. */
+const ROSTER = 200;
+
+/** One finished search per key (a job is fenced to the key that started it), for the poll. */
+async function finishedSearches(url: string, secrets: string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const secret of secrets) {
+    const response = await fetch(`${url}/v1/search`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'protein design', scope: 'community', community_id: 'c_bench', limit: 10, wait_seconds: 25 }),
+    });
+    const body = (await response.json()) as { status?: string; search_id?: string };
+    if (body.status !== 'complete' || !body.search_id) throw new Error(`a bench search did not complete: ${response.status} ${JSON.stringify(body)}`);
+    ids.push(body.search_id);
+  }
+  return ids;
+}
+
+/** GET /v1/me and the hot reads (a roster page, a member read, a finished search's poll) through one system process. */
+async function benchSystem(label: string, env: Record<string, string>): Promise<Result[]> {
   const secrets = Array.from({ length: KEY_COUNT }, () => generateSecret('live'));
   const dir = mkdtempSync(join(tmpdir(), 'en-bench-'));
   const seedFile = join(dir, 'seed.json');
+  const members = Array.from({ length: ROSTER }, (_, i) => `p_bench_${String(i).padStart(4, '0')}`);
   writeFileSync(seedFile, JSON.stringify({
     users: [{ id: 'u_bench', email: 'bench@example.org', name: 'Bench User', plan: 'paid' }],
+    communities: [{ id: 'c_bench', name: 'Bench community', owner: { user: 'u_bench' } }],
+    profiles: members.map((id, i) => ({
+      id, ...(i === 0 && { user: 'u_bench' }), public: false, name: `Member ${i}`, headline: i % 2 ? 'Protein design' : 'Graph learning', bio: 'Works on proteins and graphs.',
+      organization: 'Bench Lab', location: 'Oslo',
+    })),
+    // The bench user reads the roster as a member of the community (their own profile's membership).
+    memberships: [{ community: 'c_bench', profile: members[0], role: 'admin', joined_at: '2026-01-05T00:00:00Z' },
+      ...members.slice(1).map((profile) => ({ community: 'c_bench', profile, role: 'member', joined_at: '2026-01-05T00:00:00Z' }))],
     wallets: [{ owner: { user: 'u_bench' }, balance: 1000 }],
     keys: secrets.map((secret, i) => ({ id: `k_bench_${i}`, secret, owner: { user: 'u_bench' }, scopes: ['search:read', 'profile:read'], requested_rate: 6000 })),
   }));
@@ -92,7 +127,13 @@ async function benchSystem(name: string, env: Record<string, string>): Promise<R
     ...grpc, PORT: '0', MCP_PORT: '0', SETTINGS_PORT: '0', ADMIN_PORT: '0', DATA_DIR: join(dir, 'data'), SEED_FILE: seedFile, LOG_LEVEL: 'warn', ...env,
   }, (output) => parseListenReport(output)?.rest);
   try {
-    return await measure(name, url, secrets);
+    const searches = await finishedSearches(url, secrets);
+    return [
+      await measure(`GET /v1/me, ${label}`, url, secrets),
+      await measure(`roster page (GET /v1/communities/{id}/members?limit=20), ${label}`, url, secrets, () => '/v1/communities/c_bench/members?limit=20'),
+      await measure(`member read (GET /v1/communities/{id}/members/{profile_id}), ${label}`, url, secrets, (i) => `/v1/communities/c_bench/members/${members[i % ROSTER]}`),
+      await measure(`search poll (GET /v1/search/{id}, finished), ${label}`, url, secrets, (i) => `/v1/search/${searches[i]}`),
+    ];
   } finally {
     await stopProcess(child);
   }
@@ -107,11 +148,11 @@ async function benchBare(): Promise<Result> {
   }
 }
 
-const results: Result[] = [await benchBare(), await benchSystem('GET /v1/me, one process, embedded store (PGlite), in-process limiter', { DATABASE_URL: '', REDIS_URL: '' })];
+const results: Result[] = [await benchBare(), ...(await benchSystem('one process, embedded store (PGlite), in-process limiter', { DATABASE_URL: '', REDIS_URL: '' }))];
 if (process.env.DATABASE_URL && process.env.REDIS_URL) {
   const fresh = await freshPostgresDatabase();
   try {
-    results.push(await benchSystem('GET /v1/me, one process, PostgreSQL, Redis limiter', { DATABASE_URL: fresh.url }));
+    results.push(...(await benchSystem('one process, PostgreSQL, Redis limiter', { DATABASE_URL: fresh.url })));
   } finally {
     await fresh.drop();
   }
@@ -155,6 +196,8 @@ measured in the same run, so machines of different speed compare.
   counting), the rate limiter, a scope check, then identity and billing over gRPC in parallel for
   the key, owner, usage and live balance — with ${KEY_COUNT} keys in rotation so no single key's
   rate limit is reached (every response must be a 200).
+- The hot reads, in the same process: a roster page (20 members of ${ROSTER}), a member read, and
+  the poll of a finished search (one per key: a job is fenced to the key that started it).
 
 Target (issue: the edge): at least 25% of the baseline's throughput, p99 under 20 ms at 64 connections.
 Not reached yet — see "Where the time goes".
