@@ -20,6 +20,7 @@ const DOCS = [
   ['p_named', 'Doc Holliday', 'Saloon owner', 'Runs a saloon.', 'Tombstone Saloon', 'Tombstone'],
   ['p_chemist', 'Li Na Zhou', 'Computational chemist', 'Predicts properties of small molecules.', 'Tsinghua University', 'Beijing, China'],
   ['p_united', 'Tom Baker', 'Tax adviser', 'Prepares tax returns.', 'Baker & Co', 'Boston, United States'],
+  ['p_modal', 'Eva Berg', 'Random modal formulae for testing decision procedures', 'Random modal formulae for testing decision procedures. We benchmark modal provers on them.', 'Uppsala University', 'Uppsala, Sweden'],
 ] as const;
 
 async function seed(db: Database) {
@@ -55,6 +56,14 @@ describe.each(storeNames())('what a searcher sees on %s', (store) => {
     for (const m of await rank('someone who can review a CRISPR gene editing grant')) {
       for (const word of MACHINERY) expect(m.explanation).not.toContain(word);
     }
+  });
+
+  it('quotes a passage once when the headline repeats the bio: the longer one stays', async () => {
+    const [first] = await rank('random modal formulae');
+    expect(first!.profileId).toBe('p_modal');
+    expect(first!.explanation).toContain(
+      'Matches "random", "modal" and "formulae" in the headline and bio: "**Random modal formulae** for testing decision procedures. We benchmark **modal** provers on them."',
+    );
   });
 
   it('a place named in the query weighs location: the epidemiologist in Nairobi before a stronger one elsewhere', async () => {

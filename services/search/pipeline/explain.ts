@@ -58,7 +58,14 @@ export function list(items: readonly string[], and = 'and'): string {
 
 const quoted = (words: readonly string[]) => words.map((w) => `"${w}"`);
 
-/** Quoted passages of the first documents holding these stems, at most `max`, headline first. */
+/** A passage's words alone (no bold, no ellipsis), to tell when one quote repeats another. */
+const plainOf = (quote: string) => quote.replace(/\*\*|…/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
+
+/**
+ * Quoted passages of the first documents holding these stems, at most `max`, headline first. A
+ * passage already inside another is quoted once (a headline is often the bio's first sentence):
+ * the longer one stays.
+ */
 function passages(texts: readonly ProfileText[], fields: readonly FieldName[], stems: ReadonlySet<string>, max: number): string[] {
   const out: string[] = [];
   for (const field of QUOTED) {
@@ -66,13 +73,15 @@ function passages(texts: readonly ProfileText[], fields: readonly FieldName[], s
     for (const text of texts) {
       const value = text[field];
       const found = value ? passage(value, stems) : null;
-      if (found) {
-        out.push(`"${found}"`);
-        break;
-      }
+      if (!found) continue;
+      const plain = plainOf(found);
+      const inside = out.findIndex((q) => plain.includes(plainOf(q)));
+      if (inside >= 0) out[inside] = found;
+      else if (!out.some((q) => plainOf(q).includes(plain))) out.push(found);
+      break;
     }
   }
-  return out;
+  return out.map((q) => `"${q}"`);
 }
 
 function fieldsOf(matches: readonly TermMatch[]): FieldName[] {
