@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, storeNames } from '../../../test/helpers/stores.js';
 import type { Database } from '../../kit/db/database.js';
+import { explain } from './explain.js';
 import { createSearchPipeline } from './index.js';
 
 const DOCS = [
@@ -124,5 +125,22 @@ describe.each(storeNames())('what a searcher sees on %s', (store) => {
     const firstWeak = matches.findIndex((m) => m.weakMatch);
     expect(matches.slice(firstWeak).every((m) => m.weakMatch)).toBe(true);
     expect(await rank('zzqx blorft')).toEqual([]);
+  });
+});
+
+describe('the standing sentence, in plain words for any number of words', () => {
+  const input = (queryWords: string[], matched: string[], weak: boolean) => explain({
+    queryWords, matches: matched.map((term) => ({ term, fields: ['headline' as const], expansion: null })), places: [], texts: [],
+    location: null, nameSim: 0, orgSim: 0, semantic: 0.6, weak, degraded: null, rerank: null, rerankNote: null, communities: [],
+  });
+
+  it('says "the one word" of a one-word request, found or not', () => {
+    expect(input(['karolinska'], ['karolinska'], false)).toContain('Good match: the one word of the request found.');
+    expect(input(['karolinska'], [], true)).toContain('Weak match: the one word of the request not found; nothing here fits the request well.');
+  });
+
+  it('says "none of the N words" when a longer request has none found, and "k of N" otherwise', () => {
+    expect(input(['dr', 'wanjiru'], [], true)).toContain('Weak match: none of the 2 words of the request found; nothing here fits the request well.');
+    expect(input(['gene', 'editing', 'grant'], ['gene', 'editing'], false)).toContain('Good match: 2 of 3 words of the request found.');
   });
 });

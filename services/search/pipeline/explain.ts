@@ -143,8 +143,11 @@ export function explain(x: ExplainInput): string {
 function standing(x: ExplainInput, counted: number, byRelated: boolean): string {
   const asked = x.queryWords.length;
   const placeNote = x.places.length > 0 ? (x.places.some((p) => p.matched) ? ', in the place asked for' : ', outside the place asked for') : '';
-  const words = asked === 1 ? 'the word of the request' : `${asked} words of the request`;
-  const of = asked > 0 ? `${counted === 0 ? 'none' : `${counted} of`} ${words} found${byRelated ? ' (some through related words)' : ''}${placeNote}` : '';
+  // "3 of 5 words of the request found", "none of the 2 words…", "the one word of the request found".
+  const share = asked === 1
+    ? `the one word of the request ${counted === 1 ? 'found' : 'not found'}${byRelated ? ' (through a related word)' : ''}`
+    : `${counted === 0 ? 'none of the' : `${counted} of`} ${asked} words of the request found${byRelated ? ' (some through related words)' : ''}`;
+  const of = asked > 0 ? `${share}${placeNote}` : '';
   if (x.weak) return `Weak match${of ? `: ${counted > 0 ? 'only ' : ''}${of}` : ''}; nothing here fits the request well.`;
   return `Good match${of ? `: ${of}` : ''}.`;
 }
