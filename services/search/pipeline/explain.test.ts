@@ -129,9 +129,9 @@ describe.each(storeNames())('what a searcher sees on %s', (store) => {
 });
 
 describe('the standing sentence, in plain words for any number of words', () => {
-  const input = (queryWords: string[], matched: string[], weak: boolean) => explain({
+  const input = (queryWords: string[], matched: string[], weak: boolean, semantic = 0.6) => explain({
     queryWords, matches: matched.map((term) => ({ term, fields: ['headline' as const], expansion: null })), places: [], texts: [],
-    location: null, nameSim: 0, orgSim: 0, semantic: 0.6, weak, degraded: null, rerank: null, rerankNote: null, communities: [],
+    location: null, nameSim: 0, orgSim: 0, semantic, weak, degraded: null, rerank: null, rerankNote: null, communities: [],
   });
 
   it('says "the one word" of a one-word request, found or not', () => {
@@ -142,5 +142,12 @@ describe('the standing sentence, in plain words for any number of words', () => 
   it('says "none of the N words" when a longer request has none found, and "k of N" otherwise', () => {
     expect(input(['dr', 'wanjiru'], [], true)).toContain('Weak match: none of the 2 words of the request found; nothing here fits the request well.');
     expect(input(['gene', 'editing', 'grant'], ['gene', 'editing'], false)).toContain('Good match: 2 of 3 words of the request found.');
+  });
+
+  it('claims closeness in meaning only when there is some: none for a request of stop words alone', () => {
+    expect(input(['brain', 'scientist'], [], true, 0.52)).toContain('No word of the request appears in the profile; it was found as close in meaning (similarity 0.52).');
+    const stopWords = input(['the', 'of', 'and'], [], true, 0);
+    expect(stopWords).toContain('No word of the request appears in the profile. Weak match: none of the 3 words');
+    expect(stopWords).not.toContain('close in meaning');
   });
 });

@@ -126,7 +126,11 @@ export function explain(x: ExplainInput): string {
   if (x.nameSim >= 0.5) sentences.push('The name resembles the request.');
   else if (x.orgSim >= 0.5) sentences.push('The organization resembles the request.');
   if (direct.length === 0 && related.length === 0 && x.nameSim < 0.5 && x.orgSim < 0.5) {
-    sentences.push(`No word of the request appears in the profile; it was found as close in meaning (similarity ${x.semantic.toFixed(2)}).`);
+    // Close in meaning only when it is: a request of stop words alone ("the of and") has no meaning
+    // to be close to, and finds people by those words in an organization's name.
+    sentences.push(x.semantic > 0
+      ? `No word of the request appears in the profile; it was found as close in meaning (similarity ${x.semantic.toFixed(2)}).`
+      : 'No word of the request appears in the profile.');
   }
   const inPlace = x.places.some((p) => p.matched);
   const counted = x.queryWords.filter((w) => found.has(stem(w)) || (inPlace && placeWords.has(stem(w)))).length;
