@@ -84,6 +84,7 @@ describe('fromRemote over a real gRPC call', () => {
       setWalletBalance: ['operator'],
       grantSeedBalance: ['operator'],
       charge: ['operator'],
+      chargeMany: ['operator'],
       resolvePayer: ['operator'],
       checkFunds: ['operator'],
       meterSelfEnrich: ['operator'],

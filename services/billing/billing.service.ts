@@ -73,6 +73,11 @@ export function createBillingService(deps: BillingDeps) {
       return { entry: toEntry(entry), created };
     },
 
+    async chargeMany(request, ctx) {
+      const charges = await metering.chargeMany(context, rates, request, ctx.requestId);
+      return { charges: charges.map(({ entry, created }) => ({ entry: toEntry(entry), created })) };
+    },
+
     async checkFunds(request, ctx) {
       const { resolved, covered } = await metering.checkFunds(context, rates, request, ctx);
       return { payer: toResolvePayerResponse(resolved), covered };
@@ -104,6 +109,7 @@ export function createBillingService(deps: BillingDeps) {
       setWalletBalance: ['operator'],
       grantSeedBalance: ['operator'],
       charge: ['service'],
+      chargeMany: ['service'],
       resolvePayer: ['service', 'caller', 'operator'],
       checkFunds: ['service', 'caller'],
       meterSelfEnrich: ['service'],

@@ -99,6 +99,56 @@ export function createLedger(db: Database) {
       }
     },
 
+    /**
+     * Posts many entries of one owner in one transaction — one lock of the wallet, one insert, one
+     * balance update — each once per reference: a reference already posted comes back as it was
+     * (`created` false), one given twice is posted once. Results follow the order given, and the
+     * new entries' balances run in that order (their times a microsecond apart, so the wallet's
+     * history lists them in it).
+     */
+    async postMany(owner: Owner, postings: readonly Omit<Posting, 'owner'>[]): Promise<Array<{ entry: LedgerRow; created: boolean }>> {
+      for (const p of postings) if (!Number.isSafeInteger(p.amount) || p.amount === 0) throw new RangeError('amount must be a non-zero integer');
+      const distinct = [...new Map(postings.map((p) => [p.reference, p])).values()];
+      if (distinct.length === 0) return [];
+      try {
+        return await db.transaction(async (tx) => {
+          const wallet = await lockWallet(tx, owner);
+          const existing = new Map(
+            (await tx.query<LedgerRow>('SELECT * FROM billing.ledger_entries WHERE reference = ANY($1::text[])', [distinct.map((p) => p.reference)]))
+              .map((row) => [row.reference, row]),
+          );
+          const fresh = distinct.filter((p) => !existing.has(p.reference));
+          let balance = wallet.balance;
+          const balances = fresh.map((p) => (balance += p.amount));
+          const inserted = fresh.length === 0 ? [] : await tx.query<LedgerRow>(
+            `INSERT INTO billing.ledger_entries (id, owner_type, owner_id, amount, reference, operation, rate, units,
+               credential_id, note, balance_after, request_id, created_at)
+             SELECT 'le_' || gen_random_uuid(), $1, $2, e.amount, e.reference, e.operation, e.rate, e.units,
+                    e.credential_id, e.note, e.balance_after, e.request_id, now() + (e.n - 1) * interval '1 microsecond'
+               FROM unnest($3::int8[], $4::text[], $5::text[], $6::int8[], $7::int4[], $8::text[], $9::text[], $10::int8[], $11::text[])
+                    WITH ORDINALITY AS e(amount, reference, operation, rate, units, credential_id, note, balance_after, request_id, n)
+             RETURNING *`,
+            [owner.type, owner.id, fresh.map((p) => p.amount), fresh.map((p) => p.reference), fresh.map((p) => p.operation),
+              fresh.map((p) => p.rate ?? 0), fresh.map((p) => p.units ?? 0), fresh.map((p) => p.credentialId ?? null),
+              fresh.map((p) => p.note ?? null), balances, fresh.map((p) => p.requestId || null)],
+          );
+          if (fresh.length > 0) {
+            await tx.query('UPDATE billing.wallets SET balance = $3, updated_at = now() WHERE owner_type = $1 AND owner_id = $2', [owner.type, owner.id, balance]);
+          }
+          const posted = new Map(inserted.map((row) => [row.reference, row]));
+          return distinct.map((p) => (existing.has(p.reference)
+            ? { entry: existing.get(p.reference)!, created: false }
+            : { entry: posted.get(p.reference)!, created: true }));
+        });
+      } catch (error) {
+        // A reference raced in on another wallet's lock: post them one at a time, as post() does.
+        if (!isUniqueViolation(error)) throw error;
+        const out: Array<{ entry: LedgerRow; created: boolean }> = [];
+        for (const p of distinct) out.push(await this.post({ ...p, owner }));
+        return out;
+      }
+    },
+
     /** Brings a wallet to `target` with one adjustment entry (none when it is there already). */
     async adjustTo(owner: Owner, target: number, note: string): Promise<WalletRow> {
       return db.transaction(async (tx) => {

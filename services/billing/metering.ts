@@ -1,7 +1,7 @@
 // Metering: charges exactly once, the funds check before billable work, and reconciliation of
 // wallets against their entries. docs/BILLING.md ("Metering") states the rules; the rates are
 // rates.ts's and self-enrich metering is self-enrich.ts's.
-import type { ChargeRequest, CheckFundsRequest } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
+import type { ChargeManyRequest, ChargeRequest, CheckFundsRequest } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
 import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
 import { metrics } from '../kit/metrics.js';
@@ -69,6 +69,34 @@ export async function charge(context: BillingContext, rates: Rates, request: Cha
   await countAgainstDelegationBudget(context, entry, communityId, requestId);
   if (created) metrics.creditsCharged.inc({ operation }, -entry.amount);
   return { entry, created };
+}
+
+/**
+ * Charges a payer one unit of an operation per reference, in one posting (ledger.postMany), each
+ * reference once, like `charge`: what was posted before comes back at its original rate, and a
+ * reference already posted for another payer, operation or quantity is refused (the others stand).
+ */
+export async function chargeMany(context: BillingContext, rates: Rates, request: ChargeManyRequest, requestId: string): Promise<Array<{ entry: LedgerRow; created: boolean }>> {
+  const payer = ownerOf(request.payer, 'payer');
+  const operation = operationOf(request.operation);
+  if (request.references.length === 0) throw domainError('invalid_request', 'references must name at least one charge');
+  const references = request.references.map((r) => referenceOf(r, operation));
+  const communityId = request.communityId.trim();
+  const rate = rates[operation];
+  const posted = await context.ledger.postMany(payer, references.map((reference) => ({
+    amount: -rate, reference, operation, rate, units: 1,
+    credentialId: request.credentialId || undefined, note: communityId ? `community ${communityId}` : undefined, requestId,
+  })));
+  const isForeign = (entry: LedgerRow) => entry.owner_type !== payer.type || entry.owner_id !== payer.id || entry.operation !== operation || entry.units !== 1;
+  for (const { entry, created } of posted) {
+    if (!created && isForeign(entry)) continue;
+    // Also on a repeat: a crash between the debit and the count is repaired by the retry.
+    await countAgainstDelegationBudget(context, entry, communityId, requestId);
+    if (created) metrics.creditsCharged.inc({ operation }, -entry.amount);
+  }
+  const foreign = posted.find(({ entry, created }) => !created && isForeign(entry));
+  if (foreign) throw domainError('conflict', `reference ${foreign.entry.reference} was already charged for another payer, operation or number of units`);
+  return posted;
 }
 
 /**

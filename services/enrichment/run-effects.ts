@@ -18,8 +18,8 @@ export interface RunEffects {
   peers(communityId: string): Promise<CommunityPeer[]>;
   /** A person's profile (self runs); undefined when it no longer exists. */
   profile(profileId: string): Promise<PersonInput | undefined>;
-  /** Charges one enriched person of a community run, once by its reference; returns the credits. */
-  charge(run: RunRow, profileId: string): Promise<number>;
+  /** Charges many people of a community run in one posting (each by its reference, once); the credits of each, in order. */
+  chargeMany(run: RunRow, profileIds: readonly string[]): Promise<number[]>;
   /** Meters a self run (billing: paid → charged, free → the cooldown claim); returns the credits. */
   meterSelf(run: RunRow): Promise<number>;
   /** Re-indexes members' search documents of the community with their enrichment text. */
@@ -103,21 +103,20 @@ export function createRunEffects(deps: ScanDeps): RunEffects {
       return profile ? personOf(profile) : undefined;
     },
 
-    async charge(run, profileId) {
+    async chargeMany(run, profileIds) {
       if (!run.payer_type || !run.payer_id || !run.community_id) throw new Error(`run ${run.id} has no payer`);
       const operation = chargeOperation(run.depth);
-      const { entry } = await deps.clients.billing.charge(
+      const { charges } = await deps.clients.billing.chargeMany(
         {
           payer: { type: ownerTypes.toEnum(run.payer_type as OwnerTypeName), id: run.payer_id },
           operation,
-          units: 1,
-          reference: `${operation}:${run.id}:${profileId}`,
+          references: profileIds.map((profileId) => `${operation}:${run.id}:${profileId}`),
           credentialId: run.credential_id,
           communityId: run.community_id,
         },
         await asService(),
       );
-      return -(entry?.amount ?? 0);
+      return charges.map((c) => -(c.entry?.amount ?? 0));
     },
 
     async meterSelf(run) {

@@ -42,15 +42,17 @@ function recordingEffects(members: string[]) {
     async profile(id) {
       return person(id);
     },
-    async charge(run, profileId) {
+    async chargeMany(run, profileIds) {
       if (failCharges > 0) {
         failCharges--;
         throw new Error('billing unavailable');
       }
-      const reference = `enrichment_${run.depth}:${run.id}:${profileId}`;
-      chargeCalls.set(reference, (chargeCalls.get(reference) ?? 0) + 1);
-      if (!charges.has(reference)) charges.set(reference, 1);
-      return 1;
+      return profileIds.map((profileId) => {
+        const reference = `enrichment_${run.depth}:${run.id}:${profileId}`;
+        chargeCalls.set(reference, (chargeCalls.get(reference) ?? 0) + 1);
+        if (!charges.has(reference)) charges.set(reference, 1);
+        return 1;
+      });
     },
     async meterSelf() {
       return 0;

@@ -2,9 +2,9 @@
 // the claim, its lease and heartbeats, takeover of runs whose worker died, the end of runs out of
 // attempts and the hand-back of leases by a stopping process are the kit's. Here: enrich the run's
 // pending people a batch at a time. Each person's data and its item's `succeeded` are written in
-// one transaction fenced by the claim; the charge (by a reference unique to the run and person)
-// and the search indexing follow and are recorded on the item, so a crash at any point resumes
-// without re-doing a finished person or charging twice. Each tick also settles charges or
+// one transaction fenced by the claim; the batch's charges (one posting, by a reference unique to
+// the run and person) and its search indexing follow and are recorded on the items, so a crash at
+// any point resumes without re-doing a finished person or charging twice. Each tick also settles charges or
 // indexing that did not go through.
 import pLimit from 'p-limit';
 import { readRemoteError } from '../kit/grpc/errors.js';
@@ -49,21 +49,29 @@ export function createRunWorker(options: RunWorkerOptions) {
   });
   const log = options.logger.child({ component: 'enrichment-worker' });
 
-  /** Charges one succeeded person (by the run's reference for them: billing posts it once) and records it. */
-  async function chargeOne(run: RunRow, profileId: string): Promise<void> {
-    // A self run was metered when it started (its item carries that charge already).
-    const credits = run.kind === 'community' ? await options.effects.charge(run, profileId) : null;
-    await repo.markCharged(run.id, profileId, credits);
-    if (credits !== null && credits > 0) metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'charged' });
+  /**
+   * Charges succeeded people of a run not yet charged, in one posting on the payer's wallet (by a
+   * reference per person: billing posts each once), and records it. A self run was metered when it
+   * started (its item carries that charge already).
+   */
+  async function chargeItems(run: RunRow, profileIds: string[]): Promise<void> {
+    if (run.kind !== 'community') {
+      for (const profileId of profileIds) await repo.markCharged(run.id, profileId, null);
+      return;
+    }
+    const credits = await options.effects.chargeMany(run, profileIds);
+    await repo.markChargedMany(run.id, profileIds.map((profileId, i) => ({ profileId, credits: credits[i]! })));
+    const charged = credits.filter((c) => c > 0).length;
+    if (charged > 0) metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'charged' }, charged);
   }
 
   /** Charges and indexes the succeeded people of a run not yet settled (idempotent; any process). */
   async function settle(run: RunRow): Promise<void> {
-    const limit = pLimit(options.concurrency);
     for (;;) {
       const items = await repo.unsettled(run.id, BATCH);
       if (items.length === 0) return;
-      await Promise.all(items.filter((i) => !i.charged).map((i) => limit(() => chargeOne(run, i.profile_id))));
+      const toCharge = items.filter((i) => !i.charged).map((i) => i.profile_id);
+      if (toCharge.length > 0) await chargeItems(run, toCharge);
       const toIndex = items.filter((i) => !i.indexed);
       if (run.kind === 'community' && toIndex.length > 0) {
         await options.effects.indexCommunity(run.community_id!, toIndex.map((i) => ({ profileId: i.profile_id, searchText: i.search_text ?? '' })));
@@ -107,9 +115,8 @@ export function createRunWorker(options: RunWorkerOptions) {
       if (err instanceof ItemSettled) return itemGone(run, attempt);
       throw err;
     }
+    // Charged with the rest of its batch (settle): one posting per batch on the payer's wallet.
     metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'succeeded' });
-    // Charged at once; a charge that does not go through is left to settle() (the run pauses).
-    await chargeOne(run, profileId);
   }
 
   async function workCommunityRun(run: RunRow, lease: Lease): Promise<void> {

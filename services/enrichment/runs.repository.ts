@@ -283,6 +283,17 @@ export function createRunsRepository(db: Queryable) {
       );
     },
 
+    /** Marks many people charged in one statement, each with the credits its charge took. */
+    async markChargedMany(runId: string, charges: ReadonlyArray<{ profileId: string; credits: number }>): Promise<void> {
+      if (charges.length === 0) return;
+      await db.query(
+        `UPDATE enrichment.run_items i SET charged = true, credits_charged = c.credits
+           FROM unnest($2::text[], $3::int8[]) AS c(profile_id, credits)
+          WHERE i.run_id = $1 AND i.profile_id = c.profile_id`,
+        [runId, charges.map((c) => c.profileId), charges.map((c) => c.credits)],
+      );
+    },
+
     async markIndexed(runId: string, profileIds: string[]): Promise<void> {
       await db.query('UPDATE enrichment.run_items SET indexed = true WHERE run_id = $1 AND profile_id = ANY($2::text[])', [runId, profileIds]);
     },

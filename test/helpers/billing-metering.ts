@@ -84,6 +84,9 @@ export function harness(get: () => TestSystem) {
         options ?? (await service()),
       );
     },
+    async chargeMany(req: { payer: { type: OwnerType; id: string }; operation: string; references: string[]; credentialId?: string; communityId?: string }, options?: CallOptions) {
+      return get().clients.billing.chargeMany({ credentialId: '', communityId: '', ...req }, options ?? (await service()));
+    },
     async checkFunds(caller: Caller, operation: string, communityId = '', units = 1) {
       return get().clients.billing.checkFunds({ operation, communityId, units, caller }, await service());
     },

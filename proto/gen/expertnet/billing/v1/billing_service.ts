@@ -208,6 +208,22 @@ export interface ChargeResponse {
   created: boolean;
 }
 
+export interface ChargeManyRequest {
+  payer: OwnerRef | undefined;
+  operation: string;
+  /** One unit each; a reference given twice is charged once. */
+  references: string[];
+  /** The credential whose call caused the charges (usage attribution). */
+  credentialId: string;
+  /** The community the operation named, if any. */
+  communityId: string;
+}
+
+export interface ChargeManyResponse {
+  /** One per distinct reference, in the order given. */
+  charges: ChargeResponse[];
+}
+
 export interface ResolvePayerRequest {
   operation: string;
   /** Set when the operation names a community. */
@@ -2070,6 +2086,222 @@ export const ChargeResponse: MessageFns<ChargeResponse> = {
   },
 };
 
+function createBaseChargeManyRequest(): ChargeManyRequest {
+  return { payer: undefined, operation: "", references: [], credentialId: "", communityId: "" };
+}
+
+export const ChargeManyRequest: MessageFns<ChargeManyRequest> = {
+  encode(message: ChargeManyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.payer !== undefined) {
+      OwnerRef.encode(message.payer, writer.uint32(10).fork()).join();
+    }
+    if (message.operation !== "") {
+      writer.uint32(18).string(message.operation);
+    }
+    for (const v of message.references) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.credentialId !== "") {
+      writer.uint32(34).string(message.credentialId);
+    }
+    if (message.communityId !== "") {
+      writer.uint32(42).string(message.communityId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChargeManyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChargeManyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.payer = OwnerRef.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.operation = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.references.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.credentialId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.communityId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChargeManyRequest {
+    return {
+      payer: isSet(object.payer) ? OwnerRef.fromJSON(object.payer) : undefined,
+      operation: isSet(object.operation) ? globalThis.String(object.operation) : "",
+      references: globalThis.Array.isArray(object?.references)
+        ? object.references.map((e: any) => globalThis.String(e))
+        : [],
+      credentialId: isSet(object.credentialId)
+        ? globalThis.String(object.credentialId)
+        : isSet(object.credential_id)
+        ? globalThis.String(object.credential_id)
+        : "",
+      communityId: isSet(object.communityId)
+        ? globalThis.String(object.communityId)
+        : isSet(object.community_id)
+        ? globalThis.String(object.community_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ChargeManyRequest): unknown {
+    const obj: any = {};
+    if (message.payer !== undefined) {
+      obj.payer = OwnerRef.toJSON(message.payer);
+    }
+    if (message.operation !== "") {
+      obj.operation = message.operation;
+    }
+    if (message.references?.length) {
+      obj.references = message.references;
+    }
+    if (message.credentialId !== "") {
+      obj.credentialId = message.credentialId;
+    }
+    if (message.communityId !== "") {
+      obj.communityId = message.communityId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ChargeManyRequest>): ChargeManyRequest {
+    return ChargeManyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ChargeManyRequest>): ChargeManyRequest {
+    const message = createBaseChargeManyRequest();
+    message.payer = (object.payer !== undefined && object.payer !== null)
+      ? OwnerRef.fromPartial(object.payer)
+      : undefined;
+    message.operation = object.operation ?? "";
+    message.references = object.references?.map((e) => e) || [];
+    message.credentialId = object.credentialId ?? "";
+    message.communityId = object.communityId ?? "";
+    return message;
+  },
+};
+
+function createBaseChargeManyResponse(): ChargeManyResponse {
+  return { charges: [] };
+}
+
+export const ChargeManyResponse: MessageFns<ChargeManyResponse> = {
+  encode(message: ChargeManyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.charges) {
+      ChargeResponse.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChargeManyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChargeManyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.charges.push(ChargeResponse.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChargeManyResponse {
+    return {
+      charges: globalThis.Array.isArray(object?.charges)
+        ? object.charges.map((e: any) => ChargeResponse.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ChargeManyResponse): unknown {
+    const obj: any = {};
+    if (message.charges?.length) {
+      obj.charges = message.charges.map((e) => ChargeResponse.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ChargeManyResponse>): ChargeManyResponse {
+    return ChargeManyResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ChargeManyResponse>): ChargeManyResponse {
+    const message = createBaseChargeManyResponse();
+    message.charges = object.charges?.map((e) => ChargeResponse.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseResolvePayerRequest(): ResolvePayerRequest {
   return { operation: "", communityId: "", caller: undefined };
 }
@@ -3684,6 +3916,18 @@ export const BillingServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Debit one payer for one unit of an operation per reference, in one posting on the payer's
+     * wallet (an enrichment run's people): each reference exactly once, like Charge.
+     */
+    chargeMany: {
+      name: "ChargeMany",
+      requestType: ChargeManyRequest as typeof ChargeManyRequest,
+      requestStream: false,
+      responseType: ChargeManyResponse as typeof ChargeManyResponse,
+      responseStream: false,
+      options: {},
+    },
     /** Who pays for an operation (one function, every rule of the spec). */
     resolvePayer: {
       name: "ResolvePayer",
@@ -3796,6 +4040,14 @@ export interface BillingServiceImplementation<CallContextExt = {}> {
   ): Promise<DeepPartial<GrantSeedBalanceResponse>>;
   /** Debit the payer of an operation, exactly once per reference, at the operation's configured rate. */
   charge(request: ChargeRequest, context: CallContext & CallContextExt): Promise<DeepPartial<ChargeResponse>>;
+  /**
+   * Debit one payer for one unit of an operation per reference, in one posting on the payer's
+   * wallet (an enrichment run's people): each reference exactly once, like Charge.
+   */
+  chargeMany(
+    request: ChargeManyRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ChargeManyResponse>>;
   /** Who pays for an operation (one function, every rule of the spec). */
   resolvePayer(
     request: ResolvePayerRequest,
@@ -3869,6 +4121,14 @@ export interface BillingServiceClient<CallOptionsExt = {}> {
   ): Promise<GrantSeedBalanceResponse>;
   /** Debit the payer of an operation, exactly once per reference, at the operation's configured rate. */
   charge(request: DeepPartial<ChargeRequest>, options?: CallOptions & CallOptionsExt): Promise<ChargeResponse>;
+  /**
+   * Debit one payer for one unit of an operation per reference, in one posting on the payer's
+   * wallet (an enrichment run's people): each reference exactly once, like Charge.
+   */
+  chargeMany(
+    request: DeepPartial<ChargeManyRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ChargeManyResponse>;
   /** Who pays for an operation (one function, every rule of the spec). */
   resolvePayer(
     request: DeepPartial<ResolvePayerRequest>,
