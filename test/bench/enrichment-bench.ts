@@ -141,11 +141,13 @@ baseline is the quick-tier provider pipeline alone over the same people, in memo
 
 ${table}
 
-Where the time goes: each enriched person is its own ledger entry, posted by billing in its own
-transaction on the payer's wallet row (exactly once per person, by reference) — one payer's charges
-are serialised by that row lock, so they, not the pipeline, bound a run's throughput. Then come the
-per-person data write (item and data in one transaction) and the search indexing (one call per 100
-people). No aim is set for this figure.
+Where the time goes (a CPU profile of this run's process, 2026-11-28): a batch's charges are one
+posting on the payer's wallet (billing ChargeMany: one lock, one insert, one balance update), so the
+wallet row no longer serialises the run. What bounds it now is each person's data write (the item
+and the data in one transaction: four round trips to PostgreSQL, during which the process is idle
+about a quarter of the time), the pipeline's own language processing (about a fifth of the CPU,
+as in the baseline), and the search indexing with its embeddings (one call per 100 people).
+The aim (issue: the hot path) is half the baseline; not reached yet.
 `;
 }
 
