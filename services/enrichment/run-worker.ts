@@ -4,8 +4,8 @@
 // pending people a batch at a time. Each person's data and its item's `succeeded` are written in
 // one transaction fenced by the claim; the batch's charges (one posting, by a reference unique to
 // the run and person) and its search indexing follow and are recorded on the items, so a crash at
-// any point resumes without re-doing a finished person or charging twice. Each tick also settles charges or
-// indexing that did not go through.
+// any point resumes without re-doing a finished person or charging twice. Each tick also settles
+// charges or indexing that did not go through.
 import pLimit from 'p-limit';
 import { readRemoteError } from '../kit/grpc/errors.js';
 import type { Database } from '../kit/db/database.js';
