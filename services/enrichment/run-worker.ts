@@ -2,7 +2,7 @@
 // the claim, its lease and heartbeats, takeover of runs whose worker died, the end of runs out of
 // attempts and the hand-back of leases by a stopping process are the kit's. Here: enrich the run's
 // pending people a batch at a time. Each person's data and its item's `succeeded` are written in
-// one transaction fenced by the claim; the batch's charges (one posting, by a reference unique to
+// one statement fenced by the claim; the batch's charges (one posting, by a reference unique to
 // the run and person) and its search indexing follow and are recorded on the items, so a crash at
 // any point resumes without re-doing a finished person or charging twice. Each tick also settles
 // charges or indexing that did not go through.
@@ -38,8 +38,6 @@ const BATCH = 100;
 
 /** The claim was taken over by another worker: stop touching the run. */
 class ClaimLost extends Error {}
-/** The item is no longer pending (an erasure skipped it): leave it as it is. */
-class ItemSettled extends Error {}
 
 export function createRunWorker(options: RunWorkerOptions) {
   const repo = createRunsRepository(options.db);
@@ -103,18 +101,10 @@ export function createRunWorker(options: RunWorkerOptions) {
       } else await itemGone(run, attempt);
       return;
     }
-    // The item first, then the data: an erasure (which skips pending items, then deletes the data)
-    // takes the same locks in the same order, so erased data is never written back.
-    try {
-      await options.db.transaction(async (tx) => {
-        const txRepo = createRunsRepository(tx);
-        if (!(await txRepo.succeedItem(run.id, attempt, profileId, result.searchText))) throw new ItemSettled();
-        await txRepo.upsertMemberEnrichment(run.community_id!, profileId, run.depth, result.data);
-      });
-    } catch (err) {
-      if (err instanceof ItemSettled) return itemGone(run, attempt);
-      throw err;
-    }
+    // The item first, then the data, in one statement: an erasure (which skips pending items, then
+    // deletes the data) takes the same locks in the same order, so erased data is never written back.
+    const target = { id: run.id, communityId: run.community_id!, depth: run.depth };
+    if (!(await repo.succeedMemberItem(target, attempt, profileId, result.searchText, result.data))) return itemGone(run, attempt);
     // Charged with the rest of its batch (settle): one posting per batch on the payer's wallet.
     metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'succeeded' });
   }

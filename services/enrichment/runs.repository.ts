@@ -254,6 +254,32 @@ export function createRunsRepository(db: Queryable) {
       return rows.length === 1;
     },
 
+    /**
+     * Marks a pending item succeeded for this claim and writes the member's enrichment data, in one
+     * statement (one round trip, atomic): the item first, then the data, as an erasure takes them.
+     * False, writing nothing, when the item is no longer pending or the claim no longer held.
+     */
+    async succeedMemberItem(
+      run: { id: string; communityId: string; depth: Depth }, attempt: number, profileId: string, searchText: string, data: unknown,
+    ): Promise<boolean> {
+      const rows = await db.query(
+        `WITH ended AS (
+           UPDATE enrichment.run_items i SET status = 'succeeded', search_text = $4, finished_at = now()
+            WHERE i.run_id = $1 AND i.profile_id = $3 AND i.status = 'pending'
+              AND ${HELD}
+          RETURNING i.run_id, i.profile_id),
+         released AS (DELETE FROM enrichment.reservations r USING ended WHERE r.run_id = ended.run_id AND r.profile_id = ended.profile_id),
+         written AS (
+           INSERT INTO enrichment.member_enrichment (community_id, profile_id, depth, data, enriched_at)
+           SELECT $5, ended.profile_id, $6, $7::jsonb, now() FROM ended
+           ON CONFLICT (community_id, profile_id) DO UPDATE SET depth = EXCLUDED.depth, data = EXCLUDED.data, enriched_at = now()
+           RETURNING profile_id)
+         SELECT profile_id FROM written`,
+        [run.id, attempt, profileId, searchText, run.communityId, run.depth, JSON.stringify(data)],
+      );
+      return rows.length === 1;
+    },
+
     /** Succeeded items whose charge or search indexing is not recorded yet. */
     async unsettled(runId: string, limit: number): Promise<ItemRow[]> {
       return db.query<ItemRow>(
@@ -327,15 +353,6 @@ export function createRunsRepository(db: Queryable) {
         `SELECT profile_id, enriched_at FROM enrichment.member_enrichment
           WHERE community_id = $1 AND profile_id = ANY($2::text[])`,
         [communityId, profileIds],
-      );
-    },
-
-    async upsertMemberEnrichment(communityId: string, profileId: string, depth: Depth, data: unknown): Promise<void> {
-      await db.query(
-        `INSERT INTO enrichment.member_enrichment (community_id, profile_id, depth, data, enriched_at)
-         VALUES ($1, $2, $3, $4::jsonb, now())
-         ON CONFLICT (community_id, profile_id) DO UPDATE SET depth = EXCLUDED.depth, data = EXCLUDED.data, enriched_at = now()`,
-        [communityId, profileId, depth, JSON.stringify(data)],
       );
     },
 

@@ -143,10 +143,10 @@ ${table}
 
 Where the time goes (a CPU profile of this run's process, 2026-11-28): a batch's charges are one
 posting on the payer's wallet (billing ChargeMany: one lock, one insert, one balance update), so the
-wallet row no longer serialises the run. What bounds it now is each person's data write (the item
-and the data in one transaction: four round trips to PostgreSQL, during which the process is idle
-about a quarter of the time), the pipeline's own language processing (about a fifth of the CPU,
-as in the baseline), and the search indexing with its embeddings (one call per 100 people).
+wallet row no longer serialises the run. Each person's item and data are one statement (one round
+trip). What bounds the run now: waiting on PostgreSQL (the process idle about a quarter of the
+time), the pipeline's own language processing (about a fifth of the CPU, as in the baseline), and
+the search indexing with its embeddings (one call per 100 people).
 The aim (issue: the hot path) is half the baseline; not reached yet.
 `;
 }
