@@ -62,13 +62,24 @@ export async function charge(context: BillingContext, rates: Rates, request: Cha
   });
   // The same reference for another payer, operation or quantity is another charge: refused. A
   // retry after a rate change returns the original entry at its original rate.
-  if (!created && (entry.owner_type !== payer.type || entry.owner_id !== payer.id || entry.operation !== operation || entry.units !== units)) {
-    throw domainError('conflict', `reference ${reference} was already charged for another payer, operation or number of units`);
-  }
-  // Also on a repeat: a crash between the debit and the count is repaired by the retry.
-  await countAgainstDelegationBudget(context, entry, communityId, requestId);
-  if (created) metrics.creditsCharged.inc({ operation }, -entry.amount);
+  if (!created && postedForAnother(entry, payer, operation, units)) throw alreadyCharged(reference);
+  await afterPosting(context, { entry, created }, communityId, requestId);
   return { entry, created };
+}
+
+/** An entry posted before under a reference, for another payer, operation or number of units. */
+function postedForAnother(entry: LedgerRow, payer: { type: string; id: string }, operation: Operation, units: number): boolean {
+  return entry.owner_type !== payer.type || entry.owner_id !== payer.id || entry.operation !== operation || entry.units !== units;
+}
+
+const alreadyCharged = (reference: string) =>
+  domainError('conflict', `reference ${reference} was already charged for another payer, operation or number of units`);
+
+/** What follows a posting of a charge: its count against a delegation budget, and the metric. */
+async function afterPosting(context: BillingContext, posted: { entry: LedgerRow; created: boolean }, communityId: string, requestId: string): Promise<void> {
+  // Also on a repeat: a crash between the debit and the count is repaired by the retry.
+  await countAgainstDelegationBudget(context, posted.entry, communityId, requestId);
+  if (posted.created) metrics.creditsCharged.inc({ operation: posted.entry.operation }, -posted.entry.amount);
 }
 
 /**
@@ -87,15 +98,10 @@ export async function chargeMany(context: BillingContext, rates: Rates, request:
     amount: -rate, reference, operation, rate, units: 1,
     credentialId: request.credentialId || undefined, note: communityId ? `community ${communityId}` : undefined, requestId,
   })));
-  const isForeign = (entry: LedgerRow) => entry.owner_type !== payer.type || entry.owner_id !== payer.id || entry.operation !== operation || entry.units !== 1;
-  for (const { entry, created } of posted) {
-    if (!created && isForeign(entry)) continue;
-    // Also on a repeat: a crash between the debit and the count is repaired by the retry.
-    await countAgainstDelegationBudget(context, entry, communityId, requestId);
-    if (created) metrics.creditsCharged.inc({ operation }, -entry.amount);
-  }
-  const foreign = posted.find(({ entry, created }) => !created && isForeign(entry));
-  if (foreign) throw domainError('conflict', `reference ${foreign.entry.reference} was already charged for another payer, operation or number of units`);
+  const foreign = (p: { entry: LedgerRow; created: boolean }) => !p.created && postedForAnother(p.entry, payer, operation, 1);
+  for (const p of posted) if (!foreign(p)) await afterPosting(context, p, communityId, requestId);
+  const refused = posted.find(foreign);
+  if (refused) throw alreadyCharged(refused.entry.reference);
   return posted;
 }
 

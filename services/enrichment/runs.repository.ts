@@ -33,6 +33,18 @@ export function createRunQueue(db: Queryable, policy: LeasePolicy) {
 /** SQL true while claim $2 still holds run $1. */
 const HELD = leaseHeld(ENRICHMENT_RUNS, '$1', '$2');
 
+/**
+ * The CTEs `ended` and `released`: the pending item ($1 run, $3 profile) marked succeeded with its
+ * search text ($4) while the claim ($2) holds, and its reservation ended in the same statement (so
+ * in the same transaction as the data: a run that claims the person after it sees them enriched).
+ */
+const SUCCEED_PENDING_ITEM = `ended AS (
+           UPDATE enrichment.run_items i SET status = 'succeeded', search_text = $4, finished_at = now()
+            WHERE i.run_id = $1 AND i.profile_id = $3 AND i.status = 'pending'
+              AND ${HELD}
+          RETURNING i.run_id, i.profile_id),
+         released AS (DELETE FROM enrichment.reservations r USING ended WHERE r.run_id = ended.run_id AND r.profile_id = ended.profile_id)`;
+
 export function createRunsRepository(db: Queryable) {
   const repository = {
     /** Inserts a run and its items (call inside a transaction). */
@@ -172,15 +184,8 @@ export function createRunsRepository(db: Queryable) {
 
     /** Marks a pending item succeeded for this claim (inside the transaction writing its data). */
     async succeedItem(runId: string, attempt: number, profileId: string, searchText: string): Promise<boolean> {
-      // The reservation ends in the same statement, so in the same transaction as the data: a run
-      // that claims the person after this commit sees them enriched (docs/ENRICHMENT.md).
       const rows = await db.query(
-        `WITH ended AS (
-           UPDATE enrichment.run_items i SET status = 'succeeded', search_text = $4, finished_at = now()
-            WHERE i.run_id = $1 AND i.profile_id = $3 AND i.status = 'pending'
-              AND ${HELD}
-          RETURNING i.run_id, i.profile_id),
-         released AS (DELETE FROM enrichment.reservations r USING ended WHERE r.run_id = ended.run_id AND r.profile_id = ended.profile_id)
+        `WITH ${SUCCEED_PENDING_ITEM}
          SELECT profile_id FROM ended`,
         [runId, attempt, profileId, searchText],
       );
@@ -196,12 +201,7 @@ export function createRunsRepository(db: Queryable) {
       run: { id: string; communityId: string; depth: Depth }, attempt: number, profileId: string, searchText: string, data: unknown,
     ): Promise<boolean> {
       const rows = await db.query(
-        `WITH ended AS (
-           UPDATE enrichment.run_items i SET status = 'succeeded', search_text = $4, finished_at = now()
-            WHERE i.run_id = $1 AND i.profile_id = $3 AND i.status = 'pending'
-              AND ${HELD}
-          RETURNING i.run_id, i.profile_id),
-         released AS (DELETE FROM enrichment.reservations r USING ended WHERE r.run_id = ended.run_id AND r.profile_id = ended.profile_id),
+        `WITH ${SUCCEED_PENDING_ITEM},
          written AS (
            INSERT INTO enrichment.member_enrichment (community_id, profile_id, depth, data, enriched_at)
            SELECT $5, ended.profile_id, $6, $7::jsonb, now() FROM ended
