@@ -220,6 +220,31 @@ describe.each(storeNames())('enrichment run worker on %s', (store) => {
     expect(await repo.succeedItem(runId, 2, people[0]!, 'text')).toBe(true);
   });
 
+  it('writes a group of people, each item with its data, skipping one no longer pending; a stale claim writes nothing', async () => {
+    const people = [`p${n}_a`, `p${n}_b`, `p${n}_c`];
+    const runId = await newRun(people);
+    const repo = createRunsRepository(db);
+    const queue = createRunQueue(db, { leaseMs: 30_000, maxAttempts: 5 });
+    expect((await queue.claim(runId))?.attempts).toBe(1);
+    // The second person was erased meanwhile (an erasure settles their pending item first).
+    expect(await repo.settleItem(runId, 1, people[1]!, 'skipped', 'erased')).toBe(true);
+    const group = people.map((profileId) => ({ profileId, searchText: `text of ${profileId}`, data: { about: profileId } }));
+    const target = { id: runId, communityId: COMMUNITY, depth: 'quick' as const };
+    expect(await repo.succeedMemberItems(target, 2, group)).toEqual([]);
+    expect((await repo.succeedMemberItems(target, 1, group)).sort()).toEqual([people[0], people[2]]);
+    const byId = await items(runId);
+    expect(byId[people[0]!]).toMatchObject({ status: 'succeeded', search_text: `text of ${people[0]}` });
+    expect(byId[people[1]!]).toMatchObject({ status: 'skipped' });
+    expect(byId[people[2]!]).toMatchObject({ status: 'succeeded', search_text: `text of ${people[2]}` });
+    const data = await db.query<{ profile_id: string; data: unknown }>(
+      'SELECT profile_id, data FROM enrichment.member_enrichment WHERE community_id = $1 AND profile_id = ANY($2) ORDER BY profile_id',
+      [COMMUNITY, people],
+    );
+    expect(data).toEqual([{ profile_id: people[0], data: { about: people[0] } }, { profile_id: people[2], data: { about: people[2] } }]);
+    // Written once: the same group again finds nothing pending.
+    expect(await repo.succeedMemberItems(target, 1, group)).toEqual([]);
+  });
+
   it('fails a run whose worker stopped on its last allowed attempt, and the people it had not reached, charging nothing more', async () => {
     const people = [`p${n}_a`, `p${n}_b`];
     const world = recordingEffects(people);

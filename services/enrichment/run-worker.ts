@@ -1,20 +1,24 @@
 // The enrichment run worker (docs/ENRICHMENT.md "Runs"): runs are a leased queue (kit/jobs), so
 // the claim, its lease and heartbeats, takeover of runs whose worker died, the end of runs out of
 // attempts and the hand-back of leases by a stopping process are the kit's. Here: enrich the run's
-// pending people a batch at a time. Each person's data and its item's `succeeded` are written in
-// one statement fenced by the claim; the batch's charges (one posting, by a reference unique to
-// the run and person) and its search indexing follow and are recorded on the items, so a crash at
-// any point resumes without re-doing a finished person or charging twice. Each tick also settles
+// pending people a batch at a time. The batch's people, each item's `succeeded` with its data, are
+// written in one statement fenced by the claim; the batch's charges (one posting, by a reference
+// unique to the run and person) and its search indexing follow and are recorded on the items, so a
+// crash at any point resumes without re-doing a finished person or charging twice. Each tick also settles
 // charges or indexing that did not go through.
 import pLimit from 'p-limit';
 import { readRemoteError } from '../kit/grpc/errors.js';
 import type { Database } from '../kit/db/database.js';
+import { createGroupWriter } from '../kit/jobs/group-writer.js';
 import { createLeasedWorker, type Lease } from '../kit/jobs/leased-worker.js';
 import type { Logger } from '../kit/logger.js';
 import { metrics } from '../kit/metrics.js';
 import type { CommunityPeer, EnrichmentPipeline, PersonInput } from './pipeline/index.js';
 import type { RunEffects } from './run-effects.js';
-import { createRunQueue, createRunsRepository, type RunRow } from './runs.repository.js';
+import { createRunQueue, createRunsRepository, type EnrichedMember, type ItemRow, type RunRow } from './runs.repository.js';
+
+/** What settling an item needs to know of it. */
+type SettlingItem = Pick<ItemRow, 'profile_id' | 'search_text' | 'charged' | 'indexed'>;
 
 export interface RunWorkerOptions {
   db: Database;
@@ -63,19 +67,28 @@ export function createRunWorker(options: RunWorkerOptions) {
     if (charged > 0) metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'charged' }, charged);
   }
 
+  /** Indexes succeeded people of a run for search and records it. */
+  async function indexItems(run: RunRow, items: readonly SettlingItem[]): Promise<void> {
+    if (items.length === 0) return;
+    // Self runs are indexed when their profile is written (applyOwn), before the item succeeds.
+    if (run.kind === 'community') {
+      await options.effects.indexCommunity(run.community_id!, items.map((i) => ({ profileId: i.profile_id, searchText: i.search_text ?? '' })));
+    }
+    await repo.markIndexed(run.id, items.map((i) => i.profile_id));
+  }
+
+  /** Charges and indexes these succeeded people where not done yet; billing and search at once (idempotent). */
+  async function settleItems(run: RunRow, items: readonly SettlingItem[]): Promise<void> {
+    const toCharge = items.filter((i) => !i.charged).map((i) => i.profile_id);
+    await Promise.all([toCharge.length > 0 && chargeItems(run, toCharge), indexItems(run, items.filter((i) => !i.indexed))]);
+  }
+
   /** Charges and indexes the succeeded people of a run not yet settled (idempotent; any process). */
   async function settle(run: RunRow): Promise<void> {
     for (;;) {
       const items = await repo.unsettled(run.id, BATCH);
       if (items.length === 0) return;
-      const toCharge = items.filter((i) => !i.charged).map((i) => i.profile_id);
-      if (toCharge.length > 0) await chargeItems(run, toCharge);
-      const toIndex = items.filter((i) => !i.indexed);
-      if (run.kind === 'community' && toIndex.length > 0) {
-        await options.effects.indexCommunity(run.community_id!, toIndex.map((i) => ({ profileId: i.profile_id, searchText: i.search_text ?? '' })));
-      }
-      // Self runs are indexed when their profile is written (applyOwn), before the item succeeds.
-      await repo.markIndexed(run.id, toIndex.map((i) => i.profile_id));
+      await settleItems(run, items);
     }
   }
 
@@ -84,31 +97,45 @@ export function createRunWorker(options: RunWorkerOptions) {
     if (!(await queue.holds(run.id, attempt))) throw new ClaimLost();
   }
 
-  async function enrichCommunityPerson(run: RunRow, attempt: number, person: PersonInput | undefined, profileId: string, peers: CommunityPeer[]) {
+  /** Enriches one member; a person who cannot be (gone, or the pipeline failed) is settled here and gives nothing. */
+  async function enrichCommunityPerson(run: RunRow, attempt: number, person: PersonInput | undefined, profileId: string, peers: CommunityPeer[]): Promise<EnrichedMember | undefined> {
     if (!person) {
       if (await repo.settleItem(run.id, attempt, profileId, 'skipped', 'no longer a member of this community')) {
         metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'skipped' });
       } else await itemGone(run, attempt);
-      return;
+      return undefined;
     }
-    let result;
     try {
-      result = await options.pipeline.enrich(person, run.depth, { peers });
+      const result = await options.pipeline.enrich(person, run.depth, { peers });
+      return { profileId, searchText: result.searchText, data: result.data };
     } catch (err) {
       log.error({ err, runId: run.id, profileId }, 'enrichment of a person failed');
       if (await repo.settleItem(run.id, attempt, profileId, 'failed', 'enrichment failed unexpectedly; start a new run to retry')) {
         metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'failed' });
       } else await itemGone(run, attempt);
-      return;
+      return undefined;
     }
-    // The item first, then the data, in one statement: an erasure (which skips pending items, then
-    // deletes the data) takes the same locks in the same order, so erased data is never written back.
-    const target = { id: run.id, communityId: run.community_id!, depth: run.depth };
-    if (!(await repo.succeedMemberItem(target, attempt, profileId, result.searchText, result.data))) return itemGone(run, attempt);
-    // Charged with the rest of its batch (settle): one posting per batch on the payer's wallet.
-    metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'succeeded' });
   }
 
+  /**
+   * Writes enriched people, each item with its data, in one statement per group (a statement per
+   * person made a fast run wait on a round trip each); returns those written, to be settled.
+   */
+  async function writeEnriched(run: RunRow, attempt: number, people: EnrichedMember[]): Promise<SettlingItem[]> {
+    const target = { id: run.id, communityId: run.community_id!, depth: run.depth };
+    const written = new Set(await repo.succeedMemberItems(target, attempt, people));
+    if (written.size > 0) metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'succeeded' }, written.size);
+    if (written.size < people.length) await itemGone(run, attempt);
+    return people.filter((p) => written.has(p.profileId)).map((p) => ({ profile_id: p.profileId, search_text: p.searchText, charged: false, indexed: false }));
+  }
+
+  /**
+   * Enriches a run's pending people a batch at a time, in profile order. Each person is written as
+   * soon as the write before is done (group-writer.ts: one statement for all who are ready), then
+   * settled the same way (one posting on the payer's wallet, one indexing call per group), while
+   * enrichment goes on. The next batch starts once the one before it is written and settled, so at
+   * most two batches are in flight: a crash re-does at most those, and never charges twice.
+   */
   async function workCommunityRun(run: RunRow, lease: Lease): Promise<void> {
     const attempt = lease.token;
     // A lost claim or a stopping process pauses the run at the next person.
@@ -116,15 +143,39 @@ export function createRunWorker(options: RunWorkerOptions) {
     const communityId = run.community_id!;
     const peers = run.depth === 'deep' ? await options.effects.peers(communityId) : [];
     const limit = pLimit(options.concurrency);
-    for (;;) {
-      if (paused()) throw new ClaimLost();
-      const pending = await repo.pendingItems(run.id, BATCH);
-      if (pending.length === 0) break;
-      const people = await options.effects.members(communityId, pending);
-      await Promise.all(
-        pending.map((id) => limit(() => (paused() ? Promise.reject(new ClaimLost()) : enrichCommunityPerson(run, attempt, people.get(id), id, peers)))),
-      );
-      await settle(run);
+    // Two groups settle at once: on a 4,000-person quick-tier run (PostgreSQL) 1,860–1,890
+    // people/s against 1,520–1,580 with one; three no faster (docs/BENCHMARKS.md).
+    const settler = createGroupWriter<SettlingItem>((items) => settleItems(run, items), 2);
+    const writer = createGroupWriter<EnrichedMember>(async (people) => {
+      for (const item of await writeEnriched(run, attempt, people)) settler.add(item);
+    });
+    const flushed = () => writer.flush().then(() => settler.flush());
+    let previous: Promise<void> = Promise.resolve();
+    let after = '';
+    try {
+      for (;;) {
+        if (paused()) throw new ClaimLost();
+        const pending = await repo.pendingItems(run.id, BATCH, after);
+        if (pending.length === 0) break;
+        after = pending[pending.length - 1]!;
+        const people = await options.effects.members(communityId, pending);
+        const outcomes = await Promise.allSettled(pending.map((id) => limit(async () => {
+          if (paused()) throw new ClaimLost();
+          const enriched = await enrichCommunityPerson(run, attempt, people.get(id), id, peers);
+          if (enriched) writer.add(enriched);
+        })));
+        const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+        if (refused) throw refused.reason;
+        await previous;
+        previous = flushed();
+        // Awaited at the next batch or below; until then its failure must not count as unhandled.
+        previous.catch(() => {});
+      }
+      await flushed();
+    } finally {
+      // Those enriched are written (while the claim holds) before the run is left, and nothing is
+      // left running: a lost claim, a stop, a failure.
+      await flushed().catch(() => {});
     }
   }
 

@@ -34,16 +34,26 @@ export function createRunQueue(db: Queryable, policy: LeasePolicy) {
 const HELD = leaseHeld(ENRICHMENT_RUNS, '$1', '$2');
 
 /**
- * The CTEs `ended` and `released`: the pending item ($1 run, $3 profile) marked succeeded with its
- * search text ($4) while the claim ($2) holds, and its reservation ended in the same statement (so
- * in the same transaction as the data: a run that claims the person after it sees them enriched).
+ * The CTEs `ended` and `released`: the pending items of run $1 whose profiles ($3, text[]) are
+ * marked succeeded with their search texts ($4, text[], in the same order) while the claim ($2)
+ * holds, and their reservations ended in the same statement (so in the same transaction as the
+ * data: a run that claims a person after it sees them enriched).
  */
-const SUCCEED_PENDING_ITEM = `ended AS (
-           UPDATE enrichment.run_items i SET status = 'succeeded', search_text = $4, finished_at = now()
-            WHERE i.run_id = $1 AND i.profile_id = $3 AND i.status = 'pending'
+const SUCCEED_PENDING_ITEMS = `done AS (SELECT * FROM unnest($3::text[], $4::text[]) AS t(profile_id, search_text)),
+         ended AS (
+           UPDATE enrichment.run_items i SET status = 'succeeded', search_text = done.search_text, finished_at = now()
+             FROM done
+            WHERE i.run_id = $1 AND i.profile_id = done.profile_id AND i.status = 'pending'
               AND ${HELD}
           RETURNING i.run_id, i.profile_id),
          released AS (DELETE FROM enrichment.reservations r USING ended WHERE r.run_id = ended.run_id AND r.profile_id = ended.profile_id)`;
+
+/** A person's enrichment, ready to be written with its item. */
+export interface EnrichedMember {
+  profileId: string;
+  searchText: string;
+  data: unknown;
+}
 
 export function createRunsRepository(db: Queryable) {
   const repository = {
@@ -159,10 +169,11 @@ export function createRunsRepository(db: Queryable) {
       );
     },
 
-    async pendingItems(id: string, limit: number): Promise<string[]> {
+    async pendingItems(id: string, limit: number, after = ''): Promise<string[]> {
       const rows = await db.query<{ profile_id: string }>(
-        `SELECT profile_id FROM enrichment.run_items WHERE run_id = $1 AND status = 'pending' ORDER BY profile_id LIMIT $2`,
-        [id, limit],
+        `SELECT profile_id FROM enrichment.run_items WHERE run_id = $1 AND status = 'pending' AND profile_id > $3
+          ORDER BY profile_id LIMIT $2`,
+        [id, limit, after],
       );
       return rows.map((r) => r.profile_id);
     },
@@ -185,32 +196,34 @@ export function createRunsRepository(db: Queryable) {
     /** Marks a pending item succeeded for this claim (inside the transaction writing its data). */
     async succeedItem(runId: string, attempt: number, profileId: string, searchText: string): Promise<boolean> {
       const rows = await db.query(
-        `WITH ${SUCCEED_PENDING_ITEM}
+        `WITH ${SUCCEED_PENDING_ITEMS}
          SELECT profile_id FROM ended`,
-        [runId, attempt, profileId, searchText],
+        [runId, attempt, [profileId], [searchText]],
       );
       return rows.length === 1;
     },
 
     /**
-     * Marks a pending item succeeded for this claim and writes the member's enrichment data, in one
-     * statement (one round trip, atomic): the item first, then the data, as an erasure takes them.
-     * False, writing nothing, when the item is no longer pending or the claim no longer held.
+     * Marks pending items succeeded for this claim and writes the members' enrichment data, a whole
+     * batch in one statement (one round trip, atomic): each item first, then its data, as an
+     * erasure takes them. Returns the people written; one missing was no longer pending (erased,
+     * or settled by another claim) or the claim no longer held, and nothing of theirs is written.
      */
-    async succeedMemberItem(
-      run: { id: string; communityId: string; depth: Depth }, attempt: number, profileId: string, searchText: string, data: unknown,
-    ): Promise<boolean> {
-      const rows = await db.query(
-        `WITH ${SUCCEED_PENDING_ITEM},
+    async succeedMemberItems(run: { id: string; communityId: string; depth: Depth }, attempt: number, people: readonly EnrichedMember[]): Promise<string[]> {
+      if (people.length === 0) return [];
+      const rows = await db.query<{ profile_id: string }>(
+        `WITH ${SUCCEED_PENDING_ITEMS},
          written AS (
            INSERT INTO enrichment.member_enrichment (community_id, profile_id, depth, data, enriched_at)
-           SELECT $5, ended.profile_id, $6, $7::jsonb, now() FROM ended
+           SELECT $5, ended.profile_id, $6, d.data, now()
+             FROM ended JOIN unnest($3::text[], $7::jsonb[]) AS d(profile_id, data) ON d.profile_id = ended.profile_id
            ON CONFLICT (community_id, profile_id) DO UPDATE SET depth = EXCLUDED.depth, data = EXCLUDED.data, enriched_at = now()
            RETURNING profile_id)
          SELECT profile_id FROM written`,
-        [run.id, attempt, profileId, searchText, run.communityId, run.depth, JSON.stringify(data)],
+        [run.id, attempt, people.map((p) => p.profileId), people.map((p) => p.searchText), run.communityId, run.depth,
+          people.map((p) => JSON.stringify(p.data))],
       );
-      return rows.length === 1;
+      return rows.map((r) => r.profile_id);
     },
 
     /** Succeeded items whose charge or search indexing is not recorded yet. */
