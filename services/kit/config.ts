@@ -26,6 +26,9 @@ const schema = z.object({
   ADMIN_PORT: port.default(9090),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL').optional(),
+  // Named statements on PostgreSQL (services/kit/db/prepared-statements.ts); off behind a pooler
+  // in transaction mode (PgBouncer), which cannot keep a session's prepared statements.
+  DATABASE_PREPARED_STATEMENTS: onOff.default('on'),
   DATA_DIR: z.string().min(1).default('./.data'),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected a redis:// URL').optional(),
   // Prefix of every rate-limit key in Redis: deployments (or test runs) sharing one Redis keep

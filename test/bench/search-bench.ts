@@ -210,7 +210,7 @@ async function measureReindex(db: ReturnType<typeof openPostgres>, count: number
 /** Runs the search benchmark; returns the markdown section for docs/BENCHMARKS.md. */
 export async function runSearchBench(): Promise<string> {
   const fresh = KEEP_DATABASE ? await keptDatabase(KEEP_DATABASE) : await freshPostgresDatabase();
-  const db = openPostgres(fresh.url, 4);
+  const db = openPostgres(fresh.url, { max: 4 });
   try {
     await migrateAll(db);
     const perCommunity = Math.ceil(COMMUNITY_SIZE / COMMUNITIES);

@@ -54,7 +54,7 @@ export async function openTestDatabase(store: StoreName): Promise<{ db: Database
     return { db, close: () => db.close() };
   }
   const fresh = await freshPostgresDatabase();
-  const db = openPostgres(fresh.url, 20);
+  const db = openPostgres(fresh.url, { max: 20 });
   await migrateAll(db);
   return {
     db,

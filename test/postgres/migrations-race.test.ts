@@ -10,7 +10,7 @@ describe('migrations racing on PostgreSQL', () => {
   afterAll(async () => fresh.drop());
 
   it('apply each migration exactly once when several processes start together', async () => {
-    const pools = Array.from({ length: 4 }, () => openPostgres(fresh.url, 2));
+    const pools = Array.from({ length: 4 }, () => openPostgres(fresh.url, { max: 2 }));
     const results = await Promise.all(pools.map((p) => migrateAll(p)));
     await Promise.all(pools.map((p) => p.close()));
     const all = results.flat();

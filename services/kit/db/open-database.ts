@@ -5,8 +5,8 @@ import { openPglite } from './pglite-database.js';
 import { openPostgres } from './postgres-database.js';
 
 /** PostgreSQL when DATABASE_URL is set, otherwise embedded PGlite under DATA_DIR. */
-export async function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'>): Promise<Database> {
-  if (config.DATABASE_URL) return openPostgres(config.DATABASE_URL);
+export async function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'> & Partial<Pick<Config, 'DATABASE_PREPARED_STATEMENTS'>>): Promise<Database> {
+  if (config.DATABASE_URL) return openPostgres(config.DATABASE_URL, { preparedStatements: config.DATABASE_PREPARED_STATEMENTS !== 'off' });
   const dir = config.DATA_DIR.startsWith('memory://') ? 'memory://' : join(config.DATA_DIR, 'pglite');
   return openPglite(dir);
 }

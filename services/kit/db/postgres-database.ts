@@ -1,15 +1,24 @@
 import pg from 'pg';
 import type { Database, Queryable } from './database.js';
+import { createStatementNames, isStalePreparedStatement, type StatementNames } from './prepared-statements.js';
 
 // Credits and counters are int8; they stay well inside Number's exact range, and both engines
 // must hand back the same JavaScript types.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-function queryable(client: pg.Pool | pg.PoolClient): Queryable {
+function queryable(client: pg.Pool | pg.PoolClient, names?: StatementNames): Queryable {
   return {
     async query<R>(sql: string, params: readonly unknown[] = []) {
-      const result = await client.query(sql, params as unknown[]);
-      return result.rows as R[];
+      const values = params as unknown[];
+      const name = names?.nameOf(sql);
+      if (name === undefined) return (await client.query(sql, values)).rows as R[];
+      try {
+        return (await client.query({ name, text: sql, values })).rows as R[];
+      } catch (error) {
+        // Refused before running (nothing was done): once more under a fresh name.
+        if (!isStalePreparedStatement(error)) throw error;
+        return (await client.query({ name: names!.rename(sql), text: sql, values })).rows as R[];
+      }
     },
     async exec(sql: string) {
       await client.query(sql);
@@ -17,13 +26,25 @@ function queryable(client: pg.Pool | pg.PoolClient): Queryable {
   };
 }
 
-export function openPostgres(connectionString: string, max = 10): Database {
-  const pool = new pg.Pool({ connectionString, max });
+export interface PostgresOptions {
+  /** Connections in the pool. */
+  max?: number;
+  /**
+   * Statements outside transactions are sent named (prepared-statements.ts); off for a pooler
+   * that hands a session's statements to other sessions (PgBouncer in transaction mode).
+   */
+  preparedStatements?: boolean;
+}
+
+export function openPostgres(connectionString: string, options: PostgresOptions = {}): Database {
+  const pool = new pg.Pool({ connectionString, max: options.max ?? 10 });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => undefined);
   return {
     engine: 'postgres',
-    ...queryable(pool),
+    // Only the statements outside transactions are named: the hot reads are, and the statements
+    // of transactions (postings, search legs with their own settings) keep being planned each time.
+    ...queryable(pool, options.preparedStatements === false ? undefined : createStatementNames()),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       try {
