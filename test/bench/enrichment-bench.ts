@@ -141,12 +141,12 @@ baseline is the quick-tier provider pipeline alone over the same people, in memo
 
 ${table}
 
-Where the time goes (a CPU profile of this run's process, 2026-11-28): a batch's charges are one
-posting on the payer's wallet (billing ChargeMany: one lock, one insert, one balance update), so the
-wallet row no longer serialises the run. Each person's item and data are one statement (one round
-trip). What bounds the run now: waiting on PostgreSQL (the process idle about a quarter of the
-time), the pipeline's own language processing (about a fifth of the CPU, as in the baseline), and
-the search indexing with its embeddings (one call per 100 people).
+Where the time goes (a CPU profile of this run's process, 2026-11-28, grouped writes): the people
+ready together are written in one statement, each item with its data (kit/jobs/group-writer.ts), and
+charged (one ChargeMany posting) and indexed for search together, two groups at once, while the next
+people are enriched. Of the process's time during the run: idle about a quarter (waiting on
+PostgreSQL, which shares the two cores), the pipeline's own language processing (compromise) 15%,
+the search embedder of the indexing 11%, socket writes 8%, garbage collection 6%.
 The aim (issue: the hot path) is half the baseline; not reached yet.
 `;
 }
