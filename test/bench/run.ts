@@ -1,9 +1,9 @@
 // `npm run bench`: GET /v1/me and the hot reads (roster page, member read, search poll) through the
 // whole system (edge → identity, communities, search and billing → store, rate limits included)
 // against a bare Fastify route, measured in the same run on the same machine,
-// each server in its own process and autocannon in this one. Writes docs/BENCHMARKS.md.
+// each server in its own process and autocannon in this one. Writes its latest run into docs/BENCHMARKS.md.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -11,6 +11,7 @@ import { generateSecret } from '../../services/identity/api-key-secret.js';
 import { parseListenReport } from '../../deploy/launcher/listen-report.js';
 import { repoRoot } from '../../services/kit/paths.js';
 import { freshPostgresDatabase } from '../helpers/stores.js';
+import { withLatestRun } from './benchmarks-doc.js';
 import { runEmbedderBench } from './embedder-bench.js';
 import { runEnrichmentBench } from './enrichment-bench.js';
 import { runSearchBench } from './search-bench.js';
@@ -184,7 +185,9 @@ const table = [
 ].join('\n');
 console.log(table);
 
-writeFileSync(join(repoRoot, 'docs', 'BENCHMARKS.md'), `# Benchmarks
+// The header starts a missing docs/BENCHMARKS.md; an existing one keeps everything but its latest
+// full run (benchmarks-doc.ts), so dated sections written by hand survive a run.
+const header = `# Benchmarks
 
 Produced by \`npm run bench\` (test/bench/run.ts). Every figure is measured in one run on one machine:
 each server runs in its own process, autocannon drives it from another with ${CONNECTIONS} connections for
@@ -215,12 +218,14 @@ Profiled with \`node --cpu-prof\` under the same load (\`BENCH_PARTS=edge BENCH_
   written asynchronously, PostgreSQL statements prepared once per connection (2026-11-28: about
   1.7× on \`/v1/me\` and the roster reads). Next: a credential cache in the edge kept exact by
   push invalidation.
-
-## ${new Date().toISOString().slice(0, 10)} — ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}
+`;
+const latestRun = `## ${new Date().toISOString().slice(0, 10)} — ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}
 
 ${table}
 
 ${embedderSection}
 ${searchSection}
-${enrichmentSection}`);
+${enrichmentSection}`;
+const benchmarksPath = join(repoRoot, 'docs', 'BENCHMARKS.md');
+writeFileSync(benchmarksPath, withLatestRun(existsSync(benchmarksPath) ? readFileSync(benchmarksPath, 'utf8') : undefined, header, latestRun));
 process.exit(0);
