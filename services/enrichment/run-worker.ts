@@ -1,11 +1,11 @@
 // The enrichment run worker (docs/ENRICHMENT.md "Runs"): runs are a leased queue (kit/jobs), so
 // the claim, its lease and heartbeats, takeover of runs whose worker died, the end of runs out of
 // attempts and the hand-back of leases by a stopping process are the kit's. Here: enrich the run's
-// pending people a batch at a time. The batch's people, each item's `succeeded` with its data, are
-// written in one statement fenced by the claim; the batch's charges (one posting, by a reference
-// unique to the run and person) and its search indexing follow and are recorded on the items, so a
-// crash at any point resumes without re-doing a finished person or charging twice. Each tick also settles
-// charges or indexing that did not go through.
+// pending people a batch at a time. The people ready together, each item's `succeeded` with its
+// data, are written in one statement fenced by the claim; their charges (one posting, by a reference
+// unique to the run and person) and their search indexing follow and are recorded on the items, so
+// a crash at any point resumes without re-doing a finished person or charging twice. Each tick also
+// settles charges or indexing that did not go through.
 import pLimit from 'p-limit';
 import { readRemoteError } from '../kit/grpc/errors.js';
 import type { Database } from '../kit/db/database.js';
