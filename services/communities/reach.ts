@@ -77,6 +77,17 @@ export async function computeReach(deps: ReachDeps, caller: Caller, requestId: s
   };
 }
 
+/**
+ * Refuses (403) a community outside the caller's read (or write) reach. Reach holds only existing,
+ * unarchived communities, so a read that needs nothing of the community but its id asks no more.
+ */
+export async function requireReach(deps: ReachDeps, caller: Caller, communityId: string, access: Access, requestId: string): Promise<void> {
+  const reach = await computeReach(deps, caller, requestId);
+  if (!reach[access].has(communityId)) {
+    throw domainError('forbidden', `community ${communityId} is outside this credential's ${access} reach`);
+  }
+}
+
 /** The community, when the caller may read (or write) it; otherwise 403, whatever the reason. */
 export async function requireCommunityAccess(
   deps: ReachDeps,
@@ -86,8 +97,9 @@ export async function requireCommunityAccess(
   requestId: string,
   findCommunity: (id: string) => Promise<CommunityRow | undefined>,
 ): Promise<CommunityRow> {
-  const reach = await computeReach(deps, caller, requestId);
-  const community = reach[access].has(communityId) ? await findCommunity(communityId) : undefined;
+  await requireReach(deps, caller, communityId, access, requestId);
+  const community = await findCommunity(communityId);
+  // Archived (or gone) since the reach was read: refused the same way.
   if (!community || community.archived) {
     throw domainError('forbidden', `community ${communityId} is outside this credential's ${access} reach`);
   }
