@@ -1,7 +1,7 @@
 // GET /v1/communities/{id}/members and GET /v1/communities/{id}/members/{profile_id}: the roster
 // page and one member, read from the communities service as the caller (which re-checks the scope
-// and the read reach). The member read joins this community's enrichment data, asked of the
-// enrichment service as the caller too, so that service re-checks reach on its own.
+// and the read reach). The member read joins this community's enrichment data, which communities
+// asks of the enrichment service once the reach is checked.
 import { orNull } from '../../services/kit/profile-fields.js';
 import { profileFields, type ProfileView } from './profile.js';
 import type { Member } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
@@ -73,22 +73,15 @@ export async function listMembers(
 
 export async function getMember(edge: Edge, ctx: CallerContext, communityId: string, profileId: string): Promise<MemberView> {
   try {
-    const options = await edge.as(ctx);
-    // Both in parallel (each re-checks reach on its own); the member decides the outcome: a 403 or
-    // 404 from communities wins over whatever enrichment answered.
-    const [member, enrichment] = await Promise.allSettled([
-      edge.clients.communities.getMember({ communityId, profileId }, options),
-      edge.clients.enrichment.getMemberEnrichment({ communityId, profileId }, options),
-    ]);
-    if (member.status === 'rejected') throw member.reason;
-    if (enrichment.status === 'rejected') throw enrichment.reason;
-    const m = member.value.member!;
-    const p = m.profile!;
+    // One call: communities checks reach, then joins this community's enrichment data, which it
+    // asks of the enrichment service itself (a 403 or 404 comes before any enrichment is read).
+    const { member, enrichment } = await edge.clients.communities.getMember({ communityId, profileId, withEnrichment: true }, await edge.as(ctx));
+    const p = member!.profile!;
     return {
       ...profileFields(p),
-      role: roles.toName(m.membership!.role),
-      joined_at: m.membership!.joinedAt!,
-      enrichment: enrichmentView(enrichment.value.enrichment),
+      role: roles.toName(member!.membership!.role),
+      joined_at: member!.membership!.joinedAt!,
+      enrichment: enrichmentView(enrichment),
     };
   } catch (error) {
     throw fromRemote(error);

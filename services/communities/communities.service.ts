@@ -102,7 +102,7 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
     },
 
     async getMember(request, ctx) {
-      return { member: await roster.getMember(context, request, ctx) };
+      return roster.getMember(context, request, ctx);
     },
 
     async addMembers(request, ctx) {

@@ -1,7 +1,7 @@
 // Roster reads: list members (keyset pages) and read one member. Both act for an end user: the
 // service re-checks the scope and the community's read reach that the edge already checked
 // (fail closed: anything outside reach is 403, an unknown community included).
-import type { GetMemberRequest, ListMembersRequest, Member } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import type { GetMemberRequest, GetMemberResponse, ListMembersRequest, Member } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { callAs } from '../kit/grpc/client.js';
 import { domainError, relayRemoteError } from '../kit/grpc/errors.js';
 import { requireCaller } from '../kit/grpc/require-caller.js';
@@ -38,12 +38,23 @@ export async function listMembers(
   };
 }
 
-/** One member of a community, as an end user sees it. */
-export async function getMember(context: CommunitiesContext, request: GetMemberRequest, ctx: ServiceContext): Promise<Member> {
+/**
+ * One member of a community, as an end user sees it; with `withEnrichment`, also this community's
+ * enrichment data of them, asked of the enrichment service as communities once reach is checked
+ * here (the enrichment service re-checks a caller's reach by asking communities: the reach would
+ * be computed twice).
+ */
+export async function getMember(context: CommunitiesContext, request: GetMemberRequest, ctx: ServiceContext): Promise<GetMemberResponse> {
   const communityId = await readable(context, ctx, request.communityId);
   const row = await context.repo.findRosterMember(communityId, request.profileId);
   if (!row) throw domainError('not_found', `profile ${request.profileId} is not a member of community ${communityId}`);
-  return toMember(row, communityId, 'caller');
+  const member = toMember(row, communityId, 'caller');
+  if (!request.withEnrichment) return { member, enrichment: undefined };
+  const options = await callAs(context.deps.signer, { kind: 'service', service: 'communities' }, ctx.requestId, context.deps.deadlineMs);
+  const { enrichment } = await context.deps.clients.enrichment
+    .getMemberEnrichment({ communityId, profileId: request.profileId }, options)
+    .catch(relayRemoteError);
+  return { member, enrichment };
 }
 
 /** The community's id once the caller's read reach holds it (reads need nothing else of it: one statement less). */

@@ -9,6 +9,7 @@ import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import type { CallContext, CallOptions } from "nice-grpc-common";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { OwnerRef, Role, roleFromJSON, roleToJSON } from "../../common/v1/common.js";
+import { MemberEnrichment } from "../../enrichment/v1/enrichment_service.js";
 
 export const protobufPackage = "expertnet.communities.v1";
 
@@ -319,10 +320,19 @@ export interface ListMembersResponse {
 export interface GetMemberRequest {
   communityId: string;
   profileId: string;
+  /**
+   * Also this community's enrichment data of the member, asked of the enrichment service by
+   * communities after its own reach check (the caller's reach is computed once, not twice).
+   */
+  withEnrichment: boolean;
 }
 
 export interface GetMemberResponse {
-  member: Member | undefined;
+  member:
+    | Member
+    | undefined;
+  /** With with_enrichment: the enrichment service's answer (unset: never enriched in this community). */
+  enrichment: MemberEnrichment | undefined;
 }
 
 export interface GetOwnProfileRequest {
@@ -3287,7 +3297,7 @@ export const ListMembersResponse: MessageFns<ListMembersResponse> = {
 };
 
 function createBaseGetMemberRequest(): GetMemberRequest {
-  return { communityId: "", profileId: "" };
+  return { communityId: "", profileId: "", withEnrichment: false };
 }
 
 export const GetMemberRequest: MessageFns<GetMemberRequest> = {
@@ -3297,6 +3307,9 @@ export const GetMemberRequest: MessageFns<GetMemberRequest> = {
     }
     if (message.profileId !== "") {
       writer.uint32(18).string(message.profileId);
+    }
+    if (message.withEnrichment !== false) {
+      writer.uint32(24).bool(message.withEnrichment);
     }
     return writer;
   },
@@ -3330,6 +3343,14 @@ export const GetMemberRequest: MessageFns<GetMemberRequest> = {
             message.profileId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.withEnrichment = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3354,6 +3375,11 @@ export const GetMemberRequest: MessageFns<GetMemberRequest> = {
         : isSet(object.profile_id)
         ? globalThis.String(object.profile_id)
         : "",
+      withEnrichment: isSet(object.withEnrichment)
+        ? globalThis.Boolean(object.withEnrichment)
+        : isSet(object.with_enrichment)
+        ? globalThis.Boolean(object.with_enrichment)
+        : false,
     };
   },
 
@@ -3365,6 +3391,9 @@ export const GetMemberRequest: MessageFns<GetMemberRequest> = {
     if (message.profileId !== "") {
       obj.profileId = message.profileId;
     }
+    if (message.withEnrichment !== false) {
+      obj.withEnrichment = message.withEnrichment;
+    }
     return obj;
   },
 
@@ -3375,18 +3404,22 @@ export const GetMemberRequest: MessageFns<GetMemberRequest> = {
     const message = createBaseGetMemberRequest();
     message.communityId = object.communityId ?? "";
     message.profileId = object.profileId ?? "";
+    message.withEnrichment = object.withEnrichment ?? false;
     return message;
   },
 };
 
 function createBaseGetMemberResponse(): GetMemberResponse {
-  return { member: undefined };
+  return { member: undefined, enrichment: undefined };
 }
 
 export const GetMemberResponse: MessageFns<GetMemberResponse> = {
   encode(message: GetMemberResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.member !== undefined) {
       Member.encode(message.member, writer.uint32(10).fork()).join();
+    }
+    if (message.enrichment !== undefined) {
+      MemberEnrichment.encode(message.enrichment, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -3412,6 +3445,14 @@ export const GetMemberResponse: MessageFns<GetMemberResponse> = {
             message.member = Member.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.enrichment = MemberEnrichment.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3425,13 +3466,19 @@ export const GetMemberResponse: MessageFns<GetMemberResponse> = {
   },
 
   fromJSON(object: any): GetMemberResponse {
-    return { member: isSet(object.member) ? Member.fromJSON(object.member) : undefined };
+    return {
+      member: isSet(object.member) ? Member.fromJSON(object.member) : undefined,
+      enrichment: isSet(object.enrichment) ? MemberEnrichment.fromJSON(object.enrichment) : undefined,
+    };
   },
 
   toJSON(message: GetMemberResponse): unknown {
     const obj: any = {};
     if (message.member !== undefined) {
       obj.member = Member.toJSON(message.member);
+    }
+    if (message.enrichment !== undefined) {
+      obj.enrichment = MemberEnrichment.toJSON(message.enrichment);
     }
     return obj;
   },
@@ -3443,6 +3490,9 @@ export const GetMemberResponse: MessageFns<GetMemberResponse> = {
     const message = createBaseGetMemberResponse();
     message.member = (object.member !== undefined && object.member !== null)
       ? Member.fromPartial(object.member)
+      : undefined;
+    message.enrichment = (object.enrichment !== undefined && object.enrichment !== null)
+      ? MemberEnrichment.fromPartial(object.enrichment)
       : undefined;
     return message;
   },
