@@ -85,6 +85,8 @@ describe.each(storeNames())('roster reads on %s', (store) => {
       for (const call of [
         () => system().clients.communities.listMembers({ communityId: 'c_bio', pageSize: 1, pageToken: '' }, outsider),
         () => system().clients.communities.getMember({ communityId: 'c_bio', profileId: 'p_member' }, outsider),
+        // Asking for the member's enrichment too changes nothing: reach is checked first.
+        () => system().clients.communities.getMember({ communityId: 'c_bio', profileId: 'p_member', withEnrichment: true }, outsider),
       ]) {
         expect(await refusal(call())).toMatchObject({ status: Status.PERMISSION_DENIED, code: 'forbidden', message: expect.stringMatching(/read reach/) });
       }
