@@ -1,8 +1,9 @@
-// Writes items in groups as they come, one group at a time: whatever arrived while a group was
-// being written (or in the same turn of the event loop as the first) is the next group. Items that come slowly (a provider's answers) are written one
-// by one as soon as each is ready; items that come fast (work bound by this process's CPU) gather
-// into large groups, one round trip each. A failed write stops the writer: later items are dropped
-// and every flush rejects with that failure (the caller's work is then resumed, not half-written).
+// Writes items in groups as they come, one group at a time (or `concurrency` at once): whatever
+// arrived while a group was being written, or in the same turn of the event loop as the first, is
+// the next group. Items that come slowly (a provider's answers) are written one by one as soon as
+// each is ready; items that come fast (work bound by this process's CPU) gather into large groups,
+// one round trip each. A failed write stops the writer: later items are dropped and every flush
+// rejects with that failure (the caller's work is then resumed, not half-written).
 export interface GroupWriter<T> {
   /** Queues an item; throws the writer's failure if a write has already failed. */
   add(item: T): void;
