@@ -2,7 +2,6 @@
 // service re-checks the scope and the community's read reach that the edge already checked
 // (fail closed: anything outside reach is 403, an unknown community included).
 import type { GetMemberRequest, GetMemberResponse, ListMembersRequest, Member } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
-import { callAs } from '../kit/grpc/client.js';
 import { domainError, relayRemoteError } from '../kit/grpc/errors.js';
 import { requireCaller } from '../kit/grpc/require-caller.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
@@ -10,6 +9,7 @@ import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { CommunitiesContext } from './communities-context.js';
 import { toMember } from './communities-messages.js';
 import { requireReach } from './reach.js';
+import { asCommunitiesService } from './remote.js';
 import { decodeRosterCursor, encodeRosterCursor, rosterCursorKey } from './roster-cursor.js';
 
 export const ROSTER_PAGE_DEFAULT = 50;
@@ -50,14 +50,13 @@ export async function getMember(context: CommunitiesContext, request: GetMemberR
   if (!row) throw domainError('not_found', `profile ${request.profileId} is not a member of community ${communityId}`);
   const member = toMember(row, communityId, 'caller');
   if (!request.withEnrichment) return { member, enrichment: undefined };
-  const options = await callAs(context.deps.signer, { kind: 'service', service: 'communities' }, ctx.requestId, context.deps.deadlineMs);
   const { enrichment } = await context.deps.clients.enrichment
-    .getMemberEnrichment({ communityId, profileId: request.profileId }, options)
+    .getMemberEnrichment({ communityId, profileId: request.profileId }, await asCommunitiesService(context, ctx.requestId))
     .catch(relayRemoteError);
   return { member, enrichment };
 }
 
-/** The community's id once the caller's read reach holds it (reads need nothing else of it: one statement less). */
+/** The community's id once the caller's read reach holds it: a read needs nothing else of the community. */
 async function readable(context: CommunitiesContext, ctx: ServiceContext, communityId: string): Promise<string> {
   await requireReach(context.reachDeps, requireCaller(ctx, 'profile:read'), communityId, 'read', ctx.requestId);
   return communityId;
@@ -66,7 +65,7 @@ async function readable(context: CommunitiesContext, ctx: ServiceContext, commun
 /** This community's enrichment times for a page, in one call to the enrichment service. */
 async function enrichedAtOf(context: CommunitiesContext, communityId: string, profileIds: string[], requestId: string): Promise<Map<string, string>> {
   if (profileIds.length === 0) return new Map();
-  const options = await callAs(context.deps.signer, { kind: 'service', service: 'communities' }, requestId, context.deps.deadlineMs);
+  const options = await asCommunitiesService(context, requestId);
   const { entries } = await context.deps.clients.enrichment.listEnrichedAt({ communityId, profileIds }, options).catch(relayRemoteError);
   return new Map(entries.map((e) => [e.profileId, e.enrichedAt!]));
 }
