@@ -76,11 +76,11 @@ export async function getMember(edge: Edge, ctx: CallerContext, communityId: str
     // One call: communities checks reach, then joins this community's enrichment data, which it
     // asks of the enrichment service itself (a 403 or 404 comes before any enrichment is read).
     const { member, enrichment } = await edge.clients.communities.getMember({ communityId, profileId, withEnrichment: true }, await edge.as(ctx));
-    const p = member!.profile!;
+    const { profile, membership } = member!;
     return {
-      ...profileFields(p),
-      role: roles.toName(member!.membership!.role),
-      joined_at: member!.membership!.joinedAt!,
+      ...profileFields(profile!),
+      role: roles.toName(membership!.role),
+      joined_at: membership!.joinedAt!,
       enrichment: enrichmentView(enrichment),
     };
   } catch (error) {
