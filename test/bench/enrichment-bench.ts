@@ -6,18 +6,9 @@
 // the provider pipeline alone over the same people in memory (no store, no gRPC, no billing): the
 // ratio says what the run machinery costs on top of the enrichment itself.
 import { performance } from 'node:perf_hooks';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { createEnrichmentPipeline, OFFLINE_PROVIDERS, type PersonInput } from '../../services/enrichment/pipeline/index.js';
 import { generateSecret } from '../../services/identity/api-key-secret.js';
-import { loadConfig } from '../../services/kit/config.js';
-import { createLogger } from '../../services/kit/logger.js';
-import { generateSecrets } from '../../services/kit/secrets.js';
-import { startSystem } from '../../deploy/launcher/runtime.js';
-import { freshPostgresDatabase } from '../helpers/stores.js';
-import { ANY_PORT_ENV } from '../helpers/any-port-env.js';
+import { insertMembers, startBenchSystem } from './bench-system.js';
 
 const MEMBERS = Number(process.env.BENCH_ENRICH_MEMBERS ?? 10_000);
 
@@ -51,52 +42,16 @@ async function baseline(people: PersonInput[]): Promise<number> {
 }
 
 async function system(people: PersonInput[]): Promise<{ rate: number; seconds: number }> {
-  const fresh = await freshPostgresDatabase();
   const secret = generateSecret('live');
-  const dir = mkdtempSync(join(tmpdir(), 'en-bench-enrich-'));
-  const seedFile = join(dir, 'seed.json');
-  writeFileSync(
-    seedFile,
-    JSON.stringify({
-      users: [{ id: 'u_bench', email: 'bench@example.org', name: 'Bench Owner', plan: 'paid' }],
-      communities: [{ id: 'c_bench', name: 'Bench', owner: { user: 'u_bench' }, api_writes: true }],
-      wallets: [{ owner: { user: 'u_bench' }, balance: 10 * MEMBERS }],
-      keys: [{ id: 'k_bench', secret, owner: { user: 'u_bench' }, scopes: ['enrich:write', 'enrich:read'], requested_rate: 6000 }],
-    }),
-  );
-  const secrets = generateSecrets();
-  const config = loadConfig({
-    DATABASE_URL: fresh.url,
-    ...ANY_PORT_ENV,
-    DATA_DIR: 'memory://',
-    SEED_FILE: seedFile,
-    LOG_LEVEL: 'warn',
-    ORCID_API_URL: 'off',
-    OPENALEX_API_URL: 'off',
-    API_KEY_PEPPER: secrets.apiKeyPepper,
-    CALLER_TOKEN_PRIVATE_KEY: secrets.callerTokenPrivateKey,
-    CALLER_TOKEN_PUBLIC_KEY: secrets.callerTokenPublicKey,
+  const bench = await startBenchSystem({
+    users: [{ id: 'u_bench', email: 'bench@example.org', name: 'Bench Owner', plan: 'paid' }],
+    communities: [{ id: 'c_bench', name: 'Bench', owner: { user: 'u_bench' }, api_writes: true }],
+    wallets: [{ owner: { user: 'u_bench' }, balance: 10 * MEMBERS }],
+    keys: [{ id: 'k_bench', secret, owner: { user: 'u_bench' }, scopes: ['enrich:write', 'enrich:read'], requested_rate: 6000 }],
   });
-  const running = await startSystem(config, createLogger(config.LOG_LEVEL));
-  const client = new pg.Client({ connectionString: fresh.url });
-  await client.connect();
+  const { running } = bench;
   try {
-    // The members, written straight into the communities store (seeding 10k people one by one
-    // through the operator API would measure the seed, not the run).
-    for (let i = 0; i < people.length; i += 1000) {
-      const chunk = people.slice(i, i + 1000);
-      await client.query(
-        `INSERT INTO communities.profiles (id, name, headline, bio, organization, location)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])`,
-        [chunk.map((p) => p.profileId), chunk.map((p) => p.name), chunk.map((p) => p.headline), chunk.map((p) => p.bio),
-          chunk.map((p) => p.organization), chunk.map((p) => p.location)],
-      );
-      await client.query(
-        `INSERT INTO communities.memberships (community_id, profile_id, role, source_identifier)
-         SELECT 'c_bench', id, 'member', id FROM unnest($1::text[]) AS id`,
-        [chunk.map((p) => p.profileId)],
-      );
-    }
+    await insertMembers(bench.url, people, () => 'c_bench');
     const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
     const started = performance.now();
     const start = await fetch(`${running.restUrl}/v1/communities/c_bench/enrich`, { method: 'POST', headers, body: JSON.stringify({ depth: 'quick' }) });
@@ -115,9 +70,7 @@ async function system(people: PersonInput[]): Promise<{ rate: number; seconds: n
     const seconds = (performance.now() - started) / 1000;
     return { rate: people.length / seconds, seconds };
   } finally {
-    await client.end();
-    await running.stop();
-    await fresh.drop();
+    await bench.stop();
   }
 }
 

@@ -14,6 +14,7 @@ import { freshPostgresDatabase } from '../helpers/stores.js';
 import { withLatestRun } from './benchmarks-doc.js';
 import { runEmbedderBench } from './embedder-bench.js';
 import { runEnrichmentBench } from './enrichment-bench.js';
+import { runReindexBench } from './reindex-bench.js';
 import { runSearchBench } from './search-bench.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -165,15 +166,14 @@ if (EDGE_ONLY) {
   process.exit(0);
 }
 
-// The embedders in-process (no store needed), then the search benchmark (test/bench/search-bench.ts),
-// which needs PostgreSQL; their sections follow the table.
+// The embedders in-process (no store needed), then the benchmarks that need PostgreSQL: search
+// (test/bench/search-bench.ts), the full re-index and enrichment; their sections follow the table.
 const embedderSection = await runEmbedderBench();
-const searchSection = process.env.DATABASE_URL
-  ? await runSearchBench()
-  : '## Search (PostgreSQL)\n\nNot run: DATABASE_URL was not set.\n';
-const enrichmentSection = process.env.DATABASE_URL
-  ? await runEnrichmentBench()
-  : '## Enrichment (PostgreSQL)\n\nNot run: DATABASE_URL was not set.\n';
+const needsPostgres = async (title: string, run: () => Promise<string>) =>
+  process.env.DATABASE_URL ? run() : `## ${title} (PostgreSQL)\n\nNot run: DATABASE_URL was not set.\n`;
+const searchSection = await needsPostgres('Search', runSearchBench);
+const reindexSection = await needsPostgres('Full re-index', runReindexBench);
+const enrichmentSection = await needsPostgres('Enrichment', runEnrichmentBench);
 
 const [base] = results as [Result, ...Result[]];
 const row = (r: Result) =>
@@ -225,6 +225,7 @@ ${table}
 
 ${embedderSection}
 ${searchSection}
+${reindexSection}
 ${enrichmentSection}`;
 const benchmarksPath = join(repoRoot, 'docs', 'BENCHMARKS.md');
 writeFileSync(benchmarksPath, withLatestRun(existsSync(benchmarksPath) ? readFileSync(benchmarksPath, 'utf8') : undefined, header, latestRun));
