@@ -242,6 +242,28 @@ describe.each(storeNames())('search reindex on %s', (store) => {
       }
     });
 
+    it('fails when the search service refuses a batch while the next is in flight, and sweeps nothing', async () => {
+      const client = new pg.Client({ connectionString: sys.env.DATABASE_URL });
+      await client.connect();
+      try {
+        await writeStray();
+        // A member whose document search refuses (a blank name), in the middle of the walk: batches
+        // of two profiles in id order put it in the second of four.
+        await client.query(`INSERT INTO communities.profiles (id, name) VALUES ('p_eco2', '  ')`);
+        await client.query(`INSERT INTO communities.memberships (community_id, profile_id, role, source_identifier) VALUES ('c_bio', 'p_eco2', 'member', 'p_eco2')`);
+        const failed = await sys.clients.communities.reindexSearch({ batchSize: 2 }, await operator()).catch((e: unknown) => e);
+        expect(readRemoteError(failed)?.code).toBe('invalid_request');
+        // Not swept: the strays are still found.
+        expect(ids(await search({ query: 'organic chemistry', scope: 'community', community_id: 'c_bio' }))).toContain('p_chemist');
+        expect(ids(await search({ query: 'pond ecologist', scope: 'public', limit: 50 }))).toContain('p_private');
+      } finally {
+        await client.query(`DELETE FROM communities.profiles WHERE id = 'p_eco2'`);
+        await client.end();
+      }
+      // Without it, the next run succeeds and sweeps the strays.
+      expect((await sys.clients.communities.reindexSearch({ batchSize: 2 }, await operator())).removed).toBe(2);
+    });
+
     it('sweeps a membership erased and a profile made private directly in the communities tables', async () => {
       // Behind the communities service's back: no EraseDocuments, no RemovePublicDocument.
       const client = new pg.Client({ connectionString: sys.env.DATABASE_URL });

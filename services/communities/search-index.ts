@@ -29,6 +29,9 @@ import type { CommunitiesContext } from './communities-context.js';
 import { asCommunitySees } from './member-view.js';
 import { asCommunitiesService, relayOrUnavailable } from './remote.js';
 
+/** Re-index batches sent to the search service and not yet answered, at most. */
+const INDEX_CALLS_IN_FLIGHT = 2;
+
 /** The public corpus's community id. */
 const PUBLIC_CORPUS = '';
 
@@ -123,6 +126,9 @@ export interface ReindexCounts {
  * longer members, profiles no longer public and claimed. A write made while the run goes on (a
  * member added) is stamped with the run too, so it is never swept. Failures are relayed and
  * nothing is pruned then; a re-run starts over and is harmless.
+ *
+ * Two batches are in flight at once: the next batch is read, and the search service embeds one
+ * batch while it writes the other (a full re-index of 100,000 documents: docs/SEARCH-RANKING.md).
  */
 export async function reindexAll(context: CommunitiesContext, batchSize: number, requestId: string): Promise<ReindexCounts> {
   const counts: ReindexCounts = { profiles: 0, membershipDocuments: 0, publicDocuments: 0, batches: 0, removed: 0 };
@@ -138,6 +144,7 @@ export async function reindexAll(context: CommunitiesContext, batchSize: number,
   // The run opens before the first read, so anything written after a read is stamped with it.
   const { run } = await search.beginReindex({ expectedDocuments: expected?.n ?? 0 }, await options()).catch(relayOrUnavailable);
   let after = '';
+  const inFlight: Promise<unknown>[] = [];
   for (;;) {
     const profiles = await context.deps.db.query<ProfileRow>(
       'SELECT * FROM communities.profiles WHERE id > $1 ORDER BY id LIMIT $2',
@@ -157,11 +164,16 @@ export async function reindexAll(context: CommunitiesContext, batchSize: number,
     counts.membershipDocuments += membershipDocuments;
     counts.publicDocuments += documents.length - membershipDocuments;
     if (documents.length > 0) {
-      await search.indexDocuments({ documents, reindexRun: run }, await options()).catch(relayOrUnavailable);
+      const indexed = options().then((o) => search.indexDocuments({ documents, reindexRun: run }, o)).catch(relayOrUnavailable);
+      // Handled when awaited below; until then a failure must not count as unhandled.
+      indexed.catch(() => {});
+      inFlight.push(indexed);
       counts.batches++;
+      if (inFlight.length === INDEX_CALLS_IN_FLIGHT) await inFlight.shift();
     }
     if (profiles.length < batchSize) break;
   }
+  await Promise.all(inFlight);
   counts.removed = (await search.pruneDocuments({ run }, await options()).catch(relayOrUnavailable)).removed;
   return counts;
 }

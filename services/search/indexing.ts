@@ -67,11 +67,11 @@ export async function pruneDocuments(context: SearchContext, run: number): Promi
 
 export async function removePublicDocument(context: SearchContext, profileId: string): Promise<number> {
   if (!profileId) throw domainError('invalid_request', 'profile_id is required');
-  return context.corpus.removePublicDocument(profileId);
+  return context.deps.db.transaction((tx) => createSearchCorpusRepository(tx).removePublicDocument(profileId));
 }
 
 export async function eraseDocuments(context: SearchContext, communityId: string, profileId: string): Promise<number> {
   // '' is the public corpus: a community's erasure never touches it.
   if (!communityId || !profileId) throw domainError('invalid_request', 'community_id and profile_id are required');
-  return context.corpus.eraseCommunityDocument(communityId, profileId);
+  return context.deps.db.transaction((tx) => createSearchCorpusRepository(tx).eraseCommunityDocument(communityId, profileId));
 }

@@ -4,6 +4,12 @@
 // Re-index runs (mark and sweep, migration 004): every document write stamps `touched_run` with the
 // newest run there is, and pruning a run deletes the documents stamped below it. Both halves of
 // that rule live here, beside each other, because they must agree.
+//
+// Lock order: every write of documents first takes the lock of each corpus it writes (lockCorpora),
+// in one order, for the rest of its transaction. The BM25 statistics triggers (migration 007) then
+// lock corpus and term rows under it; without it, an upsert — whose new and updated rows fire two
+// statistics passes, each in key order but not in one order together — deadlocked against a
+// concurrent writer of the same corpora (term-stats.test.ts).
 import type { DocumentRow } from './pipeline/pipeline.js';
 import type { Queryable } from '../kit/db/database.js';
 
@@ -22,7 +28,19 @@ export interface ReindexRunRow {
   removed: number | null;
 }
 
+/** The advisory lock space of corpus locks (the pair's first key; the second is the corpus's hash). */
+const CORPUS_LOCK_SPACE = 7_400_201;
+
 export function createSearchCorpusRepository(db: Queryable) {
+  /** Locks these corpora ('' = public) until the transaction ends, in hash order (equal hashes are one lock). */
+  const lockCorpora = async (corpora: readonly string[]): Promise<void> => {
+    if (corpora.length === 0) return;
+    await db.query(
+      `SELECT pg_advisory_xact_lock(${CORPUS_LOCK_SPACE}, h)
+         FROM (SELECT DISTINCT hashtext(c) AS h FROM unnest($1::text[]) AS c ORDER BY h OFFSET 0) AS locks`,
+      [[...new Set(corpora)]],
+    );
+  };
   return {
     /** Of these profiles, those with a document in the given corpora (community ids; '' = public). */
     async profilesInCorpora(profileIds: string[], corpora: string[]): Promise<Set<string>> {
@@ -53,7 +71,7 @@ export function createSearchCorpusRepository(db: Queryable) {
      * stamped with the newest re-index run (0 before any): a document written after a run began —
      * by the run or by any other path — is never swept by that run. One statement for the batch,
      * in key order: the term statistics (migration 007) are updated once for it, and two writers
-     * lock rows in the same order. A document named twice is written once, as the later one (with
+     * lock rows in the same order. Call inside a transaction (lock order, above). A document named twice is written once, as the later one (with
      * the earlier enrichment text when the later has none, as two writes in a row would leave it).
      */
     async upsertDocuments(docs: IndexedDocument[]): Promise<number> {
@@ -68,6 +86,7 @@ export function createSearchCorpusRepository(db: Queryable) {
       );
       if (rows.length === 0) return docs.length;
       const column = <K extends keyof IndexedDocument>(k: K) => rows.map((d) => d[k]);
+      await lockCorpora(column('community_id'));
       await db.query(
         `INSERT INTO search.documents (community_id, profile_id, user_id, name, headline, bio, organization, location,
                                        avatar_url, enrichment_text, updated_at, touched_run)
@@ -136,6 +155,8 @@ export function createSearchCorpusRepository(db: Queryable) {
      * once its writer commits, and kept. Call inside a transaction, after lockReindexRun(run, 'update').
      */
     async pruneReindexRun(run: number): Promise<number> {
+      // Every corpus (the sweep may reach any); one made after this read holds only newer documents.
+      await lockCorpora((await db.query<{ community_id: string }>('SELECT community_id FROM search.corpus_stats')).map((r) => r.community_id));
       const rows = await db.query<{ n: number }>(
         `WITH gone AS (DELETE FROM search.documents WHERE touched_run < $1 RETURNING 1)
          SELECT count(*)::int AS n FROM gone`,
@@ -146,12 +167,15 @@ export function createSearchCorpusRepository(db: Queryable) {
       return removed;
     },
 
+    /** Call inside a transaction (lock order, above). */
     async removePublicDocument(profileId: string): Promise<number> {
+      await lockCorpora(['']);
       return (await db.query(`DELETE FROM search.documents WHERE community_id = '' AND profile_id = $1 RETURNING profile_id`, [profileId])).length;
     },
 
-    /** A community's document of a person (its erasure); the public corpus ('') is never named here. */
+    /** A community's document of a person (its erasure); the public corpus ('') is never named here. Call inside a transaction. */
     async eraseCommunityDocument(communityId: string, profileId: string): Promise<number> {
+      await lockCorpora([communityId]);
       return (await db.query('DELETE FROM search.documents WHERE community_id = $1 AND profile_id = $2 RETURNING profile_id', [communityId, profileId])).length;
     },
   };

@@ -2,7 +2,8 @@
 // text, enrichment, stored vectors), erasures, a re-index sweep, concurrent writers and a truncate,
 // search.corpus_stats and search.term_stats equal a recount of search.documents, on every store.
 // And the two per-document figures BM25 reads are right: doc_length (lexeme occurrences) and
-// search.term_frequency (occurrences of one lexeme, read through ts_rank), against unnest().
+// search.term_frequency (occurrences of one lexeme, read through ts_rank), against unnest(); and
+// what the row trigger derives from the text (migration 010) always equals the text's analysis.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, storeNames } from '../../test/helpers/stores.js';
 import { memberDocument } from '../../test/helpers/search-documents.js';
@@ -91,6 +92,44 @@ describe.each(storeNames())('BM25 term statistics on %s', (store) => {
     expect(await stored()).toBe(0);
   });
 
+  it('derive search_tsv, name_tsv and doc_length from the text through every kind of write, and nothing else sets them', async () => {
+    const repo = createSearchCorpusRepository(db);
+    await db.query('TRUNCATE search.documents');
+    // The text's analysis, written out here as migrations 003 and 007 defined it.
+    const mismatched = () =>
+      db.query<{ profile_id: string }>(
+        `SELECT profile_id FROM search.documents
+          WHERE search_tsv IS DISTINCT FROM
+                  setweight(to_tsvector('english', coalesce(name, '') || ' ' || coalesce(headline, '')), 'A') ||
+                  setweight(to_tsvector('english', coalesce(organization, '') || ' ' || coalesce(location, '')), 'B') ||
+                  setweight(to_tsvector('english', coalesce(bio, '') || ' ' || coalesce(enrichment_text, '')), 'C')
+             OR name_tsv IS DISTINCT FROM to_tsvector('simple', coalesce(name, '') || ' ' || coalesce(organization, ''))
+             OR doc_length IS DISTINCT FROM (SELECT coalesce(sum(coalesce(cardinality(u.positions), 1)), 0)::int FROM unnest(search_tsv) u)`,
+      );
+    await repo.upsertDocuments([
+      doc('c1', 'p1', 'Glacier mass balance.', { name: 'Ada Glacier', organization: 'Polar Institute', location: 'Tromsø' }),
+      doc('c1', 'p2', 'Sea ice.'),
+    ]);
+    expect(await mismatched()).toEqual([]);
+    const p1 = `SELECT search_tsv::text AS tsv, name_tsv::text AS names, doc_length FROM search.documents WHERE profile_id = 'p1'`;
+    const inserted = (await db.query(p1))[0];
+
+    // Text changed by an index call and by direct edits of each kind of field.
+    await repo.upsertDocuments([doc('c1', 'p1', 'Ice sheet modelling.', { name: 'Ada Glacier', enrichment_text: 'firn' })]);
+    await db.query(`UPDATE search.documents SET name = 'Ada Moraine', organization = 'Alpine Lab' WHERE profile_id = 'p1'`);
+    await db.query(`UPDATE search.documents SET headline = 'Glaciologist', location = NULL, bio = NULL WHERE profile_id = 'p2'`);
+    expect(await mismatched()).toEqual([]);
+    expect((await db.query(p1))[0]).not.toEqual(inserted);
+    expect(await db.query(`SELECT 1 FROM search.documents WHERE name_tsv @@ 'moraine'::tsquery AND search_tsv @@ 'glacier'::tsquery`)).toEqual([]);
+
+    // A write that leaves the text alone cannot set what is derived from it.
+    const before = (await db.query(p1))[0];
+    await db.query(`UPDATE search.documents SET search_tsv = 'bogus'::tsvector, name_tsv = ''::tsvector, doc_length = 999, touched_run = 7 WHERE profile_id = 'p1'`);
+    expect((await db.query(p1))[0]).toEqual(before);
+    expect(await mismatched()).toEqual([]);
+    expect(await drift()).toEqual([]);
+  });
+
   it('stay exact under concurrent writers of the same corpus and terms', async () => {
     const repo = createSearchCorpusRepository(db);
     await db.query('TRUNCATE search.documents');
@@ -103,6 +142,29 @@ describe.each(storeNames())('BM25 term statistics on %s', (store) => {
     ]);
     expect(await drift()).toEqual([]);
     expect(await df('c1', 'heart')).toBe(60 - 2);
+  });
+
+  it('never deadlock when concurrent upserts insert and update documents of the same corpora beside erasures', async () => {
+    const words = ['heart', 'kidney', 'lung', 'liver', 'brain', 'bone', 'skin', 'blood', 'nerve', 'muscle', 'retina', 'spine'];
+    const bio = (i: number, round: number) => Array.from({ length: 6 }, (_, k) => words[(i * 7 + k * 5 + round) % words.length]).join(' ');
+    const id = (i: number) => `p${String(i).padStart(4, '0')}`;
+    const corpus = (i: number) => (i % 3 === 0 ? 'c1' : i % 3 === 1 ? 'c2' : '');
+    const failures: string[] = [];
+    for (let round = 0; round < 12; round++) {
+      await db.query('TRUNCATE search.documents');
+      await createSearchCorpusRepository(db).upsertDocuments(Array.from({ length: 300 }, (_, i) => doc(corpus(i), id(i), bio(i, 0))));
+      // Each writer: every other document one it updates (new text), the rest new ones; all corpora.
+      const batch = (w: number) =>
+        Array.from({ length: 90 }, (_, j) => (j % 2 === 0 ? doc(corpus(w * 90 + j), id(w * 90 + j), bio(j, round + 1)) : doc(corpus(j), id(1000 + w * 90 + j), bio(j, round + 2))));
+      const writes = [
+        ...[0, 1, 2].map((w) => db.transaction((tx) => createSearchCorpusRepository(tx).upsertDocuments(batch(w)))),
+        db.transaction((tx) => createSearchCorpusRepository(tx).eraseCommunityDocument('c1', id(297))),
+        db.transaction((tx) => createSearchCorpusRepository(tx).removePublicDocument(id(299))),
+      ];
+      for (const result of await Promise.allSettled(writes)) if (result.status === 'rejected') failures.push(String(result.reason));
+    }
+    expect(failures).toEqual([]);
+    expect(await drift()).toEqual([]);
   });
 
   it('store each document length and term frequency as a recount of its tsvector gives them', async () => {
