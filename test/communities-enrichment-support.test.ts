@@ -99,7 +99,7 @@ describe.each(storeNames())('communities enrichment support on %s', (store) => {
   const inPublic = (query: string) => found({ query, scope: 'public' });
 
   describe('ScanMembers', () => {
-    const scan = (request: { communityId: string; profileIds?: string[]; joinedSince?: string; afterProfileId?: string; pageSize?: number }) =>
+    const scan = (request: { communityId: string; profileIds?: string[]; joinedSince?: string; afterProfileId?: string; pageSize?: number; omitTotal?: boolean }) =>
       communities().scanMembers(request, service);
 
     it('pages through every member in profile id order, with the unfiltered total on every page', async () => {
@@ -116,6 +116,15 @@ describe.each(storeNames())('communities enrichment support on %s', (store) => {
       } while (after !== '');
       expect(pages).toBe(3);
       expect(seen).toEqual([...bigMembers].sort());
+    });
+
+    it('answers total_members 0 with omit_total, and the same members and pages', async () => {
+      const counted = await scan({ communityId: 'c_big', profileIds: ['p_m03', 'p_m20'], pageSize: 1 });
+      const omitted = await scan({ communityId: 'c_big', profileIds: ['p_m03', 'p_m20'], pageSize: 1, omitTotal: true });
+      expect(counted.totalMembers).toBe(bigMembers.length);
+      expect(omitted).toEqual({ ...counted, totalMembers: 0 });
+      // Still not_found for an unknown community.
+      expect(await failure(communities().scanMembers({ communityId: 'c_nope', omitTotal: true }, service))).toMatchObject({ status: Status.NOT_FOUND });
     });
 
     it('names the next page only when there is one: an exact last page ends the scan', async () => {

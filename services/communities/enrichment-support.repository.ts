@@ -20,6 +20,8 @@ export interface ScanFilter {
   joinedSince?: string;
   /** Members with a greater profile id ('' : from the start). */
   afterProfileId: string;
+  /** Count the community's members (a pass over its memberships); 0 is answered otherwise. */
+  withTotal: boolean;
 }
 
 /** The profile fields self-enrichment writes; null leaves the stored value. */
@@ -40,36 +42,40 @@ type ScanRow = { total_members: number } & { [K in keyof ScannedMemberRow]: Scan
 export function createEnrichmentSupportRepository(db: Queryable) {
   return {
     /**
-     * One page of a community's members in profile id order, and its member count (unfiltered),
-     * in one statement; undefined when the community does not exist. The page walks the
+     * One page of a community's members in profile id order, and its member count (unfiltered,
+     * when asked for), in one statement; undefined when the community does not exist. The page walks the
      * memberships primary key (community_id, profile_id) in order and stops after `limit` rows, so
      * a page costs the same at the start and at the end of a large community; joined_since is a
-     * filter on that walk, profile_ids a set of key lookups.
+     * filter on that walk; with profile_ids the page is a key lookup per id instead.
      */
     async scanMembers(communityId: string, filter: ScanFilter, limit: number): Promise<{ total: number; members: ScannedMemberRow[] } | undefined> {
       const params: unknown[] = [communityId, filter.afterProfileId, limit];
       const conditions = ['m.community_id = $1', 'm.profile_id > $2'];
-      if (filter.profileIds) {
-        params.push(filter.profileIds);
-        conditions.push(`m.profile_id = ANY($${params.length}::text[])`);
-      }
       if (filter.joinedSince) {
         params.push(filter.joinedSince);
         conditions.push(`m.joined_at >= $${params.length}::timestamptz`);
       }
+      const memberRows = (more: string) =>
+        `SELECT ${MEMBER_COLUMNS} FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id
+          WHERE ${[...conditions, more].join(' AND ')}`;
+      let page = `${memberRows('true')} ORDER BY m.profile_id LIMIT $3`;
+      if (filter.profileIds) {
+        // A key lookup per id (LATERAL: whatever the statistics say). As a filter on the walk
+        // (profile_id = ANY) the planner read the community's whole key range, so a run reading
+        // its people a batch at a time read the whole community once per batch.
+        params.push([...new Set(filter.profileIds)]);
+        page = `SELECT x.* FROM unnest($${params.length}::text[]) AS k(id) CROSS JOIN LATERAL (${memberRows('m.profile_id = k.id')}) x ORDER BY x.id LIMIT $3`;
+      }
+      const total = filter.withTotal
+        ? '(SELECT count(*)::int AS total_members FROM communities.memberships WHERE community_id = $1)'
+        : '(SELECT 0 AS total_members)';
       // The community row anchors the statement: no row means no community; a row with a null
       // member means an empty page.
       const rows = await db.query<ScanRow>(
         `SELECT t.total_members, page.*
            FROM communities.communities c
-           CROSS JOIN (SELECT count(*)::int AS total_members FROM communities.memberships WHERE community_id = $1) t
-           LEFT JOIN (
-             SELECT ${MEMBER_COLUMNS}
-               FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id
-              WHERE ${conditions.join(' AND ')}
-              ORDER BY m.profile_id
-              LIMIT $3
-           ) page ON true
+           CROSS JOIN ${total} t
+           LEFT JOIN (${page}) page ON true
           WHERE c.id = $1
           ORDER BY page.id`,
         params,

@@ -43,6 +43,7 @@ export async function scanMembers(context: CommunitiesContext, request: ScanMemb
       profileIds: request.profileIds.length > 0 ? request.profileIds : undefined,
       joinedSince: request.joinedSince,
       afterProfileId: request.afterProfileId,
+      withTotal: !request.omitTotal,
     },
     limit + 1,
   );

@@ -50,11 +50,13 @@ type ScanDeps = Pick<ServiceDeps, 'clients' | 'signer' | 'deadlineMs'>;
 
 /**
  * Walks a community's members (only `profileIds` when given, only those joined since `joinedSince`
- * when set) page by page, as the enrichment service; returns the community's member count.
+ * when set) page by page, as the enrichment service; returns the community's member count, or 0
+ * with `omitTotal` (a run reads its people a batch at a time: counting the whole community for
+ * each batch made a run's reads grow with the square of its size).
  */
 export async function scanMembers(
   deps: ScanDeps,
-  filter: { communityId: string; profileIds?: string[]; joinedSince?: string },
+  filter: { communityId: string; profileIds?: string[]; joinedSince?: string; omitTotal?: boolean },
   onPage: (members: Member[]) => void,
   requestId?: string,
 ): Promise<number> {
@@ -63,7 +65,14 @@ export async function scanMembers(
   do {
     const options = await callAs(deps.signer, { kind: 'service', service: 'enrichment' }, requestId, deps.deadlineMs);
     const page = await deps.clients.communities.scanMembers(
-      { communityId: filter.communityId, profileIds: filter.profileIds ?? [], joinedSince: filter.joinedSince, afterProfileId: after, pageSize: SCAN_PAGE },
+      {
+        communityId: filter.communityId,
+        profileIds: filter.profileIds ?? [],
+        joinedSince: filter.joinedSince,
+        afterProfileId: after,
+        pageSize: SCAN_PAGE,
+        omitTotal: filter.omitTotal ?? false,
+      },
       options,
     );
     onPage(page.members);
@@ -76,7 +85,7 @@ export async function scanMembers(
 export function createRunEffects(deps: ScanDeps): RunEffects {
   const asService = (): Promise<CallOptions> => callAs(deps.signer, { kind: 'service', service: 'enrichment' }, undefined, deps.deadlineMs);
   const scan = (communityId: string, profileIds: string[], onPage: (members: Member[]) => void) =>
-    scanMembers(deps, { communityId, profileIds }, onPage);
+    scanMembers(deps, { communityId, profileIds, omitTotal: true }, onPage);
 
   return {
     async members(communityId, profileIds) {

@@ -519,13 +519,18 @@ export interface ScanMembersRequest {
   afterProfileId: string;
   /** At most this many (default 500, at most 2000). */
   pageSize: number;
+  /**
+   * Leave total_members 0: counting the community's members costs a pass over its memberships on
+   * every page, which a caller reading a few people at a time does not need.
+   */
+  omitTotal: boolean;
 }
 
 export interface ScanMembersResponse {
   members: Member[];
   /** The after_profile_id of the next page; empty when there is none. */
   nextAfterProfileId: string;
-  /** Members of the community in all (whatever the filters). */
+  /** Members of the community in all (whatever the filters); 0 when omit_total was set. */
   totalMembers: number;
 }
 
@@ -5879,7 +5884,7 @@ export const ReindexSearchResponse: MessageFns<ReindexSearchResponse> = {
 };
 
 function createBaseScanMembersRequest(): ScanMembersRequest {
-  return { communityId: "", profileIds: [], joinedSince: undefined, afterProfileId: "", pageSize: 0 };
+  return { communityId: "", profileIds: [], joinedSince: undefined, afterProfileId: "", pageSize: 0, omitTotal: false };
 }
 
 export const ScanMembersRequest: MessageFns<ScanMembersRequest> = {
@@ -5898,6 +5903,9 @@ export const ScanMembersRequest: MessageFns<ScanMembersRequest> = {
     }
     if (message.pageSize !== 0) {
       writer.uint32(40).uint32(message.pageSize);
+    }
+    if (message.omitTotal !== false) {
+      writer.uint32(48).bool(message.omitTotal);
     }
     return writer;
   },
@@ -5955,6 +5963,14 @@ export const ScanMembersRequest: MessageFns<ScanMembersRequest> = {
             message.pageSize = reader.uint32();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.omitTotal = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5994,6 +6010,11 @@ export const ScanMembersRequest: MessageFns<ScanMembersRequest> = {
         : isSet(object.page_size)
         ? globalThis.Number(object.page_size)
         : 0,
+      omitTotal: isSet(object.omitTotal)
+        ? globalThis.Boolean(object.omitTotal)
+        : isSet(object.omit_total)
+        ? globalThis.Boolean(object.omit_total)
+        : false,
     };
   },
 
@@ -6014,6 +6035,9 @@ export const ScanMembersRequest: MessageFns<ScanMembersRequest> = {
     if (message.pageSize !== 0) {
       obj.pageSize = Math.round(message.pageSize);
     }
+    if (message.omitTotal !== false) {
+      obj.omitTotal = message.omitTotal;
+    }
     return obj;
   },
 
@@ -6027,6 +6051,7 @@ export const ScanMembersRequest: MessageFns<ScanMembersRequest> = {
     message.joinedSince = object.joinedSince ?? undefined;
     message.afterProfileId = object.afterProfileId ?? "";
     message.pageSize = object.pageSize ?? 0;
+    message.omitTotal = object.omitTotal ?? false;
     return message;
   },
 };
