@@ -9,10 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, storeNames } from '../../../../test/helpers/stores.js';
+import { generateCorpus } from '../../../../test/search-quality/corpus.js';
 import type { Database } from '../../../kit/db/database.js';
 import { cosine, OfflineHashEmbedder } from '../embedders.js';
 import { createSearchPipeline, type PipelineLogger } from '../index.js';
-import { GloveSifEmbedder, loadGloveModel, words } from './embedder.js';
+import { GloveSifEmbedder, loadGloveModel, wordSegments, words } from './embedder.js';
 
 function recordingLogger() {
   const lines: { level: 'info' | 'warn'; fields: Record<string, unknown>; message: string }[] = [];
@@ -35,6 +36,18 @@ describe('glove-6b-100d-sif', () => {
 
   it('tokenises with the word segmenter, lower-cased, without stop words', () => {
     expect(words('The Heart-doctor of Paris, and a cardiologist.')).toEqual(['heart', 'doctor', 'paris', 'cardiologist']);
+  });
+
+  it('finds the word-like segments Intl.Segmenter finds, in order', () => {
+    const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
+    const segmented = (text: string) => [...segmenter.segment(text.toLowerCase())].filter((s) => s.isWordLike).map((s) => s.segment);
+    const texts = [
+      "e-mail U.S.A. 3.14 1,000,000 rock'n'roll Ph.D. state-of-the-art AT&T C++ node.js co-op naïve café Müller O’Neill x86_64",
+      "don't it's 2nd 3rd-party 10:30 a.m. e.g. ...word word... 'quoted' \"dq\" #hash http://example.org/a_b?c=d user@example.org",
+      '1.5x 50% $30 v2.0.1 Dr. Smith’s lab; owl:imports, domain.2 and 40,000 — naïve–dash · middle·dot l’homme Привет мир',
+      ...generateCorpus(300, 11).map((p) => [p.name, p.headline, p.bio, p.organization, p.location, p.enrichmentText].join('\n')),
+    ];
+    for (const text of texts) expect(wordSegments(text)).toEqual(segmented(text));
   });
 
   it('places texts about the same thing in other words closer than unrelated ones', () => {
