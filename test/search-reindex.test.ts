@@ -5,7 +5,8 @@
 // whose profile is not public and claimed) are removed at the end, while enrichment text the
 // re-index does not send survives. Runs on every store (stray documents are written and erased over
 // the search service's operator RPCs, not through the database); on PostgreSQL, a membership erased
-// and a profile made private directly in the communities tables are swept too.
+// and a profile made private directly in the communities tables are swept too, and a batch the
+// search service refuses fails the run with nothing swept.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -43,10 +43,11 @@ export function createEnrichmentSupportRepository(db: Queryable) {
   return {
     /**
      * One page of a community's members in profile id order, and its member count (unfiltered,
-     * when asked for), in one statement; undefined when the community does not exist. The page walks the
-     * memberships primary key (community_id, profile_id) in order and stops after `limit` rows, so
-     * a page costs the same at the start and at the end of a large community; joined_since is a
-     * filter on that walk; with profile_ids the page is a key lookup per id instead.
+     * when asked for), in one statement; undefined when the community does not exist. The page
+     * walks the memberships primary key (community_id, profile_id) in order and stops after
+     * `limit` rows, so a page costs the same at the start and at the end of a large community;
+     * joined_since is a filter on that walk; with profile_ids the page is a key lookup per id
+     * instead.
      */
     async scanMembers(communityId: string, filter: ScanFilter, limit: number): Promise<{ total: number; members: ScannedMemberRow[] } | undefined> {
       const params: unknown[] = [communityId, filter.afterProfileId, limit];

@@ -71,8 +71,9 @@ export function createSearchCorpusRepository(db: Queryable) {
      * stamped with the newest re-index run (0 before any): a document written after a run began —
      * by the run or by any other path — is never swept by that run. One statement for the batch,
      * in key order: the term statistics (migration 007) are updated once for it, and two writers
-     * lock rows in the same order. Call inside a transaction (lock order, above). A document named twice is written once, as the later one (with
-     * the earlier enrichment text when the later has none, as two writes in a row would leave it).
+     * lock rows in the same order. Call inside a transaction (lock order, above). A document named
+     * twice is written once, as the later one (with the earlier enrichment text when the later has
+     * none, as two writes in a row would leave it).
      */
     async upsertDocuments(docs: IndexedDocument[]): Promise<number> {
       const byKey = new Map<string, IndexedDocument>();
