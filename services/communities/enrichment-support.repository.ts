@@ -56,10 +56,10 @@ export function createEnrichmentSupportRepository(db: Queryable) {
         params.push(filter.joinedSince);
         conditions.push(`m.joined_at >= $${params.length}::timestamptz`);
       }
-      const memberRows = (more: string) =>
+      const memberRows = (...more: string[]) =>
         `SELECT ${MEMBER_COLUMNS} FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id
-          WHERE ${[...conditions, more].join(' AND ')}`;
-      let page = `${memberRows('true')} ORDER BY m.profile_id LIMIT $3`;
+          WHERE ${[...conditions, ...more].join(' AND ')}`;
+      let page = `${memberRows()} ORDER BY m.profile_id LIMIT $3`;
       if (filter.profileIds) {
         // A key lookup per id (LATERAL: whatever the statistics say). As a filter on the walk
         // (profile_id = ANY) the planner read the community's whole key range, so a run reading

@@ -6,11 +6,8 @@ import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freshPostgresDatabase, storeNames } from '../../test/helpers/stores.js';
-import type { Database } from '../kit/db/database.js';
+import { openTestDatabase, storeNames } from '../../test/helpers/stores.js';
 import { migrate } from '../kit/db/migrations.js';
-import { openPglite } from '../kit/db/pglite-database.js';
-import { openPostgres } from '../kit/db/postgres-database.js';
 import { repoRoot } from '../kit/paths.js';
 
 const MIGRATIONS = join(repoRoot, 'services/search/migrations');
@@ -24,30 +21,11 @@ function migrationsBefore(): string {
   return dir;
 }
 
-async function withStore(store: string, run: (db: Database) => Promise<void>): Promise<void> {
-  if (store === 'pglite') {
-    const db = await openPglite('memory://');
-    try {
-      await run(db);
-    } finally {
-      await db.close();
-    }
-    return;
-  }
-  const fresh = await freshPostgresDatabase();
-  const db = openPostgres(fresh.url, { max: 2 });
-  try {
-    await run(db);
-  } finally {
-    await db.close();
-    await fresh.drop();
-  }
-}
-
 describe.each(storeNames())('search migration 010 on %s', (store) => {
   it('keeps existing documents’ derived values and statistics, then derives them on text changes only', async () => {
     const before010 = migrationsBefore();
-    await withStore(store, async (db) => {
+    const { db, close } = await openTestDatabase(store, { migrated: false });
+    try {
       await migrate(db, 'search', before010);
       await db.query(
         `INSERT INTO search.documents (community_id, profile_id, name, headline, bio, organization, location, enrichment_text, embedding, embedding_model)
@@ -71,6 +49,9 @@ describe.each(storeNames())('search migration 010 on %s', (store) => {
       expect(after[1]).toMatchObject({ profile_id: 'p2', embedding_model: null });
       expect(after[1]!.tsv).toContain("'sea':");
       expect(await db.query(`SELECT 1 FROM search.term_stats WHERE community_id = '' AND term = 'sea' AND df = 1`)).toHaveLength(1);
-    }).finally(() => rmSync(before010, { recursive: true, force: true }));
+    } finally {
+      await close();
+      rmSync(before010, { recursive: true, force: true });
+    }
   });
 });

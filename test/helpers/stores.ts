@@ -47,15 +47,16 @@ export async function freshPostgresDatabase(): Promise<FreshDatabase> {
 }
 
 /** A migrated, throwaway database of the named store, for repository-level suites. */
-export async function openTestDatabase(store: StoreName): Promise<{ db: Database; url?: string; close(): Promise<void> }> {
+/** A fresh database on `store`, migrated unless `migrated` is false (a test that migrates it itself). */
+export async function openTestDatabase(store: StoreName, { migrated = true } = {}): Promise<{ db: Database; url?: string; close(): Promise<void> }> {
   if (store === 'pglite') {
     const db = await openPglite('memory://');
-    await migrateAll(db);
+    if (migrated) await migrateAll(db);
     return { db, close: () => db.close() };
   }
   const fresh = await freshPostgresDatabase();
   const db = openPostgres(fresh.url, { max: 20 });
-  await migrateAll(db);
+  if (migrated) await migrateAll(db);
   return {
     db,
     url: fresh.url,
