@@ -1,6 +1,7 @@
 import { PGlite, types } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { Database, Queryable } from './database.js';
+import { createNamedStatements } from './pglite-named-statements.js';
 
 // Same int8 handling as the pg driver (see postgres-database.ts).
 const parsers = { [types.INT8]: (value: string) => Number(value) };
@@ -22,9 +23,12 @@ export async function openPglite(dataDir: string): Promise<Database> {
   // pgvector is loaded so a service may CREATE EXTENSION vector (the search corpus's nearest-
   // neighbour leg uses it, services/search/pipeline/vectors.ts); loading it creates nothing.
   const db = await PGlite.create(dataDir, { parsers, extensions: { vector } });
+  const named = createNamedStatements(db);
   return {
     engine: 'pglite',
     ...queryable(db),
+    // Statements outside transactions are named (pglite-named-statements.ts), as on PostgreSQL.
+    query: <R>(sql: string, params: readonly unknown[] = []) => named.query<R>(sql, params),
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) => db.transaction((tx) => fn(queryable(tx))),
     close: () => db.close(),
   };
