@@ -2,6 +2,7 @@
 // by identity exactly as the edge does).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Access } from '../proto/gen/expertnet/communities/v1/communities_service.js';
+import { Role } from '../proto/gen/expertnet/common/v1/common.js';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { liveKey } from './helpers/keys.js';
@@ -49,9 +50,13 @@ describe.each(storeNames())('reach on %s', (store) => {
   });
   afterAll(async () => sys?.stop());
 
-  async function reach(secret: string): Promise<{ read: string[]; write: string[] }> {
+  async function authenticate(secret: string) {
     const { caller } = await sys.clients.identity.authenticate({ apiKey: secret, accessToken: '' }, await callAs(sys.signer, { kind: 'edge' }, 'r', 5000));
-    const as = await callAs(sys.signer, { kind: 'caller', caller: caller! }, 'r', 5000);
+    return caller!;
+  }
+
+  async function reach(secret: string): Promise<{ read: string[]; write: string[] }> {
+    const as = await callAs(sys.signer, { kind: 'caller', caller: await authenticate(secret) }, 'r', 5000);
     const [read, write] = await Promise.all([
       sys.clients.communities.getReach({ access: Access.ACCESS_READ }, as),
       sys.clients.communities.getReach({ access: Access.ACCESS_WRITE }, as),
@@ -81,6 +86,28 @@ describe.each(storeNames())('reach on %s', (store) => {
 
   it('an outsider reaches nothing', async () => {
     expect(await reach(k.outsider)).toEqual({ read: [], write: [] });
+  });
+
+  it('starts from the organizations the user behind a personal key or an access token manages, read by identity with the credential', async () => {
+    expect((await authenticate(k.manager)).managedOrganizations).toEqual({ organizationIds: ['o_lab'] });
+    expect((await authenticate(k.member)).managedOrganizations).toEqual({ organizationIds: [] });
+    expect((await authenticate(k.legacy)).managedOrganizations).toBeUndefined();
+    const operator = await callAs(sys.signer, { kind: 'operator', actor: 'test' }, undefined, 5000);
+    const { accessToken } = await sys.clients.identity.issueAccessToken({ userId: 'u_manager', scopes: ['profile:read'], clientId: 'reach-test', ttlSeconds: 300, requestedRate: 0 }, operator);
+    const { caller } = await sys.clients.identity.authenticate({ apiKey: '', accessToken }, await callAs(sys.signer, { kind: 'edge' }, 'r', 5000));
+    expect(caller!.managedOrganizations).toEqual({ organizationIds: ['o_lab'] });
+  });
+
+  it('is computed live: an organization admin demoted to member loses its organization’s communities at once', async () => {
+    const operator = await callAs(sys.signer, { kind: 'operator', actor: 'test' }, undefined, 5000);
+    const lab = (role: Role) => ({
+      organization: { id: 'o_lab', name: 'Lab', jitConsent: false, members: [{ userId: 'u_manager', role, joinedAt: '' }, { userId: 'u_member', role: Role.ROLE_MEMBER, joinedAt: '' }] },
+    });
+    await sys.clients.identity.upsertOrganization(lab(Role.ROLE_MEMBER), operator);
+    expect(await reach(k.manager)).toEqual({ read: [], write: [] });
+    await sys.clients.identity.upsertOrganization(lab(Role.ROLE_OWNER), operator);
+    expect(await reach(k.manager)).toEqual({ read: ['c_bio'], write: ['c_bio'] });
+    await sys.clients.identity.upsertOrganization(lab(Role.ROLE_ADMIN), operator);
   });
 
   it('is computed live: archiving removes a community at once, the membership survives', async () => {

@@ -8,6 +8,7 @@ import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
 import { checkSecret, hashSecret } from './api-key-secret.js';
 import type { GrantRow } from './grant.repository.js';
+import type { WithManagedOrganizations } from './managed-organizations.js';
 import type { IdentityContext } from './identity-context.js';
 import { callerOfGrant, callerOfKey, grantAsApiKey, toApiKey } from './identity-messages.js';
 import type { DescribedKeyRow } from './key.repository.js';
@@ -59,7 +60,7 @@ export async function describeCredential(context: IdentityContext, ctx: ServiceC
  * re-checked against live state: the token verifies for that resource's audience, its grant
  * exists, is not revoked and belongs to its subject, and its scopes are within the grant's.
  */
-async function grantOfAccessToken(context: IdentityContext, token: string, resource: string): Promise<{ grant: GrantRow; scopes: string[] }> {
+async function grantOfAccessToken(context: IdentityContext, token: string, resource: string): Promise<{ grant: GrantRow & WithManagedOrganizations; scopes: string[] }> {
   const { accessTokens } = context;
   if (!accessTokens) throw domainError('unauthorized', 'access tokens are not accepted: OAuth is not configured');
   if (resource && !accessTokens.audiences.includes(resource)) {
@@ -67,7 +68,7 @@ async function grantOfAccessToken(context: IdentityContext, token: string, resou
     context.deps.logger.warn({ resource, served: accessTokens.audiences }, 'access token presented for a resource identity does not serve (check MCP_RESOURCE_URL)');
   }
   const claims = await accessTokens.verify(token, resource);
-  const grant = await context.grants.findById(claims.grantId);
+  const grant = await context.grants.findForAuthentication(claims.grantId);
   if (!grant || grant.revoked_at || grant.user_id !== claims.userId) {
     throw domainError('unauthorized', 'access token grant is revoked or unknown');
   }

@@ -1,5 +1,6 @@
 // SQL for OAuth grants and their usage. Nothing else.
 import type { Queryable } from '../kit/db/database.js';
+import { managedOrganizationIds, type WithManagedOrganizations } from './managed-organizations.js';
 
 export interface GrantRow {
   id: string;
@@ -28,6 +29,15 @@ export function createGrantRepository(db: Queryable) {
 
     async findById(id: string): Promise<GrantRow | undefined> {
       const rows = await db.query<GrantRow>('SELECT * FROM identity.oauth_grants WHERE id = $1', [id]);
+      return rows[0];
+    },
+
+    /** The grant as authentication reads it: with the organizations its user manages. */
+    async findForAuthentication(id: string): Promise<(GrantRow & WithManagedOrganizations) | undefined> {
+      const rows = await db.query<GrantRow & WithManagedOrganizations>(
+        `SELECT g.*, ${managedOrganizationIds('g.user_id')} AS managed_organization_ids FROM identity.oauth_grants g WHERE g.id = $1`,
+        [id],
+      );
       return rows[0];
     },
 

@@ -4,7 +4,8 @@ import { ApiKey, type GetSeedStateResponse, OAuthGrant, Organization, User } fro
 import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import { credentialKinds, keyEnvironments, ownerTypes, plans, rateTiers, roles } from '../kit/enums.js';
 import type { GrantRow } from './grant.repository.js';
-import type { KeyRow } from './key.repository.js';
+import type { AuthenticatedKeyRow, KeyRow } from './key.repository.js';
+import { toManagedOrganizations, type WithManagedOrganizations } from './managed-organizations.js';
 import type { SeedRecordRow } from './seed-ledger.repository.js';
 import type { OrganizationMemberRow, OrganizationRow, UserRow } from './user.repository.js';
 
@@ -61,7 +62,7 @@ export function grantAsApiKey(row: GrantRow): ApiKey {
 }
 
 /** The caller an access token stands for: the grant's user, the token's scopes, the grant's rate. */
-export function callerOfGrant(row: GrantRow, scopes: string[]): Caller {
+export function callerOfGrant(row: GrantRow & WithManagedOrganizations, scopes: string[]): Caller {
   return Caller.fromPartial({
     credentialId: row.id,
     credential: credentialKinds.toEnum('oauth'),
@@ -71,11 +72,12 @@ export function callerOfGrant(row: GrantRow, scopes: string[]): Caller {
     rateTier: rateTiers.toEnum(row.rate_tier),
     requestedRate: row.requested_rate,
     environment: keyEnvironments.toEnum('live'),
+    managedOrganizations: toManagedOrganizations(row),
   });
 }
 
 /** The caller an API key stands for: its owner, scopes, allowlist and rate. */
-export function callerOfKey(row: KeyRow): Caller {
+export function callerOfKey(row: AuthenticatedKeyRow): Caller {
   return Caller.fromPartial({
     credentialId: row.id,
     credential: credentialKinds.toEnum('api_key'),
@@ -86,6 +88,7 @@ export function callerOfKey(row: KeyRow): Caller {
     rateTier: rateTiers.toEnum(row.rate_tier),
     requestedRate: row.requested_rate,
     environment: keyEnvironments.toEnum(row.environment),
+    managedOrganizations: toManagedOrganizations(row),
   });
 }
 

@@ -1,5 +1,6 @@
 // SQL for API keys and their usage. Nothing else.
 import type { Queryable } from '../kit/db/database.js';
+import { managedOrganizationIds, type WithManagedOrganizations } from './managed-organizations.js';
 
 export interface KeyRow {
   id: string;
@@ -22,11 +23,16 @@ export interface KeyRow {
 
 export type NewKey = Omit<KeyRow, 'created_at' | 'last_used_at' | 'revoked_at'>;
 
+/** A live key as authentication reads it: with the organizations its user manages (null: an organization's key). */
+export type AuthenticatedKeyRow = KeyRow & WithManagedOrganizations;
+
+const MANAGED_ORGANIZATIONS = `CASE WHEN k.owner_type = 'user' THEN ${managedOrganizationIds('k.owner_id')} END AS managed_organization_ids`;
+
 export function createKeyRepository(db: Queryable) {
   return {
-    async findActiveByHash(secretHash: string): Promise<KeyRow | undefined> {
-      const rows = await db.query<KeyRow>(
-        'SELECT * FROM identity.api_keys WHERE secret_hash = $1 AND revoked_at IS NULL',
+    async findActiveByHash(secretHash: string): Promise<AuthenticatedKeyRow | undefined> {
+      const rows = await db.query<AuthenticatedKeyRow>(
+        `SELECT k.*, ${MANAGED_ORGANIZATIONS} FROM identity.api_keys k WHERE k.secret_hash = $1 AND k.revoked_at IS NULL`,
         [secretHash],
       );
       return rows[0];
@@ -91,7 +97,7 @@ export function createKeyRepository(db: Queryable) {
     async describe(key: { id: string } | { secretHash: string }, day: string): Promise<DescribedKeyRow | undefined> {
       const [column, value] = 'id' in key ? ['id', key.id] : ['secret_hash', key.secretHash];
       const rows = await db.query<DescribedKeyRow>(
-        `SELECT k.*,
+        `SELECT k.*, ${MANAGED_ORGANIZATIONS},
                 CASE WHEN k.owner_type = 'user' THEN (SELECT name FROM identity.users WHERE id = k.owner_id)
                      ELSE (SELECT name FROM identity.organizations WHERE id = k.owner_id) END AS owner_name,
                 coalesce((SELECT sum(requests) FILTER (WHERE u.day = $2::date) FROM identity.key_usage_daily u
@@ -109,4 +115,4 @@ export function createKeyRepository(db: Queryable) {
 
 export type KeyRepository = ReturnType<typeof createKeyRepository>;
 
-export type DescribedKeyRow = KeyRow & { owner_name: string | null; today: number; month: number };
+export type DescribedKeyRow = AuthenticatedKeyRow & { owner_name: string | null; today: number; month: number };

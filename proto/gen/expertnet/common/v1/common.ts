@@ -272,6 +272,11 @@ export interface Allowlist {
   communityIds: string[];
 }
 
+/** The organizations a user manages (owner or admin role). */
+export interface ManagedOrganizations {
+  organizationIds: string[];
+}
+
 /**
  * The authenticated caller, as the edge resolved it from a credential. Services receive it
  * inside the signed caller token and re-check live state themselves.
@@ -290,6 +295,11 @@ export interface Caller {
   rateTier: RateTier;
   requestedRate: number;
   environment: KeyEnvironment;
+  /**
+   * The organizations user_id manages, read by identity when it authenticated this request (so as
+   * live as the credential itself): reach needs them, and asks identity when they are absent.
+   */
+  managedOrganizations: ManagedOrganizations | undefined;
 }
 
 function createBaseOwnerRef(): OwnerRef {
@@ -450,6 +460,79 @@ export const Allowlist: MessageFns<Allowlist> = {
   },
 };
 
+function createBaseManagedOrganizations(): ManagedOrganizations {
+  return { organizationIds: [] };
+}
+
+export const ManagedOrganizations: MessageFns<ManagedOrganizations> = {
+  encode(message: ManagedOrganizations, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.organizationIds) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ManagedOrganizations {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseManagedOrganizations();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ManagedOrganizations {
+    return {
+      organizationIds: globalThis.Array.isArray(object?.organizationIds)
+        ? object.organizationIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.organization_ids)
+        ? object.organization_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ManagedOrganizations): unknown {
+    const obj: any = {};
+    if (message.organizationIds?.length) {
+      obj.organizationIds = message.organizationIds;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ManagedOrganizations>): ManagedOrganizations {
+    return ManagedOrganizations.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ManagedOrganizations>): ManagedOrganizations {
+    const message = createBaseManagedOrganizations();
+    message.organizationIds = object.organizationIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
 function createBaseCaller(): Caller {
   return {
     credentialId: "",
@@ -461,6 +544,7 @@ function createBaseCaller(): Caller {
     rateTier: 0,
     requestedRate: 0,
     environment: 0,
+    managedOrganizations: undefined,
   };
 }
 
@@ -492,6 +576,9 @@ export const Caller: MessageFns<Caller> = {
     }
     if (message.environment !== 0) {
       writer.uint32(72).int32(message.environment);
+    }
+    if (message.managedOrganizations !== undefined) {
+      ManagedOrganizations.encode(message.managedOrganizations, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -581,6 +668,14 @@ export const Caller: MessageFns<Caller> = {
             message.environment = reader.int32() as any;
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.managedOrganizations = ManagedOrganizations.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -620,6 +715,11 @@ export const Caller: MessageFns<Caller> = {
         ? globalThis.Number(object.requested_rate)
         : 0,
       environment: isSet(object.environment) ? keyEnvironmentFromJSON(object.environment) : 0,
+      managedOrganizations: isSet(object.managedOrganizations)
+        ? ManagedOrganizations.fromJSON(object.managedOrganizations)
+        : isSet(object.managed_organizations)
+        ? ManagedOrganizations.fromJSON(object.managed_organizations)
+        : undefined,
     };
   },
 
@@ -652,6 +752,9 @@ export const Caller: MessageFns<Caller> = {
     if (message.environment !== 0) {
       obj.environment = keyEnvironmentToJSON(message.environment);
     }
+    if (message.managedOrganizations !== undefined) {
+      obj.managedOrganizations = ManagedOrganizations.toJSON(message.managedOrganizations);
+    }
     return obj;
   },
 
@@ -673,6 +776,9 @@ export const Caller: MessageFns<Caller> = {
     message.rateTier = object.rateTier ?? 0;
     message.requestedRate = object.requestedRate ?? 0;
     message.environment = object.environment ?? 0;
+    message.managedOrganizations = (object.managedOrganizations !== undefined && object.managedOrganizations !== null)
+      ? ManagedOrganizations.fromPartial(object.managedOrganizations)
+      : undefined;
     return message;
   },
 };
