@@ -55,7 +55,7 @@ export async function computeReach(deps: ReachDeps, caller: Caller, requestId: s
     return { read: narrowed(ids, caller), write: narrowed(ids, caller) };
   }
   if (!caller.userId) return { read: new Set(), write: new Set() };
-  // Identity reads them with the key when it authenticates the request; asked for otherwise.
+  // Identity reads them with the credential when it authenticates the request; asked for otherwise.
   const orgs = caller.managedOrganizations?.organizationIds ?? (await managedOrganizations(deps, caller.userId, requestId));
   const rows = await deps.db.query<{ id: string; can_write: boolean }>(
     `SELECT c.id, bool_or(src.can_write) AS can_write
