@@ -74,6 +74,8 @@ describe.each(storeNames())('OAuth access tokens at the identity service on %s',
         rateTier: RateTier.RATE_TIER_STANDARD,
         requestedRate: 60,
         environment: KeyEnvironment.KEY_ENVIRONMENT_LIVE,
+        // Read with the grant: u_ada manages no organization here.
+        managedOrganizations: { organizationIds: [] },
       });
     });
 
