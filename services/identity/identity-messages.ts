@@ -4,7 +4,7 @@ import { ApiKey, type GetSeedStateResponse, OAuthGrant, Organization, User } fro
 import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import { credentialKinds, keyEnvironments, ownerTypes, plans, rateTiers, roles } from '../kit/enums.js';
 import type { GrantRow } from './grant.repository.js';
-import type { AuthenticatedKeyRow, KeyRow } from './key.repository.js';
+import type { KeyRow } from './key.repository.js';
 import { toManagedOrganizations, type WithManagedOrganizations } from './managed-organizations.js';
 import type { SeedRecordRow } from './seed-ledger.repository.js';
 import type { OrganizationMemberRow, OrganizationRow, UserRow } from './user.repository.js';
@@ -77,7 +77,7 @@ export function callerOfGrant(row: GrantRow & WithManagedOrganizations, scopes: 
 }
 
 /** The caller an API key stands for: its owner, scopes, allowlist and rate. */
-export function callerOfKey(row: AuthenticatedKeyRow): Caller {
+export function callerOfKey(row: KeyRow & Partial<WithManagedOrganizations>): Caller {
   return Caller.fromPartial({
     credentialId: row.id,
     credential: credentialKinds.toEnum('api_key'),

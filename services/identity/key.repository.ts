@@ -26,6 +26,7 @@ export type NewKey = Omit<KeyRow, 'created_at' | 'last_used_at' | 'revoked_at'>;
 /** A live key as authentication reads it: with the organizations its user manages (null: an organization's key). */
 export type AuthenticatedKeyRow = KeyRow & WithManagedOrganizations;
 
+// Not read by `describe` (GET /v1/me): that request computes no reach.
 const MANAGED_ORGANIZATIONS = `CASE WHEN k.owner_type = 'user' THEN ${managedOrganizationIds('k.owner_id')} END AS managed_organization_ids`;
 
 export function createKeyRepository(db: Queryable) {
@@ -97,7 +98,7 @@ export function createKeyRepository(db: Queryable) {
     async describe(key: { id: string } | { secretHash: string }, day: string): Promise<DescribedKeyRow | undefined> {
       const [column, value] = 'id' in key ? ['id', key.id] : ['secret_hash', key.secretHash];
       const rows = await db.query<DescribedKeyRow>(
-        `SELECT k.*, ${MANAGED_ORGANIZATIONS},
+        `SELECT k.*,
                 CASE WHEN k.owner_type = 'user' THEN (SELECT name FROM identity.users WHERE id = k.owner_id)
                      ELSE (SELECT name FROM identity.organizations WHERE id = k.owner_id) END AS owner_name,
                 coalesce((SELECT sum(requests) FILTER (WHERE u.day = $2::date) FROM identity.key_usage_daily u
@@ -115,4 +116,4 @@ export function createKeyRepository(db: Queryable) {
 
 export type KeyRepository = ReturnType<typeof createKeyRepository>;
 
-export type DescribedKeyRow = AuthenticatedKeyRow & { owner_name: string | null; today: number; month: number };
+export type DescribedKeyRow = KeyRow & { owner_name: string | null; today: number; month: number };

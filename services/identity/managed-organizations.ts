@@ -15,6 +15,7 @@ export interface WithManagedOrganizations {
   managed_organization_ids: string[] | null;
 }
 
-export function toManagedOrganizations(row: WithManagedOrganizations): ManagedOrganizations | undefined {
-  return row.managed_organization_ids === null ? undefined : { organizationIds: row.managed_organization_ids };
+/** Absent (services ask identity) when the row has no user or was read without them. */
+export function toManagedOrganizations(row: Partial<WithManagedOrganizations>): ManagedOrganizations | undefined {
+  return row.managed_organization_ids ? { organizationIds: row.managed_organization_ids } : undefined;
 }

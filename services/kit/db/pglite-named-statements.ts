@@ -8,7 +8,7 @@
 // named, at most PREPARED_TEXTS_MAX texts, and a named `SELECT *` whose table changed its columns
 // is prepared again under a new name.
 import { parse, type PGlite, protocol } from '@electric-sql/pglite';
-import { createStatementNames, isStalePreparedStatement } from './prepared-statements.js';
+import { createStatementNames } from './prepared-statements.js';
 
 const { serialize } = protocol;
 
@@ -61,15 +61,7 @@ export function createNamedStatements(db: PGlite) {
       await db._checkReady();
       // The same two locks as PGlite's query(): no statement runs inside another's transaction.
       return db._runExclusiveTransaction(() =>
-        db._runExclusiveQuery(async () => {
-          try {
-            return await run<R>(name, sql, params);
-          } catch (error) {
-            // Refused before running (nothing was done): once more under a fresh name.
-            if (!isStalePreparedStatement(error)) throw error;
-            return run<R>(names.rename(sql), sql, params);
-          }
-        }),
+        db._runExclusiveQuery(() => names.run(sql, name, (named) => run<R>(named, sql, params))),
       );
     },
   };

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Database, Queryable } from './database.js';
-import { createStatementNames, isStalePreparedStatement, type StatementNames } from './prepared-statements.js';
+import { createStatementNames, type StatementNames } from './prepared-statements.js';
 
 // Credits and counters are int8; they stay well inside Number's exact range, and both engines
 // must hand back the same JavaScript types.
@@ -12,13 +12,7 @@ function queryable(client: pg.Pool | pg.PoolClient, names?: StatementNames): Que
       const values = params as unknown[];
       const name = names?.nameOf(sql);
       if (name === undefined) return (await client.query(sql, values)).rows as R[];
-      try {
-        return (await client.query({ name, text: sql, values })).rows as R[];
-      } catch (error) {
-        // Refused before running (nothing was done): once more under a fresh name.
-        if (!isStalePreparedStatement(error)) throw error;
-        return (await client.query({ name: names!.rename(sql), text: sql, values })).rows as R[];
-      }
+      return names!.run(sql, name, async (named) => (await client.query({ name: named, text: sql, values })).rows as R[]);
     },
     async exec(sql: string) {
       await client.query(sql);

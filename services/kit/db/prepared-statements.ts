@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 export const PREPARED_TEXTS_MAX = 1000;
 
 /** SQLSTATE 0A000 with this message: a table a named `SELECT *` reads changed its columns. */
-export function isStalePreparedStatement(error: unknown): boolean {
+function isStalePreparedStatement(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown } | null;
   return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan must not change result type');
 }
@@ -22,6 +22,16 @@ export function isStalePreparedStatement(error: unknown): boolean {
 export function createStatementNames(limit = PREPARED_TEXTS_MAX) {
   const names = new Map<string, string>();
   let renamed = 0;
+  /**
+   * A new name for a text whose named statement went stale on some connection (its table
+   * changed columns, as a migration by a newer replica does): the old name stays on those
+   * connections, unused.
+   */
+  const rename = (sql: string): string => {
+    const name = `en_${createHash('sha1').update(`${++renamed}:${sql}`).digest('hex').slice(0, 24)}`;
+    names.set(sql, name);
+    return name;
+  };
   return {
     /** The name to send this text under; undefined: send it unnamed. */
     nameOf(sql: string): string | undefined {
@@ -31,15 +41,18 @@ export function createStatementNames(limit = PREPARED_TEXTS_MAX) {
       names.set(sql, name);
       return name;
     },
+    rename,
     /**
-     * A new name for a text whose named statement went stale on some connection (its table
-     * changed columns, as a migration by a newer replica does): the old name stays on those
-     * connections, unused.
+     * Runs `sql` under `name`; when the named statement went stale, once more under a new name
+     * (the server refused it before running it: nothing was done).
      */
-    rename(sql: string): string {
-      const name = `en_${createHash('sha1').update(`${++renamed}:${sql}`).digest('hex').slice(0, 24)}`;
-      names.set(sql, name);
-      return name;
+    async run<T>(sql: string, name: string, execute: (name: string) => Promise<T>): Promise<T> {
+      try {
+        return await execute(name);
+      } catch (error) {
+        if (!isStalePreparedStatement(error)) throw error;
+        return execute(rename(sql));
+      }
     },
   };
 }
