@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { parseDeprecations } from '../../gateway/core/deprecations.js';
 import { answerWhileStarting } from '../../gateway/core/early-server.js';
-import type { RateLimiter } from '../../gateway/core/rate-limit/limiter.js';
+import type { RateLimitDecision, RateLimiter } from '../../gateway/core/rate-limit/limiter.js';
 import { startMcpHttpServer } from '../../gateway/mcp/server.js';
 import type { OutgoingFetch } from '../../gateway/settings/authorization-server.js';
 import { buildRestApp } from '../../gateway/rest/app.js';
@@ -31,6 +31,7 @@ import { checkGrpcHealth } from '../../services/kit/grpc/health.js';
 import { startGrpcServer, type AnyServiceRegistration, type RunningGrpcServer } from '../../services/kit/grpc/server.js';
 import type { Logger } from '../../services/kit/logger.js';
 import { metrics } from '../../services/kit/metrics.js';
+import { MemoryCredentialStamps, RedisCredentialStamps } from '../../services/kit/credential-stamps.js';
 import { connectRedis, type Redis } from '../../services/kit/redis.js';
 import { loadSecrets, type ServerSecrets } from '../../services/kit/secrets.js';
 import type { ServiceDeps } from '../../services/kit/service-deps.js';
@@ -51,12 +52,19 @@ interface ServiceInstance {
 
 /** The edge's limiter, counting its checks and refusals (both surfaces, REST and MCP). */
 function counted(limiter: RateLimiter): RateLimiter {
+  const count = (decision: RateLimitDecision) => {
+    metrics.rateLimitChecks.inc();
+    if (!decision.allowed) metrics.rateLimitRefusals.inc({ refused_by: decision.refusedBy ?? 'unknown' });
+    return decision;
+  };
   return {
     async check(key, nowMs) {
-      const decision = await limiter.check(key, nowMs);
-      metrics.rateLimitChecks.inc();
-      if (!decision.allowed) metrics.rateLimitRefusals.inc({ refused_by: decision.refusedBy ?? 'unknown' });
-      return decision;
+      return count(await limiter.check(key, nowMs));
+    },
+    // A stale stamp counted nothing: the request is checked again once read live.
+    async checkStamped(key, stamp, nowMs) {
+      const decision = await limiter.checkStamped(key, stamp, nowMs);
+      return decision === 'stale' ? decision : count(decision);
     },
   };
 }
@@ -193,11 +201,26 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     const lazyClients = new Proxy({} as ServiceClients, {
       get: (_t, name) => (clients as unknown as Record<string | symbol, unknown>)[name],
     });
+    let redis: Redis | undefined;
+    if (config.REDIS_URL && (edgeHere || roles.has('identity'))) {
+      redis = await connectRedis(config.REDIS_URL);
+      const connected = redis;
+      stops.push(async () => void connected.disconnect());
+      checks.redis = async () => (await connected.ping()) === 'PONG';
+    } else if (edgeHere) {
+      logger.info('no REDIS_URL: rate limits are kept in this process (correct for one process only)');
+    }
+    // Identity caches API keys' callers only where the edge's limiter checks their stamps: in Redis,
+    // or in this process when it runs both (docs/CREDENTIAL-CACHE.md).
+    const memoryStamps = !redis && edgeHere && roles.has('identity') ? new MemoryCredentialStamps() : undefined;
+    const credentialStamps = redis ? new RedisCredentialStamps(redis, config.RATE_LIMIT_PREFIX) : memoryStamps;
+
     const servers: RunningGrpcServer[] = [];
     const instances: ServiceInstance[] = [];
     for (const service of localServices) {
       const instance = SERVICE_FACTORIES[service]({
         db: db!, pepper: secrets.apiKeyPepper, clients: lazyClients, signer, deadlineMs: config.GRPC_DEADLINE_MS, logger,
+        ...(credentialStamps && { credentialStamps }),
       }, config, secrets);
       const server = await startGrpcServer({
         address: addresses[service], services: [instance.registration], verifier, logger,
@@ -217,20 +240,10 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     // pause their work while they can still call the other services.
     stops.push(async () => void (await Promise.all(instances.map((i) => i.stop()))));
 
-    let redis: Redis | undefined;
-    if (config.REDIS_URL && edgeHere) {
-      redis = await connectRedis(config.REDIS_URL);
-      const connected = redis;
-      stops.push(async () => void connected.disconnect());
-      checks.redis = async () => (await connected.ping()) === 'PONG';
-    } else if (edgeHere) {
-      logger.info('no REDIS_URL: rate limits are kept in this process (correct for one process only)');
-    }
-
     const result: RunningSystem = { grpcAddresses: addresses, mintedKeys: {}, signInLinks: {}, clients, signer, ...(db && { db }), stop: stopAll };
     // Both surfaces stand on one edge core and one limiter: the same credentials, scopes and buckets.
     const edge = edgeOver(config, clients, signer);
-    const limiter = counted(edgeLimiter(config, redis));
+    const limiter = counted(edgeLimiter(config, redis, memoryStamps));
     if (edgeHere) {
       for (const service of SERVICE_ROLES) checks[`grpc:${service}`] = () => checkGrpcHealth(addresses[service]);
       await waitForServices(addresses, logger);

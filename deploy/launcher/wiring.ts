@@ -11,6 +11,7 @@ import { TokenSigner, type TokenVerifier } from '../../services/kit/grpc/caller-
 import { callMiddleware, type AnyServiceRegistration } from '../../services/kit/grpc/call-middleware.js';
 import { inProcessClient } from '../../services/kit/grpc/in-process.js';
 import type { Logger } from '../../services/kit/logger.js';
+import type { MemoryCredentialStamps } from '../../services/kit/credential-stamps.js';
 import type { Redis } from '../../services/kit/redis.js';
 import { loadSecrets } from '../../services/kit/secrets.js';
 
@@ -37,9 +38,12 @@ export function edgeOver(config: Config, clients: ServiceClients, signer: TokenS
   return createEdge({ clients, signer, deadlineMs: config.GRPC_DEADLINE_MS });
 }
 
-/** The edge's rate limiter: shared by every replica through Redis when there is one, else kept in this process. */
-export function edgeLimiter(config: Config, redis: Redis | undefined): RateLimiter {
-  return redis ? new RedisRateLimiter(redis, { prefix: config.RATE_LIMIT_PREFIX }) : new MemoryRateLimiter();
+/**
+ * The edge's rate limiter: shared by every replica through Redis when there is one, else kept in
+ * this process (with the credential stamps identity publishes here, when it runs here too).
+ */
+export function edgeLimiter(config: Config, redis: Redis | undefined, stamps?: MemoryCredentialStamps): RateLimiter {
+  return redis ? new RedisRateLimiter(redis, { prefix: config.RATE_LIMIT_PREFIX }) : new MemoryRateLimiter({ ...(stamps && { stamps }) });
 }
 
 /**

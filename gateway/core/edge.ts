@@ -1,7 +1,8 @@
 // The business core of the edge, shared by the REST and MCP surfaces: it turns a presented
 // credential (an API key or an OAuth access token) into a caller (asking identity, every time: live
-// key and grant state decides) and calls the services as that caller. Surfaces add only what is
-// theirs (HTTP status codes, headers, tools).
+// key and grant state decides, or a cached caller whose stamp the rate limiter checks in the same
+// step) and calls the services as that caller. Surfaces add only what is theirs (HTTP status
+// codes, headers, tools).
 import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { DescribeCredentialResponse } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
 import { callAs, type CallOptions, type ServiceClients } from '../../services/kit/grpc/client.js';
@@ -28,19 +29,21 @@ export function createEdge(deps: EdgeDeps) {
   const options = (principal: Principal, requestId: string): Promise<CallOptions> =>
     callAs(deps.signer, principal, requestId, deps.deadlineMs);
 
-  async function authenticated(credential: PresentedCredential, requestId: string, describe: boolean) {
+  /** `mode`: describe too; or accept a cached caller (its stamp to check); or refresh a stale one. */
+  async function authenticated(credential: PresentedCredential, requestId: string, mode: 'live' | 'describe' | 'cached' | 'refresh' = 'live') {
     if (credential.kind === 'none') {
       throw new ApiError(401, 'unauthorized', 'missing credentials: send an API key or an access token');
     }
+    const flags = { describe: mode === 'describe', acceptCached: mode === 'cached', refresh: mode === 'refresh' };
     // Identity receives exactly one of the two fields; a token also the resource it is presented to.
     const request =
       credential.kind === 'access_token'
-        ? { accessToken: credential.value, resource: credential.resource ?? '', describe }
-        : { apiKey: credential.value, describe };
+        ? { accessToken: credential.value, resource: credential.resource ?? '', ...flags }
+        : { apiKey: credential.value, ...flags };
     try {
-      const { caller, description } = await deps.clients.identity.authenticate(request, await options({ kind: 'edge' }, requestId));
+      const { caller, description, stamp } = await deps.clients.identity.authenticate(request, await options({ kind: 'edge' }, requestId));
       if (!caller) throw new ApiError(401, 'unauthorized', 'invalid or revoked credentials');
-      return { caller, description };
+      return { caller, description, stamp };
     } catch (error) {
       throw fromRemote(error);
     }
@@ -50,7 +53,22 @@ export function createEdge(deps: EdgeDeps) {
     clients: deps.clients,
 
     async authenticate(credential: PresentedCredential, requestId: string): Promise<Caller> {
-      return (await authenticated(credential, requestId, false)).caller;
+      return (await authenticated(credential, requestId)).caller;
+    },
+
+    /**
+     * The caller, perhaps from identity's cache: then `stamp` is set, and the caller stands only if
+     * the rate limiter's stamped check passes (docs/CREDENTIAL-CACHE.md); if it is stale,
+     * `refresh` reads it live.
+     */
+    async authenticateCached(credential: PresentedCredential, requestId: string): Promise<{ caller: Caller; stamp: string }> {
+      const { caller, stamp } = await authenticated(credential, requestId, 'cached');
+      return { caller, stamp };
+    },
+
+    /** The caller read live after a cached one was stale: the same request, not counted again. */
+    async refresh(credential: PresentedCredential, requestId: string): Promise<Caller> {
+      return (await authenticated(credential, requestId, 'refresh')).caller;
     },
 
     /**
@@ -58,7 +76,7 @@ export function createEdge(deps: EdgeDeps) {
      * the description, GET /v1/me): one round trip less than authenticate + DescribeCredential.
      */
     async authenticateAndDescribe(credential: PresentedCredential, requestId: string): Promise<{ caller: Caller; description: DescribeCredentialResponse }> {
-      const { caller, description } = await authenticated(credential, requestId, true);
+      const { caller, description } = await authenticated(credential, requestId, 'describe');
       if (!description) throw new ApiError(500, 'internal', 'internal error');
       return { caller, description };
     },

@@ -1,6 +1,8 @@
 // Authentication: who an API key or an OAuth access token stands for, re-checked against live
-// state on every request, and the credential's description (DescribeCredential, /v1/me). Each
-// authenticated request is counted (usage-recorder.ts).
+// state on every request — or, for an API key when the edge checks its stamp in the same step,
+// taken from the cache that stamps keep exact (credential-cache.ts) — and the credential's
+// description (DescribeCredential, /v1/me). Each authenticated request is counted once
+// (usage-recorder.ts).
 import type { AuthenticateRequest, AuthenticateResponse, DescribeCredentialResponse } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
 import { type Caller, CredentialKind } from '../../proto/gen/expertnet/common/v1/common.js';
 import { ownerTypes } from '../kit/enums.js';
@@ -23,7 +25,7 @@ export async function authenticate(context: IdentityContext, request: Authentica
     const { grant, scopes } = await grantOfAccessToken(context, request.accessToken, request.resource);
     context.grantUsage.record(grant.id);
     const caller = callerOfGrant(grant, scopes);
-    return { caller, description: request.describe ? await describeGrant(context, caller) : undefined };
+    return { caller, description: request.describe ? await describeGrant(context, caller) : undefined, stamp: '' };
   }
   // Made only when refusing: building an error (its stack) on every request cost 4.5% of the
   // edge's CPU under load (docs/BENCHMARKS.md).
@@ -36,12 +38,34 @@ export async function authenticate(context: IdentityContext, request: Authentica
     const row = await context.keys.describe({ secretHash }, today);
     if (!row) throw refused();
     context.keyUsage.record(row.id);
-    return { caller: callerOfKey(row), description: describedKey(context, row, today) };
+    return { caller: callerOfKey(row), description: describedKey(context, row, today), stamp: '' };
+  }
+  const { callers } = context;
+  const cached = request.acceptCached && !request.refresh ? callers?.get(secretHash) : undefined;
+  if (cached) {
+    context.keyUsage.record(cached.caller.credentialId);
+    return { caller: cached.caller, description: undefined, stamp: cached.stamp };
   }
   const row = await context.keys.findActiveByHash(secretHash);
-  if (!row) throw refused();
-  context.keyUsage.record(row.id);
-  return { caller: callerOfKey(row), description: undefined };
+  if (!row) {
+    if (request.refresh) await uncountRefused(context, secretHash);
+    throw refused();
+  }
+  // A refresh is the same request as the cached answer before it, which counted it.
+  if (!request.refresh) context.keyUsage.record(row.id);
+  const caller = callerOfKey(row);
+  if (callers && (request.acceptCached || request.refresh)) await callers.remember(secretHash, caller);
+  return { caller, description: undefined, stamp: '' };
+}
+
+/**
+ * A cached answer counted the request, then its stamp was stale and the key turned out revoked:
+ * the request is refused after all, and uncounted (usage counts authenticated requests only).
+ */
+async function uncountRefused(context: IdentityContext, secretHash: string): Promise<void> {
+  context.callers?.forget(secretHash);
+  const id = await context.keys.findIdByHash(secretHash);
+  if (id) context.keyUsage.record(id, new Date(), -1);
 }
 
 /** The description of the credential a caller authenticated with (a live key or grant; only a `caller` principal has one). */

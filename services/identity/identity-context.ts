@@ -2,6 +2,7 @@
 // the usage recorders of keys and grants, and the OAuth access tokens when OAuth is configured.
 import type { ServiceDeps } from '../kit/service-deps.js';
 import { type AccessTokens, createAccessTokens, type OAuthOptions } from './access-token.js';
+import { createCredentialCache, type CredentialCache } from './credential-cache.js';
 import { createGrantRepository, type GrantRepository } from './grant.repository.js';
 import { createKeyRepository, type KeyRepository } from './key.repository.js';
 import { createPlaceholderRepository } from './placeholder.repository.js';
@@ -11,7 +12,7 @@ import { createUsageStore, GRANT_USAGE, KEY_USAGE } from './usage-store.js';
 import { createUserRepository, type UserRepository } from './user.repository.js';
 import { createWebSessionRepository, type WebSessionRepository } from './web-session.repository.js';
 
-export type IdentityDeps = Pick<ServiceDeps, 'db' | 'pepper' | 'clients' | 'signer' | 'deadlineMs' | 'logger'>;
+export type IdentityDeps = Pick<ServiceDeps, 'db' | 'pepper' | 'clients' | 'signer' | 'deadlineMs' | 'logger' | 'credentialStamps'>;
 
 export interface IdentityOptions {
   /** OAuth access tokens (docs/OAUTH.md). Absent: OAuth is off and every access token is refused. */
@@ -33,6 +34,8 @@ export interface IdentityContext {
   grantUsage: UsageRecorder;
   /** Absent: OAuth is not configured. */
   accessTokens: AccessTokens | undefined;
+  /** API keys' callers kept in memory; absent without shared stamps (every request is read live). */
+  callers: CredentialCache | undefined;
 }
 
 export function createIdentityContext(deps: IdentityDeps, options: IdentityOptions): IdentityContext {
@@ -47,5 +50,6 @@ export function createIdentityContext(deps: IdentityDeps, options: IdentityOptio
     keyUsage: createUsageRecorder(createUsageStore(deps.db, KEY_USAGE), (err) => deps.logger.error({ err }, 'usage flush failed')),
     grantUsage: createUsageRecorder(createUsageStore(deps.db, GRANT_USAGE), (err) => deps.logger.error({ err }, 'grant usage flush failed')),
     accessTokens: options.oauth ? createAccessTokens(options.oauth) : undefined,
+    callers: deps.credentialStamps ? createCredentialCache(deps.credentialStamps) : undefined,
   };
 }

@@ -14,6 +14,7 @@ import type { KeyRow, NewKey } from './key.repository.js';
 import { requireAllowlistWithinReach } from './allowlist-reach.js';
 import { rateTierFor, scopesWithPreset, validAllowlist, validKeyName, validRequestedRate, validScopes } from './key-minting.js';
 import { personalRateTier } from './personal-rate-tier.js';
+import { publishKeyStamps } from './stamp-publishing.js';
 
 /**
  * Mints a key for a user. An operator may fix its id and secret (seed files); a key of that id
@@ -90,6 +91,7 @@ export async function listKeys(context: IdentityContext, request: { userId: stri
 export async function revokeKey(context: IdentityContext, keyId: string): Promise<KeyRow> {
   const row = await context.keys.revoke(keyId);
   if (!row) throw domainError('not_found', `key ${keyId} not found`);
+  await publishKeyStamps(context, [row.id]);
   return row;
 }
 
@@ -119,5 +121,7 @@ async function insertOrReapply(context: IdentityContext, row: NewKey, secretWasG
       (secretWasGiven && existing.secret_hash !== row.secret_hash)) {
     throw domainError('invalid_request', `key ${row.id} already exists with another secret or owner`);
   }
-  return { row: await keys.updateGrants(row.id, row.scopes, row.allowlist, row.requested_rate), reapplied: true };
+  const updated = await keys.updateGrants(row.id, row.scopes, row.allowlist, row.requested_rate);
+  await publishKeyStamps(context, [updated.id]);
+  return { row: updated, reapplied: true };
 }

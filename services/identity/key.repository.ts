@@ -39,6 +39,24 @@ export function createKeyRepository(db: Queryable) {
       return rows[0];
     },
 
+    /**
+     * Keys as authentication reads them, revoked ones included, by id or by their user (for the
+     * stamps published after a change: credential-cache.ts).
+     */
+    async findForStamps(ids: string[], userIds: string[] = []): Promise<AuthenticatedKeyRow[]> {
+      return db.query<AuthenticatedKeyRow>(
+        `SELECT k.*, ${MANAGED_ORGANIZATIONS} FROM identity.api_keys k
+          WHERE k.id = ANY($1::text[]) OR (k.owner_type = 'user' AND k.owner_id = ANY($2::text[]))`,
+        [ids, userIds],
+      );
+    },
+
+    /** The id of the key with this secret hash, revoked or not. */
+    async findIdByHash(secretHash: string): Promise<string | undefined> {
+      const rows = await db.query<{ id: string }>('SELECT id FROM identity.api_keys WHERE secret_hash = $1', [secretHash]);
+      return rows[0]?.id;
+    },
+
     async findById(id: string): Promise<KeyRow | undefined> {
       const rows = await db.query<KeyRow>('SELECT * FROM identity.api_keys WHERE id = $1', [id]);
       return rows[0];

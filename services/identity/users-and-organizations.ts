@@ -7,6 +7,7 @@ import { domainError } from '../kit/grpc/errors.js';
 import { requireId } from '../kit/ids.js';
 import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { IdentityContext } from './identity-context.js';
+import { publishKeyStamps } from './stamp-publishing.js';
 import { createUserRepository, type OrganizationMemberRow, type OrganizationRow, type UserRow } from './user.repository.js';
 
 export async function upsertUser(context: IdentityContext, u: UserMessage | undefined): Promise<UserRow> {
@@ -71,6 +72,8 @@ export async function upsertOrganization(context: IdentityContext, o: Organizati
       });
     }
   });
+  // A member's role decides what its keys reach (Caller.managed_organizations).
+  await publishKeyStamps(context, [], o.members.map((m) => m.userId));
   return id;
 }
 

@@ -2,6 +2,7 @@
 import type { Database } from './db/database.js';
 import type { ServiceClients } from './grpc/client.js';
 import type { TokenSigner } from './grpc/caller-token.js';
+import type { CredentialStamps } from './credential-stamps.js';
 import type { Logger } from './logger.js';
 
 export interface ServiceDeps {
@@ -14,4 +15,9 @@ export interface ServiceDeps {
   signer: TokenSigner;
   deadlineMs: number;
   logger: Logger;
+  /**
+   * The API keys' stamps the edge's rate limiter checks (identity only): set when identity and the
+   * limiter share them (Redis, or one process); unset, identity answers every request live.
+   */
+  credentialStamps?: CredentialStamps;
 }

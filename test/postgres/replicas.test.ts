@@ -17,6 +17,7 @@ import { freshPostgresDatabase, type FreshDatabase } from '../helpers/stores.js'
 
 const keepKey = liveKey();
 const revokeKey = liveKey();
+const revokeCachedKey = liveKey();
 const freeKey = liveKey();
 const cappedKey = liveKey();
 // Bucket keys live in the shared Redis: a fresh key id per run keeps runs apart.
@@ -43,6 +44,7 @@ describe('two gateway replicas', () => {
         { id: cappedKeyId, secret: cappedKey, owner: { user: 'u_free' }, scopes: ['search:read'] },
         { id: 'k_keep', secret: keepKey, owner: { user: 'u_ada' }, scopes: ['search:read'] },
         { id: 'k_revoke', secret: revokeKey, owner: { user: 'u_ada' }, scopes: ['search:read'] },
+        { id: 'k_revoke_cached', secret: revokeCachedKey, owner: { user: 'u_ada' }, scopes: ['search:read'] },
       ],
     }));
     const env = { DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL!, ...redisPrefix.env, SEED_FILE: seedFile, LOG_LEVEL: 'warn' };
@@ -67,6 +69,16 @@ describe('two gateway replicas', () => {
       expect(res.status, url).toBe(401);
       expect((await request(url, 'GET', '/v1/me', { headers: bearer(keepKey) })).status, url).toBe(200);
     }
+  });
+
+  it('refuses a revoked key on its next request through every replica, though identity cached its caller', async () => {
+    // GET /v1/communities takes the caller from identity's cache once read (GET /v1/me reads live).
+    const communities = (url: string) => request(url, 'GET', '/v1/communities', { headers: bearer(revokeCachedKey) });
+    for (const url of topology.restUrls) {
+      for (let i = 0; i < 3; i++) expect((await communities(url)).status).toBe(200);
+    }
+    await clients.identity.revokeKey({ keyId: 'k_revoke_cached' }, await callAs(signer, { kind: 'operator', actor: 'test' }, undefined, 5000));
+    for (const url of topology.restUrls) expect((await communities(url)).status, url).toBe(401);
   });
 
   it('share one rate-limit bucket through Redis', async () => {

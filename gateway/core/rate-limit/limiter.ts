@@ -42,6 +42,11 @@ export interface RateLimitDecision {
 export interface RateLimiter {
   /** Counts one request of this key at nowMs (default: now) and says whether it may proceed. */
   check(key: RateLimitKey, nowMs?: number): Promise<RateLimitDecision>;
+  /**
+   * The same for a caller identity answered from its cache with `stamp`: counted only while the
+   * credential's published stamp still equals it; 'stale' (nothing counted) when it does not.
+   */
+  checkStamped(key: RateLimitKey, stamp: string, nowMs?: number): Promise<RateLimitDecision | 'stale'>;
 }
 
 /** What a backend reports after its (atomic) step: the bucket and the day's count after it. */

@@ -4,6 +4,7 @@
 // Memory stays bounded: an absent bucket means a full one, so once the map grows past maxEntries
 // a sweep drops every bucket that has refilled completely while idle (and holds no count for
 // today's daily cap, which would otherwise be forgotten).
+import type { MemoryCredentialStamps } from '../../../services/kit/credential-stamps.js';
 import { BucketRateLimiter } from './bucket-limiter.js';
 import { capacityUnits, TOKEN_UNITS, utcDay, type BucketOutcome } from './limiter.js';
 import type { RateLimitPolicy } from './policy.js';
@@ -24,6 +25,8 @@ interface BucketState {
 export interface MemoryRateLimiterOptions {
   /** A sweep of full, idle buckets runs when the map grows past this (default 100,000). */
   maxEntries?: number;
+  /** The stamps identity publishes in this process; without them every stamped check is stale. */
+  stamps?: MemoryCredentialStamps;
 }
 
 /** Refills a bucket up to nowMs. A clock that went backwards refills nothing. */
@@ -40,11 +43,13 @@ export class MemoryRateLimiter extends BucketRateLimiter {
   private readonly buckets = new Map<string, BucketState>();
   private readonly maxEntries: number;
   private sweepAt: number;
+  private readonly stamps: MemoryCredentialStamps | undefined;
 
   constructor(options: MemoryRateLimiterOptions = {}) {
     super();
     this.maxEntries = options.maxEntries ?? 100_000;
     this.sweepAt = this.maxEntries;
+    this.stamps = options.stamps;
   }
 
   /** Buckets held (for tests and metrics). */
@@ -52,7 +57,8 @@ export class MemoryRateLimiter extends BucketRateLimiter {
     return this.buckets.size;
   }
 
-  protected step(credentialId: string, policy: RateLimitPolicy, now: number): BucketOutcome {
+  protected step(credentialId: string, policy: RateLimitPolicy, now: number, stamp: string | undefined): BucketOutcome | 'stale' {
+    if (stamp !== undefined && this.stamps?.current(credentialId) !== stamp) return 'stale';
     const capacity = capacityUnits(policy);
     const rate = policy.refillPerMinute;
     let state = this.buckets.get(credentialId);

@@ -15,21 +15,24 @@
 // Arithmetic is in integers (see limiter.ts): Lua numbers are doubles, exact far beyond the values
 // used here (tokens ≤ 3.6e8 units, elapsed capped at capacity ms, timestamps ~1.8e12 ms).
 import type { Redis } from 'ioredis';
+import { stampKey } from '../../../services/kit/credential-stamps.js';
 import { BucketRateLimiter } from './bucket-limiter.js';
 import { capacityUnits, TOKEN_UNITS, utcDay, type BucketOutcome } from './limiter.js';
 import type { RateLimitPolicy } from './policy.js';
 
-const COMMAND = 'expertnetRateLimitV1';
+const COMMAND = 'expertnetRateLimitV2';
 const DAY_KEY_TTL_SECONDS = 2 * 86_400;
 const BUCKET_TTL_MARGIN_MS = 60_000;
 
 /**
- * KEYS[1] bucket hash, KEYS[2] day counter.
+ * KEYS[1] bucket hash, KEYS[2] day counter, KEYS[3] the credential's stamp.
  * ARGV: now (ms), capacity (units), rate (units per ms), token (units), daily cap (0 = none),
- *       day-key TTL (s), bucket TTL margin (ms).
- * Returns { refused (0 none, 1 burst, 2 daily), tokens after (units), used today after }.
+ *       day-key TTL (s), bucket TTL margin (ms), the cached caller's stamp ('' = read live).
+ * Returns { refused (0 none, 1 burst, 2 daily, 3 stale stamp: nothing counted), tokens after
+ * (units), used today after }.
  */
 const LUA = `
+if ARGV[8] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[8] then return {3, 0, 0} end
 local now = tonumber(ARGV[1])
 local capacity = tonumber(ARGV[2])
 local rate = tonumber(ARGV[3])
@@ -75,6 +78,7 @@ return {0, tokens, used}
 type RateLimitCommand = (
   bucketKey: string,
   dayKey: string,
+  stampKey: string,
   ...args: (string | number)[]
 ) => Promise<[number, number, number]>;
 
@@ -91,7 +95,7 @@ export class RedisRateLimiter extends BucketRateLimiter {
   constructor(redis: Redis, options: RedisRateLimiterOptions = {}) {
     super();
     this.prefix = options.prefix ?? 'rl:';
-    redis.defineCommand(COMMAND, { numberOfKeys: 2, lua: LUA });
+    redis.defineCommand(COMMAND, { numberOfKeys: 3, lua: LUA });
     const command = (redis as unknown as Record<string, RateLimitCommand>)[COMMAND];
     if (!command) throw new Error('ioredis did not define the rate-limit command');
     this.command = command.bind(redis);
@@ -103,11 +107,12 @@ export class RedisRateLimiter extends BucketRateLimiter {
     return { bucket: `${base}:b`, day: `${base}:d:${utcDay(nowMs)}` };
   }
 
-  protected async step(credentialId: string, policy: RateLimitPolicy, now: number): Promise<BucketOutcome> {
+  protected async step(credentialId: string, policy: RateLimitPolicy, now: number, stamp: string | undefined): Promise<BucketOutcome | 'stale'> {
     const keys = this.keys(credentialId, now);
     const [refused, tokenUnits, usedToday] = await this.command(
       keys.bucket,
       keys.day,
+      stampKey(this.prefix, credentialId),
       now,
       capacityUnits(policy),
       policy.refillPerMinute,
@@ -115,7 +120,9 @@ export class RedisRateLimiter extends BucketRateLimiter {
       policy.dailyCap ?? 0,
       DAY_KEY_TTL_SECONDS,
       BUCKET_TTL_MARGIN_MS,
+      stamp ?? '',
     );
+    if (refused === 3) return 'stale';
     const refusedBy = refused === 1 ? 'burst' : refused === 2 ? 'daily' : null;
     return { refusedBy, tokenUnits: Number(tokenUnits), usedToday: Number(usedToday) };
   }

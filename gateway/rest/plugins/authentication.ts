@@ -14,6 +14,12 @@ declare module 'fastify' {
     caller: Caller | null;
     /** The credential's description, fetched with authentication on routes flagged `describeCaller`. */
     callerDescription: DescribeCredentialResponse | null;
+    /**
+     * Set when the caller came from identity's cache: the rate-limit step checks it, and calls
+     * `refreshCaller` when it is stale (docs/CREDENTIAL-CACHE.md).
+     */
+    callerStamp: string | null;
+    refreshCaller: (() => Promise<Caller>) | null;
   }
   interface FastifyContextConfig {
     /** The route shows the credential's description: authentication fetches it in the same call. */
@@ -35,6 +41,8 @@ export default fp<{ edge: Edge }>(
   async (app, { edge }) => {
     app.decorateRequest('caller', null);
     app.decorateRequest('callerDescription', null);
+    app.decorateRequest('callerStamp', null);
+    app.decorateRequest('refreshCaller', null);
     app.addHook('onRequest', async (request, reply) => {
       if (isPreflight(request)) return reply.code(204).send();
       const credential = presentedCredential(request.headers);
@@ -42,8 +50,13 @@ export default fp<{ edge: Edge }>(
         const { caller, description } = await edge.authenticateAndDescribe(credential, request.id);
         request.caller = caller;
         request.callerDescription = description;
-      } else {
-        request.caller = await edge.authenticate(credential, request.id);
+        return;
+      }
+      const { caller, stamp } = await edge.authenticateCached(credential, request.id);
+      request.caller = caller;
+      if (stamp) {
+        request.callerStamp = stamp;
+        request.refreshCaller = () => edge.refresh(credential, request.id);
       }
     });
   },

@@ -1,10 +1,13 @@
 // Per-credential rate limiting. Runs after authentication (an onRequest hook added after its own):
 // every authenticated request is counted, and every authenticated response — success or error,
-// a 429 included — carries the RateLimit headers. Requests without a caller are not limited here
-// (they are refused by authentication, or are CORS preflights).
+// a 429 included — carries the RateLimit headers. A caller identity answered from its cache is
+// checked here too, in the same step (docs/CREDENTIAL-CACHE.md). Requests without a caller are not
+// limited here (they are refused by authentication, or are CORS preflights).
+import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
 import { ApiError } from '../../core/api-error.js';
-import type { RateLimitDecision, RateLimiter } from '../../core/rate-limit/limiter.js';
+import type { RateLimitDecision, RateLimiter, RateLimitKey } from '../../core/rate-limit/limiter.js';
 import { rateLimitHeaders } from '../../core/rate-limit/headers.js';
 import { refusalMessage } from '../../core/rate-limit/refusal.js';
 import type {} from './authentication.js'; // request.caller
@@ -13,19 +16,34 @@ export interface RateLimitPluginOptions {
   limiter: RateLimiter;
 }
 
+function keyOf(caller: Caller): RateLimitKey {
+  return { credentialId: caller.credentialId, rateTier: caller.rateTier, requestedRate: caller.requestedRate };
+}
+
+/**
+ * One step of the caller's bucket. A caller from identity's cache counts only while its stamp
+ * still stands; a stale one is read live (request.caller replaced) and checked as such.
+ */
+async function checkCaller(limiter: RateLimiter, request: FastifyRequest): Promise<RateLimitDecision> {
+  const stamp = request.callerStamp;
+  if (stamp && request.refreshCaller) {
+    const decision = await limiter.checkStamped(keyOf(request.caller!), stamp);
+    if (decision !== 'stale') return decision;
+    request.callerStamp = null;
+    request.caller = await request.refreshCaller();
+  }
+  return limiter.check(keyOf(request.caller!));
+}
+
 export default fp<RateLimitPluginOptions>(
   async (app, { limiter }) => {
     app.addHook('onRequest', async (request, reply) => {
-      const caller = request.caller;
-      if (!caller) return;
+      if (!request.caller) return;
       let decision: RateLimitDecision;
       try {
-        decision = await limiter.check({
-          credentialId: caller.credentialId,
-          rateTier: caller.rateTier,
-          requestedRate: caller.requestedRate,
-        });
+        decision = await checkCaller(limiter, request);
       } catch (err) {
+        if (err instanceof ApiError) throw err; // the refreshed credential's own refusal
         // Fail closed: without the shared limiter no request goes through unlimited.
         request.log.error({ err }, 'rate limiter unavailable');
         throw new ApiError(503, 'unavailable', 'rate limiting is unavailable; retry shortly', {}, { 'retry-after': '1' });

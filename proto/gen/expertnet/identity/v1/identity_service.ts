@@ -143,6 +143,17 @@ export interface AuthenticateRequest {
    * the edge asks for it on routes that show it (GET /v1/me), saving a round trip.
    */
   describe: boolean;
+  /**
+   * The edge checks the answer's stamp before it acts on it (in the same rate-limit step): an API
+   * key's caller may then come from identity's cache, without a read of the store. Never with
+   * describe. docs/CREDENTIAL-CACHE.md.
+   */
+  acceptCached: boolean;
+  /**
+   * The same request again, because the stamp of a cached answer was stale: read live and do not
+   * count the request a second time (a refused key un-counts it).
+   */
+  refresh: boolean;
 }
 
 export interface AuthenticateResponse {
@@ -150,7 +161,14 @@ export interface AuthenticateResponse {
     | Caller
     | undefined;
   /** Set when describe was asked. */
-  description: DescribeCredentialResponse | undefined;
+  description:
+    | DescribeCredentialResponse
+    | undefined;
+  /**
+   * Set when the caller came from identity's cache: it stands only while the credential's
+   * published stamp still equals this. Empty: read live.
+   */
+  stamp: string;
 }
 
 export interface DescribeCredentialRequest {
@@ -1526,7 +1544,7 @@ export const ApiKey: MessageFns<ApiKey> = {
 };
 
 function createBaseAuthenticateRequest(): AuthenticateRequest {
-  return { apiKey: "", accessToken: "", resource: "", describe: false };
+  return { apiKey: "", accessToken: "", resource: "", describe: false, acceptCached: false, refresh: false };
 }
 
 export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
@@ -1542,6 +1560,12 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
     }
     if (message.describe !== false) {
       writer.uint32(32).bool(message.describe);
+    }
+    if (message.acceptCached !== false) {
+      writer.uint32(40).bool(message.acceptCached);
+    }
+    if (message.refresh !== false) {
+      writer.uint32(48).bool(message.refresh);
     }
     return writer;
   },
@@ -1591,6 +1615,22 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
             message.describe = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.acceptCached = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.refresh = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1617,6 +1657,12 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
         : "",
       resource: isSet(object.resource) ? globalThis.String(object.resource) : "",
       describe: isSet(object.describe) ? globalThis.Boolean(object.describe) : false,
+      acceptCached: isSet(object.acceptCached)
+        ? globalThis.Boolean(object.acceptCached)
+        : isSet(object.accept_cached)
+        ? globalThis.Boolean(object.accept_cached)
+        : false,
+      refresh: isSet(object.refresh) ? globalThis.Boolean(object.refresh) : false,
     };
   },
 
@@ -1634,6 +1680,12 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
     if (message.describe !== false) {
       obj.describe = message.describe;
     }
+    if (message.acceptCached !== false) {
+      obj.acceptCached = message.acceptCached;
+    }
+    if (message.refresh !== false) {
+      obj.refresh = message.refresh;
+    }
     return obj;
   },
 
@@ -1646,12 +1698,14 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
     message.accessToken = object.accessToken ?? "";
     message.resource = object.resource ?? "";
     message.describe = object.describe ?? false;
+    message.acceptCached = object.acceptCached ?? false;
+    message.refresh = object.refresh ?? false;
     return message;
   },
 };
 
 function createBaseAuthenticateResponse(): AuthenticateResponse {
-  return { caller: undefined, description: undefined };
+  return { caller: undefined, description: undefined, stamp: "" };
 }
 
 export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
@@ -1661,6 +1715,9 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     }
     if (message.description !== undefined) {
       DescribeCredentialResponse.encode(message.description, writer.uint32(18).fork()).join();
+    }
+    if (message.stamp !== "") {
+      writer.uint32(26).string(message.stamp);
     }
     return writer;
   },
@@ -1694,6 +1751,14 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
             message.description = DescribeCredentialResponse.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.stamp = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1710,6 +1775,7 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     return {
       caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       description: isSet(object.description) ? DescribeCredentialResponse.fromJSON(object.description) : undefined,
+      stamp: isSet(object.stamp) ? globalThis.String(object.stamp) : "",
     };
   },
 
@@ -1720,6 +1786,9 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     }
     if (message.description !== undefined) {
       obj.description = DescribeCredentialResponse.toJSON(message.description);
+    }
+    if (message.stamp !== "") {
+      obj.stamp = message.stamp;
     }
     return obj;
   },
@@ -1735,6 +1804,7 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     message.description = (object.description !== undefined && object.description !== null)
       ? DescribeCredentialResponse.fromPartial(object.description)
       : undefined;
+    message.stamp = object.stamp ?? "";
     return message;
   },
 };

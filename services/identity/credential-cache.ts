@@ -1,0 +1,67 @@
+// API keys' callers kept in memory, each with its stamp (services/kit/credential-stamps.ts,
+// docs/CREDENTIAL-CACHE.md). A cached caller is handed out only to an edge that checks the stamp
+// before acting on it; identity publishes the new stamps of the keys a change touched before the
+// change's answer, so every replica's next request finds the cached caller stale and reads live.
+import { createHash } from 'node:crypto';
+import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
+import type { CredentialStamps } from '../kit/credential-stamps.js';
+import { STAMP_TTL_MS } from '../kit/credential-stamps.js';
+import { callerOfKey } from './identity-messages.js';
+import type { AuthenticatedKeyRow } from './key.repository.js';
+
+/** The stamp of a key that no longer authenticates. */
+const REVOKED = 'revoked';
+const MAX_ENTRIES = 10_000;
+
+/** A digest of everything the key's caller is made of; `revoked` once the key is. */
+export function stampOfKey(row: AuthenticatedKeyRow): string {
+  if (row.revoked_at) return REVOKED;
+  return stampOfCaller(callerOfKey(row));
+}
+
+function stampOfCaller(caller: Caller): string {
+  return createHash('sha256').update(JSON.stringify(Caller.toJSON(caller))).digest('base64url').slice(0, 22);
+}
+
+interface Entry {
+  caller: Caller;
+  stamp: string;
+  expiresAt: number;
+}
+
+export function createCredentialCache(stamps: CredentialStamps) {
+  /** By the key's secret hash. */
+  const entries = new Map<string, Entry>();
+
+  return {
+    /** The cached caller of a key's secret hash and its stamp, when fresh. */
+    get(secretHash: string): Entry | undefined {
+      const entry = entries.get(secretHash);
+      if (entry && entry.expiresAt > Date.now()) return entry;
+      if (entry) entries.delete(secretHash);
+      return undefined;
+    },
+
+    forget(secretHash: string): void {
+      entries.delete(secretHash);
+    },
+
+    /** Keeps a caller read live, and seeds its stamp for the edge's check. */
+    async remember(secretHash: string, caller: Caller): Promise<void> {
+      const stamp = stampOfCaller(caller);
+      // Bounded: the oldest entry goes first (a Map keeps insertion order).
+      if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+      entries.delete(secretHash);
+      // No longer than a stamp lives: a stamp never outlives the state it was read from by more.
+      entries.set(secretHash, { caller, stamp, expiresAt: Date.now() + STAMP_TTL_MS });
+      await stamps.seed(caller.credentialId, stamp);
+    },
+
+    /** After a committed change: the keys' stamps as they are now (read after the commit). */
+    async publish(rows: AuthenticatedKeyRow[]): Promise<void> {
+      await stamps.publish(rows.map((row) => [row.id, stampOfKey(row)] as const));
+    },
+  };
+}
+
+export type CredentialCache = ReturnType<typeof createCredentialCache>;
