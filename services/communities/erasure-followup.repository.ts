@@ -30,11 +30,11 @@ export function createErasureFollowupRepository(db: Queryable) {
       );
     },
 
-    /** Follow-ups older than `olderThanMs` (the inline attempt had its chance), oldest first. */
+    /** Follow-ups at least `olderThanMs` old (the inline attempt had its chance; as dueTasks), oldest first. */
     async due(olderThanMs: number, limit: number): Promise<ErasureFollowupRow[]> {
       return db.query<ErasureFollowupRow>(
         `SELECT community_id, profile_id, attempts FROM communities.erasure_followups
-          WHERE created_at < now() - make_interval(secs => $1::double precision / 1000)
+          WHERE created_at <= now() - make_interval(secs => $1::double precision / 1000)
           ORDER BY created_at, community_id, profile_id LIMIT $2`,
         [olderThanMs, limit],
       );

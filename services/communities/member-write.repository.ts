@@ -156,11 +156,15 @@ export function createMemberWriteRepository(db: Queryable) {
       );
     },
 
-    /** Tasks older than `olderThanMs` (the inline attempt had its chance), oldest first. */
+    /**
+     * Tasks at least `olderThanMs` old (the inline attempt had its chance), oldest first. At least,
+     * not more than: the embedded store's clock counts whole milliseconds, so a task written in the
+     * same millisecond as a sweep with no grace is already due.
+     */
     async dueTasks(olderThanMs: number, limit: number): Promise<PlaceholderTaskRow[]> {
       return db.query<PlaceholderTaskRow>(
         `SELECT kind, profile_id, user_id, attempts FROM communities.placeholder_tasks
-          WHERE created_at < now() - make_interval(secs => $1::double precision / 1000)
+          WHERE created_at <= now() - make_interval(secs => $1::double precision / 1000)
           ORDER BY created_at, profile_id LIMIT $2`,
         [olderThanMs, limit],
       );

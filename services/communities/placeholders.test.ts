@@ -88,6 +88,14 @@ describe('placeholder-account tasks', () => {
     expect(await tasks()).toEqual([]);
   });
 
+  it('counts a task written in the same millisecond as a sweep with no grace as due (the embedded store’s clock)', async () => {
+    for (let i = 0; i < 10; i++) {
+      await writes().addTask('create_account', `p_now_${i}`, null);
+      expect((await writes().dueTasks(0, 100)).map((t) => t.profile_id)).toContain(`p_now_${i}`);
+    }
+    await db.query(`DELETE FROM communities.placeholder_tasks WHERE profile_id LIKE 'p_now_%'`);
+  });
+
   it('leaves young tasks to their inline attempt', async () => {
     await newPlaceholder('p_young');
     const sweeper = startTaskSweeper(context, { intervalMs: 60_000, graceMs: 60_000 });
