@@ -73,11 +73,13 @@ describe.each(modes)('cached API-key callers on %s', (mode) => {
   it('refuses a revoked key on its next request, though its caller was cached', async () => {
     for (let i = 0; i < 3; i++) expect((await communities(k.revoked)).status).toBe(200);
     await sys.clients.identity.revokeKey({ keyId: 'k_revoked' }, await operator());
+    // An unknown path too: authentication and the rate-limit step run before routing.
+    expect((await request(sys.restUrl, 'GET', '/v1/no-such-path', { headers: bearer(k.revoked) })).status).toBe(401);
     const res = await communities(k.revoked);
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('unauthorized');
     expect((await communities(k.cached)).status).toBe(200);
-    // The refused request was counted from the cache, then uncounted: three requests stored.
+    // The refused requests were counted from the cache, then uncounted: three requests stored.
     expect(await storedRequests('k_revoked')).toBe(3);
   });
 
