@@ -132,6 +132,21 @@ describe.runIf(withRedis)('cached API-key callers when Redis lost their stamps',
     await prefix.cleanup();
   });
 
+  it('publishes after a change the very stamp a live read of the key then gives', async () => {
+    const operator = await callAs(sys.signer, { kind: 'operator', actor: 'test' }, undefined, 5000);
+    const edge = await callAs(sys.signer, { kind: 'edge' }, 'r', 5000);
+    await sys.clients.identity.mintKey({ userId: 'u_ada', id: 'k_cached', secret: k.cached, scopes: ['search:read'] }, operator);
+    await sys.clients.identity.authenticate({ apiKey: k.cached, accessToken: '', refresh: true }, edge);
+    const { stamp } = await sys.clients.identity.authenticate({ apiKey: k.cached, accessToken: '', acceptCached: true }, edge);
+    const redis = await connectRedis(process.env.REDIS_URL!);
+    try {
+      expect(stamp).not.toBe('');
+      expect(await redis.get(stampKey(prefix.prefix, 'k_cached'))).toBe(stamp);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   it('reads the key live and answers as usual, counting each request once', async () => {
     const communities = () => request(sys.restUrl, 'GET', '/v1/communities', { headers: bearer(k.lost) });
     for (let i = 0; i < 2; i++) expect((await communities()).status).toBe(200);

@@ -4,8 +4,7 @@
 // change's answer, so every replica's next request finds the cached caller stale and reads live.
 import { createHash } from 'node:crypto';
 import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
-import type { CredentialStamps } from '../kit/credential-stamps.js';
-import { STAMP_TTL_MS } from '../kit/credential-stamps.js';
+import { STAMP_TTL_MS, type CredentialStamps } from '../kit/credential-stamps.js';
 import { callerOfKey } from './identity-messages.js';
 import type { AuthenticatedKeyRow } from './key.repository.js';
 
