@@ -46,6 +46,7 @@ export async function authenticate(context: IdentityContext, request: Authentica
     context.keyUsage.record(cached.caller.credentialId);
     return { caller: cached.caller, description: undefined, stamp: cached.stamp };
   }
+  const readAt = Date.now();
   const row = await context.keys.findActiveByHash(secretHash);
   if (!row) {
     if (request.refresh) await uncountRefused(context, secretHash);
@@ -54,7 +55,7 @@ export async function authenticate(context: IdentityContext, request: Authentica
   // A refresh is the same request as the cached answer before it, which counted it.
   if (!request.refresh) context.keyUsage.record(row.id);
   const caller = callerOfKey(row);
-  if (callers && (request.acceptCached || request.refresh)) await callers.remember(secretHash, caller);
+  if (callers && (request.acceptCached || request.refresh)) await callers.remember(secretHash, caller, readAt);
   return { caller, description: undefined, stamp: '' };
 }
 

@@ -45,8 +45,13 @@ export function createCredentialCache(stamps: CredentialStamps) {
       entries.delete(secretHash);
     },
 
-    /** Keeps a caller read live, and seeds its stamp for the edge's check. */
-    async remember(secretHash: string, caller: Caller): Promise<void> {
+    /**
+     * Keeps a caller read live (the read began at `readAt`, ms), and seeds its stamp for the edge's
+     * check. A read slow enough that a stamp published after it began could have expired since is
+     * not kept: its seed could otherwise bring back the state from before that change.
+     */
+    async remember(secretHash: string, caller: Caller, readAt: number): Promise<void> {
+      if (Date.now() - readAt >= STAMP_TTL_MS / 2) return;
       const stamp = stampOfCaller(caller);
       // Bounded: the oldest entry goes first (a Map keeps insertion order).
       if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
