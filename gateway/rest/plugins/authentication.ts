@@ -15,11 +15,10 @@ declare module 'fastify' {
     /** The credential's description, fetched with authentication on routes flagged `describeCaller`. */
     callerDescription: DescribeCredentialResponse | null;
     /**
-     * Set when the caller came from identity's cache: the rate-limit step checks it, and calls
-     * `refreshCaller` when it is stale (docs/CREDENTIAL-CACHE.md).
+     * Set when the caller came from identity's cache: the rate-limit step checks its stamp, and
+     * reads the caller live with `refresh` when it is stale (docs/CREDENTIAL-CACHE.md).
      */
-    callerStamp: string | null;
-    refreshCaller: (() => Promise<Caller>) | null;
+    callerStamp: { stamp: string; refresh(): Promise<Caller> } | null;
   }
   interface FastifyContextConfig {
     /** The route shows the credential's description: authentication fetches it in the same call. */
@@ -42,7 +41,6 @@ export default fp<{ edge: Edge }>(
     app.decorateRequest('caller', null);
     app.decorateRequest('callerDescription', null);
     app.decorateRequest('callerStamp', null);
-    app.decorateRequest('refreshCaller', null);
     app.addHook('onRequest', async (request, reply) => {
       if (isPreflight(request)) return reply.code(204).send();
       const credential = presentedCredential(request.headers);
@@ -54,10 +52,7 @@ export default fp<{ edge: Edge }>(
       }
       const { caller, stamp } = await edge.authenticateCached(credential, request.id);
       request.caller = caller;
-      if (stamp) {
-        request.callerStamp = stamp;
-        request.refreshCaller = () => edge.refresh(credential, request.id);
-      }
+      if (stamp) request.callerStamp = { stamp, refresh: () => edge.refresh(credential, request.id) };
     });
   },
   { name: 'authentication', dependencies: ['error-envelope'] },

@@ -25,12 +25,12 @@ function keyOf(caller: Caller): RateLimitKey {
  * still stands; a stale one is read live (request.caller replaced) and checked as such.
  */
 async function checkCaller(limiter: RateLimiter, request: FastifyRequest): Promise<RateLimitDecision> {
-  const stamp = request.callerStamp;
-  if (stamp && request.refreshCaller) {
-    const decision = await limiter.checkStamped(keyOf(request.caller!), stamp);
+  const cached = request.callerStamp;
+  if (cached) {
+    const decision = await limiter.checkStamped(keyOf(request.caller!), cached.stamp);
     if (decision !== 'stale') return decision;
     request.callerStamp = null;
-    request.caller = await request.refreshCaller();
+    request.caller = await cached.refresh();
   }
   return limiter.check(keyOf(request.caller!));
 }
