@@ -51,6 +51,7 @@ vi.mock('../services/search/pipeline/index.js', async (importOriginal) => {
           return pipeline.rank(db, req);
         },
         storeVectors: (db, keys) => pipeline.storeVectors(db, keys),
+        prepareVectors: (db, docs) => pipeline.prepareVectors(db, docs),
       };
     },
   };

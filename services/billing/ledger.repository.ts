@@ -114,7 +114,13 @@ export function createLedger(db: Database) {
         return await db.transaction(async (tx) => {
           const wallet = await lockWallet(tx, owner);
           const existing = new Map(
-            (await tx.query<LedgerRow>('SELECT * FROM billing.ledger_entries WHERE reference = ANY($1::text[])', [distinct.map((p) => p.reference)]))
+            // A unique-index lookup per reference, whatever the statistics say: on a ledger not yet
+            // analysed, `reference = ANY(…)` was a scan of the whole ledger per batch.
+            (await tx.query<LedgerRow>(
+              `SELECT e.* FROM unnest($1::text[]) AS k(reference)
+                 CROSS JOIN LATERAL (SELECT * FROM billing.ledger_entries l WHERE l.reference = k.reference LIMIT 1) e`,
+              [distinct.map((p) => p.reference)],
+            ))
               .map((row) => [row.reference, row]),
           );
           const fresh = distinct.filter((p) => !existing.has(p.reference));

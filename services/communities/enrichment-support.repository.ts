@@ -61,11 +61,12 @@ export function createEnrichmentSupportRepository(db: Queryable) {
           WHERE ${[...conditions, ...more].join(' AND ')}`;
       let page = `${memberRows()} ORDER BY m.profile_id LIMIT $3`;
       if (filter.profileIds) {
-        // A key lookup per id (LATERAL: whatever the statistics say). As a filter on the walk
+        // A key lookup per id, whatever the statistics say (LATERAL, and LIMIT 1 so the planner
+        // cannot flatten it into a join over the community). As a filter on the walk
         // (profile_id = ANY) the planner read the community's whole key range, so a run reading
         // its people a batch at a time read the whole community once per batch.
         params.push([...new Set(filter.profileIds)]);
-        page = `SELECT x.* FROM unnest($${params.length}::text[]) AS k(id) CROSS JOIN LATERAL (${memberRows('m.profile_id = k.id')}) x ORDER BY x.id LIMIT $3`;
+        page = `SELECT x.* FROM unnest($${params.length}::text[]) AS k(id) CROSS JOIN LATERAL (${memberRows('m.profile_id = k.id')} LIMIT 1) x ORDER BY x.id LIMIT $3`;
       }
       const total = filter.withTotal
         ? '(SELECT count(*)::int AS total_members FROM communities.memberships WHERE community_id = $1)'
@@ -89,11 +90,17 @@ export function createEnrichmentSupportRepository(db: Queryable) {
     /** The profiles, among these ids, of people who are members of the community (one query), with what it supplied. */
     async findMemberProfiles(communityId: string, profileIds: string[]): Promise<Array<ProfileRow & { supplied: Supplied | null }>> {
       if (profileIds.length === 0) return [];
+      // A key lookup per id, as in scanMembers: a community just imported has no statistics yet,
+      // and `profile_id = ANY(…)` was then a filter over the community's whole key range (10 ms
+      // for 100 of 4,000 members; 1 ms this way).
       return db.query<ProfileRow & { supplied: Supplied | null }>(
-        `SELECT p.*, m.supplied FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id
-          WHERE m.community_id = $1 AND m.profile_id = ANY($2::text[])
+        `SELECT p.*, m.supplied
+           FROM unnest($2::text[]) AS k(id)
+           CROSS JOIN LATERAL (SELECT m.profile_id, m.supplied FROM communities.memberships m
+                                WHERE m.community_id = $1 AND m.profile_id = k.id LIMIT 1) m
+           JOIN communities.profiles p ON p.id = m.profile_id
           ORDER BY p.id`,
-        [communityId, profileIds],
+        [communityId, [...new Set(profileIds)]],
       );
     },
 

@@ -3,8 +3,9 @@
 // and removing documents — a public profile's, or a community's of an erased member.
 import type { Document } from '../../proto/gen/expertnet/search/v1/search_service.js';
 import { domainError } from '../kit/grpc/errors.js';
-import { createSearchCorpusRepository, type ReindexRunRow } from './search-corpus.repository.js';
-import type { SearchContext } from './search-context.js';
+import { documentKey } from './pipeline/vectors.js';
+import { createSearchCorpusRepository, distinctDocuments, type ReindexRunRow } from './search-corpus.repository.js';
+import type { SearchContext, SearchDeps } from './search-context.js';
 import { toIndexedDocument } from './search-messages.js';
 
 function checked(d: Document): Document {
@@ -12,11 +13,26 @@ function checked(d: Document): Document {
   return d;
 }
 
-/** Writes the documents (of re-index run `run`, or of none when 0) and then their vectors; returns how many were indexed. */
-export async function indexDocuments(context: SearchContext, documents: Document[], run: number): Promise<number> {
+/** What writing documents uses of the service: its store, its logger and the ranking pipeline's vectors. */
+export type IndexingContext = Pick<SearchContext, 'pipeline' | 'corpus'> & { deps: Pick<SearchDeps, 'db' | 'logger'> };
+
+/**
+ * Writes the documents (of re-index run `run`, or of none when 0) with their vectors; returns how
+ * many were indexed. The vectors are made before the write (an embeddings service is never called
+ * inside a transaction) and stored in the same statement as their text; a document the write
+ * leaves without one (it keeps an enrichment text the vector was not made from, or a concurrent
+ * write changed it) is embedded after the commit. If the embedder fails, the index call still
+ * succeeds: those documents are embedded at rank time until the next index call stores them.
+ */
+export async function indexDocuments(context: IndexingContext, documents: Document[], run: number): Promise<number> {
   const { deps, pipeline } = context;
-  const docs = documents.map((d) => toIndexedDocument(checked(d)));
-  const indexed = await deps.db.transaction(async (tx) => {
+  const docs = distinctDocuments(documents.map((d) => toIndexedDocument(checked(d))));
+  const withoutVectors = (err: unknown) => {
+    deps.logger.warn({ err, documents: docs.length }, 'search documents indexed without vectors (embedded at rank time until stored)');
+    return undefined;
+  };
+  const prepared = await pipeline.prepareVectors(deps.db, docs).catch(withoutVectors);
+  const unvectored = await deps.db.transaction(async (tx) => {
     const txCorpus = createSearchCorpusRepository(tx);
     // A re-index batch names its run: refused once the run is swept (or was never opened), so
     // no batch of a run can write after its prune. Other writes name none, as before.
@@ -25,18 +41,18 @@ export async function indexDocuments(context: SearchContext, documents: Document
       if (!found) throw domainError('not_found', `re-index run ${run} not found`);
       if (found.pruned_at) throw domainError('conflict', `re-index run ${run} is already pruned`);
     }
-    return txCorpus.upsertDocuments(docs);
+    return txCorpus.upsertDocuments(docs, prepared);
   });
-  // The documents' vectors, after the text is committed (an embeddings service is never called
-  // inside a transaction). Written only where the text is still what was embedded; if the
-  // embedder fails, the documents are embedded at rank time until the next index call.
-  const embedded = await pipeline.storeVectors(deps.db, docs).catch((err: unknown) => {
-    deps.logger.warn({ err, documents: docs.length }, 'search documents indexed without vectors (embedded at rank time until stored)');
-    return 0;
-  });
+  let embedded = 0;
+  if (prepared) {
+    const left = new Set(unvectored.map(documentKey));
+    embedded = [...prepared.byKey.keys()].filter((key) => !left.has(key)).length;
+    // Not tried again when preparing failed: the embedder would most likely fail again.
+    if (unvectored.length > 0) embedded += (await pipeline.storeVectors(deps.db, unvectored).catch(withoutVectors)) ?? 0;
+  }
   // A run's batch counts towards its progress (GetReindexRun) once its vectors are stored.
-  if (run !== 0) await context.corpus.recordReindexProgress(run, indexed, embedded);
-  return indexed;
+  if (run !== 0) await context.corpus.recordReindexProgress(run, documents.length, embedded);
+  return documents.length;
 }
 
 export async function beginReindex(context: SearchContext, expectedDocuments: number): Promise<number> {

@@ -10,11 +10,29 @@
 // lock corpus and term rows under it; without it, an upsert — whose new and updated rows fire two
 // statistics passes, each in key order but not in one order together — deadlocked against a
 // concurrent writer of the same corpora (term-stats.test.ts).
-import type { DocumentRow } from './pipeline/pipeline.js';
+import type { DocumentRow, PreparedVectors } from './pipeline/pipeline.js';
+import { type DocumentKey, documentKey, NO_VECTORS } from './pipeline/vectors.js';
 import type { Queryable } from '../kit/db/database.js';
 
 /** What indexing writes: a row of search.documents (the seam with ranking owns its shape). */
 export type IndexedDocument = DocumentRow;
+
+/**
+ * The documents as one write leaves them, in key order: a document named twice is written once,
+ * as the later one (with the earlier enrichment text when the later has none, as two writes in a
+ * row would leave it).
+ */
+export function distinctDocuments(docs: readonly IndexedDocument[]): IndexedDocument[] {
+  const byKey = new Map<string, IndexedDocument>();
+  for (const d of docs) {
+    const key = documentKey(d);
+    const earlier = byKey.get(key);
+    byKey.set(key, earlier && d.enrichment_text === null ? { ...d, enrichment_text: earlier.enrichment_text } : d);
+  }
+  return [...byKey.values()].sort((x, y) =>
+    x.community_id < y.community_id ? -1 : x.community_id > y.community_id ? 1 : x.profile_id < y.profile_id ? -1 : x.profile_id > y.profile_id ? 1 : 0,
+  );
+}
 
 /** A re-index run as GetReindexRun reports it. */
 export interface ReindexRunRow {
@@ -67,46 +85,47 @@ export function createSearchCorpusRepository(db: Queryable) {
     },
 
     /**
-     * Writes documents; a null enrichment_text keeps the text the document holds. Each write is
-     * stamped with the newest re-index run (0 before any): a document written after a run began —
-     * by the run or by any other path — is never swept by that run. One statement for the batch,
-     * in key order: the term statistics (migration 007) are updated once for it, and two writers
-     * lock rows in the same order. Call inside a transaction (lock order, above). A document named
-     * twice is written once, as the later one (with the earlier enrichment text when the later has
-     * none, as two writes in a row would leave it).
+     * Writes documents (`distinctDocuments` of them) with the vectors prepared for them; a null
+     * enrichment_text keeps the text the document holds. Each write is stamped with the newest
+     * re-index run (0 before any): a document written after a run began — by the run or by any
+     * other path — is never swept by that run. One statement for the batch, in key order: the term
+     * statistics (migration 007) are updated once for it, and two writers lock rows in the same
+     * order. A prepared vector is stored with its text (migration 011), unless the document keeps
+     * an enrichment text the vector was not made from. Call inside a transaction (lock order,
+     * above). Returns the documents written that hold no vector of `vectors.model`.
      */
-    async upsertDocuments(docs: IndexedDocument[]): Promise<number> {
-      const byKey = new Map<string, IndexedDocument>();
-      for (const d of docs) {
-        const key = JSON.stringify([d.community_id, d.profile_id]);
-        const earlier = byKey.get(key);
-        byKey.set(key, earlier && d.enrichment_text === null ? { ...d, enrichment_text: earlier.enrichment_text } : d);
-      }
-      const rows = [...byKey.values()].sort((x, y) =>
-        x.community_id < y.community_id ? -1 : x.community_id > y.community_id ? 1 : x.profile_id < y.profile_id ? -1 : x.profile_id > y.profile_id ? 1 : 0,
-      );
-      if (rows.length === 0) return docs.length;
+    async upsertDocuments(docs: IndexedDocument[], vectors: PreparedVectors = NO_VECTORS): Promise<DocumentKey[]> {
+      const rows = distinctDocuments(docs);
+      if (rows.length === 0) return [];
       const column = <K extends keyof IndexedDocument>(k: K) => rows.map((d) => d[k]);
       await lockCorpora(column('community_id'));
-      await db.query(
-        `INSERT INTO search.documents (community_id, profile_id, user_id, name, headline, bio, organization, location,
-                                       avatar_url, enrichment_text, updated_at, touched_run)
-         SELECT d.community_id, d.profile_id, d.user_id, d.name, d.headline, d.bio, d.organization, d.location,
-                d.avatar_url, d.enrichment_text, now(), (SELECT coalesce(max(id), 0) FROM search.reindex_runs)
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
-                WITH ORDINALITY AS d(community_id, profile_id, user_id, name, headline, bio, organization, location, avatar_url, enrichment_text, n)
-          ORDER BY d.n
-         ON CONFLICT (community_id, profile_id) DO UPDATE SET
-           user_id = EXCLUDED.user_id, name = EXCLUDED.name, headline = EXCLUDED.headline, bio = EXCLUDED.bio,
-           organization = EXCLUDED.organization, location = EXCLUDED.location, avatar_url = EXCLUDED.avatar_url,
-           enrichment_text = COALESCE(EXCLUDED.enrichment_text, search.documents.enrichment_text), updated_at = now(),
-           touched_run = EXCLUDED.touched_run`,
+      // Whether a prepared vector is stored (EXCLUDED is the row as written, the table's the row as it was).
+      const vectorKept = 'EXCLUDED.embedding IS NOT NULL AND (EXCLUDED.enrichment_text IS NOT NULL OR search.documents.enrichment_text IS NULL)';
+      return db.query<DocumentKey>(
+        `WITH written AS (
+           INSERT INTO search.documents (community_id, profile_id, user_id, name, headline, bio, organization, location,
+                                         avatar_url, enrichment_text, updated_at, touched_run, embedding, embedding_model)
+           SELECT d.community_id, d.profile_id, d.user_id, d.name, d.headline, d.bio, d.organization, d.location,
+                  d.avatar_url, d.enrichment_text, now(), (SELECT coalesce(max(id), 0) FROM search.reindex_runs),
+                  d.embedding::real[], CASE WHEN d.embedding IS NOT NULL THEN $12 END
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+                  WITH ORDINALITY AS d(community_id, profile_id, user_id, name, headline, bio, organization, location, avatar_url, enrichment_text, embedding, n)
+            ORDER BY d.n
+           ON CONFLICT (community_id, profile_id) DO UPDATE SET
+             user_id = EXCLUDED.user_id, name = EXCLUDED.name, headline = EXCLUDED.headline, bio = EXCLUDED.bio,
+             organization = EXCLUDED.organization, location = EXCLUDED.location, avatar_url = EXCLUDED.avatar_url,
+             enrichment_text = COALESCE(EXCLUDED.enrichment_text, search.documents.enrichment_text), updated_at = now(),
+             touched_run = EXCLUDED.touched_run,
+             embedding = CASE WHEN ${vectorKept} THEN EXCLUDED.embedding ELSE search.documents.embedding END,
+             embedding_model = CASE WHEN ${vectorKept} THEN EXCLUDED.embedding_model ELSE search.documents.embedding_model END
+           RETURNING community_id, profile_id, embedding IS NOT NULL AND embedding_model = $12 AS vectored)
+         SELECT community_id, profile_id FROM written WHERE NOT vectored`,
         [
           column('community_id'), column('profile_id'), column('user_id'), column('name'), column('headline'), column('bio'),
           column('organization'), column('location'), column('avatar_url'), column('enrichment_text'),
+          rows.map((d) => vectors.byKey.get(documentKey(d)) ?? null), vectors.model,
         ],
       );
-      return docs.length;
     },
 
     /**

@@ -99,7 +99,7 @@ describe.each(storeNames())('search worker on %s', (store) => {
   it('a pipeline failure fails the job, uncharged; a finished job expires an hour later', async () => {
     const repo = createSearchJobsRepository(handle.db);
     await repo.insert(job('srch_fail'));
-    const { r, charged } = runner({ provider: 'broken', rank: async () => Promise.reject(new Error('provider down')), storeVectors: async () => 0 });
+    const { r, charged } = runner({ provider: 'broken', rank: async () => Promise.reject(new Error('provider down')), storeVectors: async () => 0, prepareVectors: async () => ({ model: 'broken', byKey: new Map() }) });
     expect(await r.claimAndRun('srch_fail')).toMatchObject({ status: 'failed' });
     expect(charged).toEqual([]);
     const row = (await repo.find('srch_fail'))!;

@@ -17,6 +17,15 @@ export interface DocumentRow {
   enrichment_text: string | null;
 }
 
+/**
+ * Vectors made before a write, to be stored with the text they were made from: the embedder's
+ * name, and each document's vector as an array literal by key (vectors.ts `documentKey`).
+ */
+export interface PreparedVectors {
+  model: string;
+  byKey: ReadonlyMap<string, string>;
+}
+
 export interface RankRequest {
   query: string;
   /** Community corpora to search (already authorized, allowlist applied). */
@@ -59,4 +68,10 @@ export interface SearchPipeline {
    * omitted) where missing or made by another embedder; how many were stored.
    */
   storeVectors(db: Database, keys?: readonly { community_id: string; profile_id: string }[]): Promise<number>;
+  /**
+   * The active embedder's vectors of documents about to be written, made from the text they will
+   * hold, for the write to store with it (vectors.ts `prepare`); none for a document whose stored
+   * text and vector will do.
+   */
+  prepareVectors(db: Database, docs: readonly DocumentRow[]): Promise<PreparedVectors>;
 }

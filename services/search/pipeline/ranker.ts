@@ -11,7 +11,7 @@ import { type ScoreContext, type Scored, scoreCandidates } from './candidate-sco
 import { crossEncode } from './cross-encoding.js';
 import { type Embedder, OfflineHashEmbedder, type Reranker, type WeightedText } from './embedders.js';
 import { explainMatches } from './match-explanation.js';
-import type { RankedMatch, RankRequest, SearchPipeline } from './pipeline.js';
+import type { DocumentRow, PreparedVectors, RankedMatch, RankRequest, SearchPipeline } from './pipeline.js';
 import { degradeQuery, EmbedderFailure, embedQuery } from './query-embedding.js';
 import type { LegName } from './retrieve.js';
 import { contentTokens, stem, tokenize } from './text.js';
@@ -98,6 +98,10 @@ export class Ranker implements SearchPipeline {
 
   storeVectors(db: Database, keys?: readonly DocumentKey[]): Promise<number> {
     return this.vectors.store(db, keys);
+  }
+
+  prepareVectors(db: Database, docs: readonly DocumentRow[]): Promise<PreparedVectors> {
+    return this.vectors.prepare(db, docs);
   }
 
   /** Whether pg_trgm is installed in this database (asked once per database handle). */

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Database, Queryable } from '../../kit/db/database.js';
 import type { Embedder, WeightedText } from './embedders.js';
-import type { DocumentRow } from './pipeline.js';
+import type { DocumentRow, PreparedVectors } from './pipeline.js';
 import type { LegRow, Scope } from './retrieve.js';
 
 /** The text fields of a document, as the vectors read them. */
@@ -35,6 +35,14 @@ export interface DocumentKey {
   community_id: string;
   profile_id: string;
 }
+
+/** One string per document key. */
+export function documentKey(d: DocumentKey): string {
+  return `${d.community_id}\u0000${d.profile_id}`;
+}
+
+/** A write that brings no vectors. */
+export const NO_VECTORS: PreparedVectors = { model: '', byKey: new Map() };
 
 /**
  * A vector as a PostgreSQL array literal, each number to float4's precision (7 digits) and zeros
@@ -173,11 +181,49 @@ export class DocumentVectors {
     );
   }
 
-  private async storeBatch(db: Database, rows: readonly (DocumentKey & DocumentText)[]): Promise<number> {
-    if (rows.length === 0) return 0;
+  /**
+   * The vectors of documents about to be written whose stored text or vector will not do: those
+   * the store does not hold, or holds with other text or without this embedder's vector. A
+   * document keeping the enrichment text it holds (enrichment_text null) is embedded here only if
+   * it holds none; the others are left to `store` after the write, which reads the text it keeps.
+   * Call outside a transaction: the embedder may be a remote service.
+   */
+  async prepare(db: Database, docs: readonly (DocumentKey & DocumentText)[]): Promise<PreparedVectors> {
+    if (docs.length === 0) return NO_VECTORS;
+    const column = <K extends keyof (DocumentKey & DocumentText)>(k: K) => docs.map((d) => d[k]);
+    const states = await db.query<{ n: number; current: boolean; keeps_enrichment: boolean }>(
+      `SELECT k.n::int AS n, d.enrichment_text IS NOT NULL AS keeps_enrichment,
+              coalesce(d.embedding IS NOT NULL AND d.embedding_model = $9
+                AND d.name = k.name AND d.headline IS NOT DISTINCT FROM k.headline AND d.bio IS NOT DISTINCT FROM k.bio
+                AND d.organization IS NOT DISTINCT FROM k.organization AND d.location IS NOT DISTINCT FROM k.location
+                AND (k.enrichment_text IS NULL OR d.enrichment_text IS NOT DISTINCT FROM k.enrichment_text), false) AS current
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+              WITH ORDINALITY AS k(community_id, profile_id, name, headline, bio, organization, location, enrichment_text, n)
+         LEFT JOIN search.documents d ON d.community_id = k.community_id AND d.profile_id = k.profile_id`,
+      [
+        column('community_id'), column('profile_id'), column('name'), column('headline'), column('bio'),
+        column('organization'), column('location'), column('enrichment_text'), this.embedder.name,
+      ],
+    );
+    const due = states
+      .filter((s) => !s.current && (docs[s.n - 1]!.enrichment_text !== null || !s.keeps_enrichment))
+      .map((s) => docs[s.n - 1]!);
+    const vectors = await this.embedNow(db, due);
+    return { model: this.embedder.name, byKey: new Map(due.map((d, i) => [documentKey(d), realArrayLiteral(vectors[i]!)])) };
+  }
+
+  /** Embeds these documents' texts, and makes sure the indexes for vectors of their size exist. */
+  private async embedNow(db: Database, rows: readonly DocumentText[]): Promise<number[][]> {
+    if (rows.length === 0) return [];
     const vectors = await this.embedder.embed(rows.map((row) => personText([row])));
     const pgvector = await this.pgvector(db);
     if (pgvector && vectors[0]) await this.ensureIndexes(db, pgvector.schema, vectors[0].length);
+    return vectors;
+  }
+
+  private async storeBatch(db: Database, rows: readonly (DocumentKey & DocumentText)[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    const vectors = await this.embedNow(db, rows);
     // One statement for the batch (a round trip per document made re-indexing 100k documents take
     // most of an hour on a busy machine); each row is still written only where its text is the one embedded.
     const column = (f: (row: DocumentKey & DocumentText, i: number) => string | null) => rows.map(f);
