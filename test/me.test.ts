@@ -11,24 +11,31 @@ const adaKey = testKey();
 const freeKey = liveKey();
 const orgKey = liveKey();
 const revokedKey = liveKey();
+const cyKey = liveKey();
+const cySecondKey = liveKey();
 
 const seed: SeedInput = {
   users: [
     { id: 'u_ada', email: 'ada@example.org', name: 'Ada', plan: 'paid' },
     { id: 'u_bob', email: 'bob@example.org', name: 'Bob', plan: 'free' },
+    { id: 'u_cy', email: 'cy@example.org', name: 'Cy', plan: 'paid' },
   ],
   organizations: [{ id: 'o_lab', name: 'Lab', members: [{ user: 'u_ada', role: 'owner' }] }],
   communities: [{ id: 'c_bio', name: 'Biology', owner: { organization: 'o_lab' }, api_writes: true }],
   wallets: [
     { owner: { user: 'u_ada' }, balance: 100 },
     { owner: { organization: 'o_lab' }, balance: 5000 },
+    { owner: { user: 'u_cy' }, balance: 50 },
   ],
   keys: [
     { id: 'k_ada', secret: adaKey, owner: { user: 'u_ada' }, scopes: ['search:read', 'profile:read'], allowlist: ['c_bio'] },
     { id: 'k_bob', secret: freeKey, owner: { user: 'u_bob' }, scopes: ['search:read'] },
     { id: 'k_org', secret: orgKey, owner: { organization: 'o_lab' }, scopes: ['profile:read'] },
     { id: 'k_revoked', secret: revokedKey, owner: { user: 'u_ada' }, scopes: ['search:read'] },
+    { id: 'k_cy', secret: cyKey, owner: { user: 'u_cy' }, scopes: ['search:read'] },
+    { id: 'k_cy2', secret: cySecondKey, owner: { user: 'u_cy' }, scopes: ['search:read'] },
   ],
+  profiles: [{ id: 'p_pond', user: 'u_bob', public: true, name: 'Pia Pond', headline: 'Pond ecologist' }],
 };
 
 describe.each(storeNames())('GET /v1/me on %s', (store) => {
@@ -57,6 +64,20 @@ describe.each(storeNames())('GET /v1/me on %s', (store) => {
       credit_balance: 100,
     });
     expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('credits_spent_this_month is what this key’s searches were charged; another key of the owner spent nothing', async () => {
+    for (const query of ['pond ecologist', 'ecologist']) {
+      const search = await request(sys.restUrl, 'POST', '/v1/search', { headers: bearer(cyKey), body: { query, scope: 'public', wait_seconds: 10 } });
+      expect(search.status).toBe(200);
+      expect(search.body.status).toBe('complete');
+    }
+    const me = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(cyKey) });
+    const spent = me.body.usage.credits_spent_this_month;
+    expect(spent).toBeGreaterThan(0);
+    expect(spent).toBe(50 - me.body.credit_balance);
+    const other = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(cySecondKey) });
+    expect(other.body).toMatchObject({ usage: { credits_spent_this_month: 0 }, credit_balance: me.body.credit_balance });
   });
 
   it('accepts the key in X-API-Key, and never echoes the secret', async () => {

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../kit/db/database.js';
 import { isUniqueViolation } from '../kit/db/database.js';
+import { utcMonth } from './funding-consumption.js';
 import type { OwnerTypeName } from '../kit/enums.js';
 
 export interface Owner {
@@ -219,25 +220,24 @@ export function createLedger(db: Database) {
       return (await db.query<LedgerRow>('SELECT * FROM billing.ledger_entries WHERE id = $1', [id]))[0];
     },
 
-    /** The owner's balance and this credential's spend this month, in one round trip (GET /v1/me). */
+    /**
+     * The owner's balance and this credential's spend this month, in one round trip (GET /v1/me):
+     * two key lookups, the month's total kept by the ledger's insert trigger (migration 005).
+     */
     async balanceAndSpend(owner: Owner, credentialId: string, now = new Date()): Promise<{ balance: number; spent: number }> {
-      const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
       const rows = await db.query<{ balance: number; spent: number }>(
         `SELECT coalesce((SELECT balance FROM billing.wallets WHERE owner_type = $1 AND owner_id = $2), 0)::int8 AS balance,
-                coalesce((SELECT -sum(amount) FROM billing.ledger_entries
-                           WHERE credential_id = $3 AND amount < 0 AND created_at >= $4), 0)::int8 AS spent`,
-        [owner.type, owner.id, credentialId, monthStart],
+                coalesce((SELECT credits FROM billing.credential_spend WHERE credential_id = $3 AND month = $4), 0)::int8 AS spent`,
+        [owner.type, owner.id, credentialId, utcMonth(now)],
       );
       return rows[0]!;
     },
 
     /** Credits debited for calls made with this credential since the start of the UTC month. */
     async spentThisMonth(credentialId: string, now = new Date()): Promise<number> {
-      const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
       const rows = await db.query<{ spent: number }>(
-        `SELECT coalesce(-sum(amount), 0)::int8 AS spent FROM billing.ledger_entries
-          WHERE credential_id = $1 AND amount < 0 AND created_at >= $2`,
-        [credentialId, monthStart],
+        'SELECT credits::int8 AS spent FROM billing.credential_spend WHERE credential_id = $1 AND month = $2',
+        [credentialId, utcMonth(now)],
       );
       return rows[0]?.spent ?? 0;
     },

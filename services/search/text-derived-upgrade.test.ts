@@ -2,10 +2,9 @@
 // generated columns) keeps every existing document's values and statistics, and from then on the
 // trigger keeps them: a stored vector leaves them, a text change derives them again and clears the
 // vector. On every store, from a database migrated to the version before.
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { migrationsBefore } from '../../test/helpers/migrations-before.js';
 import { openTestDatabase, storeNames } from '../../test/helpers/stores.js';
 import { migrate } from '../kit/db/migrations.js';
 import { repoRoot } from '../kit/paths.js';
@@ -13,20 +12,12 @@ import { repoRoot } from '../kit/paths.js';
 const MIGRATIONS = join(repoRoot, 'services/search/migrations');
 const UPGRADE = '010_text_derived_columns.sql';
 
-/** The search migrations up to the one before UPGRADE (later ones, too, are left out). */
-function migrationsBefore(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'en-search-migrations-'));
-  cpSync(MIGRATIONS, dir, { recursive: true });
-  for (const name of readdirSync(dir)) if (name >= UPGRADE) rmSync(join(dir, name));
-  return dir;
-}
-
 describe.each(storeNames())('search migration 010 on %s', (store) => {
   it('keeps existing documents’ derived values and statistics, then derives them on text changes only', async () => {
-    const before010 = migrationsBefore();
+    const before010 = migrationsBefore(MIGRATIONS, UPGRADE);
     const { db, close } = await openTestDatabase(store, { migrated: false });
     try {
-      await migrate(db, 'search', before010);
+      await migrate(db, 'search', before010.dir);
       await db.query(
         `INSERT INTO search.documents (community_id, profile_id, name, headline, bio, organization, location, enrichment_text, embedding, embedding_model)
          VALUES ('c1', 'p1', 'Ada Glacier', 'Glaciologist', 'Ice sheets and firn.', 'Polar Institute', 'Tromsø', NULL, '{0.1,0.2}', 'm'),
@@ -51,7 +42,7 @@ describe.each(storeNames())('search migration 010 on %s', (store) => {
       expect(await db.query(`SELECT 1 FROM search.term_stats WHERE community_id = '' AND term = 'sea' AND df = 1`)).toHaveLength(1);
     } finally {
       await close();
-      rmSync(before010, { recursive: true, force: true });
+      before010.remove();
     }
   });
 });

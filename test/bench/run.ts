@@ -16,6 +16,7 @@ import { runEmbedderBench } from './embedder-bench.js';
 import { runEnrichmentBench } from './enrichment-bench.js';
 import { runReindexBench } from './reindex-bench.js';
 import { runSearchBench } from './search-bench.js';
+import { runSpendBench } from './spend-bench.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 15);
@@ -167,13 +168,15 @@ if (EDGE_ONLY) {
 }
 
 // The embedders in-process (no store needed), then the benchmarks that need PostgreSQL: search
-// (test/bench/search-bench.ts), the full re-index and enrichment; their sections follow the table.
+// (test/bench/search-bench.ts), the full re-index, enrichment and the read of a key's month's spend;
+// their sections follow the table.
 const embedderSection = await runEmbedderBench();
 const needsPostgres = async (title: string, run: () => Promise<string>) =>
   process.env.DATABASE_URL ? run() : `## ${title} (PostgreSQL)\n\nNot run: DATABASE_URL was not set.\n`;
 const searchSection = await needsPostgres('Search', runSearchBench);
 const reindexSection = await needsPostgres('Full re-index', runReindexBench);
 const enrichmentSection = await needsPostgres('Enrichment', runEnrichmentBench);
+const spendSection = await needsPostgres("The balance and month's spend behind GET /v1/me", runSpendBench);
 
 const [base] = results as [Result, ...Result[]];
 const row = (r: Result) =>
@@ -226,7 +229,8 @@ ${table}
 ${embedderSection}
 ${searchSection}
 ${reindexSection}
-${enrichmentSection}`;
+${enrichmentSection}
+${spendSection}`;
 const benchmarksPath = join(repoRoot, 'docs', 'BENCHMARKS.md');
 writeFileSync(benchmarksPath, withLatestRun(existsSync(benchmarksPath) ? readFileSync(benchmarksPath, 'utf8') : undefined, header, latestRun));
 process.exit(0);
