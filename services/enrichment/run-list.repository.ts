@@ -1,7 +1,7 @@
-// SQL for the run lists (run-listing.ts): a keyset page of runs, newest first, and the item counts
-// of a page of runs in one query.
+// SQL for the run lists (run-listing.ts): a keyset page of runs, newest first (their counts are
+// the runs repository's countsOf).
 import type { Queryable } from '../kit/db/database.js';
-import type { ItemStatus, RunCounts, RunRow } from './runs.repository.js';
+import type { RunRow } from './runs.repository.js';
 
 /** A run with its created_at to the microsecond, as a list cursor carries it. */
 export type ListedRunRow = RunRow & { created_key: string };
@@ -20,23 +20,6 @@ export function createRunListRepository(db: Queryable) {
       return after
         ? db.query<ListedRunRow>(`${sql} AND (created_at, id) < ($2::timestamptz, $3::text) ORDER BY created_at DESC, id DESC LIMIT $4`, [value, after.at, after.id, limit])
         : db.query<ListedRunRow>(`${sql} ORDER BY created_at DESC, id DESC LIMIT $2`, [value, limit]);
-    },
-
-    /** The item counts and charges of each run (a run without items counts zero). */
-    async countsOf(runIds: string[]): Promise<Map<string, RunCounts>> {
-      const rows = await db.query<{ run_id: string; status: ItemStatus; n: number; credits: number }>(
-        `SELECT run_id, status, count(*)::int8 AS n, coalesce(sum(credits_charged), 0)::int8 AS credits
-           FROM enrichment.run_items WHERE run_id = ANY($1::text[]) GROUP BY run_id, status`,
-        [runIds],
-      );
-      const counts = new Map<string, RunCounts>(runIds.map((id) => [id, { total: 0, succeeded: 0, failed: 0, skipped: 0, credits: 0 }]));
-      for (const r of rows) {
-        const c = counts.get(r.run_id)!;
-        c.total += Number(r.n);
-        c.credits += Number(r.credits);
-        if (r.status !== 'pending') c[r.status] += Number(r.n);
-      }
-      return counts;
     },
   };
 }

@@ -15,6 +15,7 @@ import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
 import { toRun } from './enrichment-messages.js';
 import { createRunListRepository, type RunOwner } from './run-list.repository.js';
+import { createRunsRepository } from './runs.repository.js';
 
 export const RUNS_PAGE_DEFAULT = 20;
 export const RUNS_PAGE_MAX = 100;
@@ -42,6 +43,6 @@ export async function listRuns(deps: Deps, request: ListRunsRequest, ctx: Servic
   const repo = createRunListRepository(deps.db);
   const rows = await repo.page(owner, after && { at: after.at!, id: after.id }, limit + 1);
   const page = pageOf(rows, limit, (last) => encodeListCursor(list, { id: last.id, at: last.created_key }));
-  const counts = await repo.countsOf(page.items.map((r) => r.id));
+  const counts = await createRunsRepository(deps.db).countsOf(page.items.map((r) => r.id));
   return { runs: page.items.map((row) => toRun(row, counts.get(row.id)!)), nextPageToken: page.nextPageToken };
 }

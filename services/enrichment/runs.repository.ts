@@ -7,7 +7,7 @@
 import type { Queryable } from '../kit/db/database.js';
 import { createLeasedQueue, leaseHeld, type LeasedTable, type LeasePolicy } from '../kit/jobs/leased-queue.js';
 import type { Depth } from './pipeline/index.js';
-import type { ItemStatus, RunRow, ItemRow, RunCounts, EnrichmentDataRow, NewRun, NewItem } from './run-rows.js';
+import type { RunRow, ItemRow, RunCounts, EnrichmentDataRow, NewRun, NewItem } from './run-rows.js';
 
 export type { RunKind, RunStatus, ItemStatus, RunRow, ItemRow, RunCounts, EnrichmentDataRow, NewRun, NewItem } from './run-rows.js';
 
@@ -135,18 +135,19 @@ export function createRunsRepository(db: Queryable) {
       return (await db.query<RunRow>('SELECT * FROM enrichment.runs WHERE id = $1', [id]))[0];
     },
 
+    /** The run's counts (a run without items counts zero). */
     async counts(id: string): Promise<RunCounts> {
-      const rows = await db.query<{ status: ItemStatus; n: number; credits: number }>(
-        `SELECT status, count(*)::int8 AS n, coalesce(sum(credits_charged), 0)::int8 AS credits
-           FROM enrichment.run_items WHERE run_id = $1 GROUP BY status`,
-        [id],
+      return (await repository.countsOf([id])).get(id)!;
+    },
+
+    /** The counts of each run, kept by their items' writes (migration 005): a row a run, whatever its size. */
+    async countsOf(runIds: readonly string[]): Promise<Map<string, RunCounts>> {
+      const counts = new Map<string, RunCounts>(runIds.map((id) => [id, { total: 0, succeeded: 0, failed: 0, skipped: 0, credits: 0 }]));
+      const rows = await db.query<RunCounts & { run_id: string }>(
+        'SELECT run_id, total, succeeded, failed, skipped, credits FROM enrichment.run_counts WHERE run_id = ANY($1::text[])',
+        [runIds],
       );
-      const counts: RunCounts = { total: 0, succeeded: 0, failed: 0, skipped: 0, credits: 0 };
-      for (const r of rows) {
-        counts.total += Number(r.n);
-        counts.credits += Number(r.credits);
-        if (r.status !== 'pending') counts[r.status] += Number(r.n);
-      }
+      for (const { run_id, ...c } of rows) counts.set(run_id, c);
       return counts;
     },
 

@@ -16,7 +16,7 @@ import { runEmbedderBench } from './embedder-bench.js';
 import { runEnrichmentBench } from './enrichment-bench.js';
 import { runReindexBench } from './reindex-bench.js';
 import { runSearchBench } from './search-bench.js';
-import { runSpendBench } from './spend-bench.js';
+import { runKeptTotalsBench } from './kept-totals-bench.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 15);
@@ -168,7 +168,7 @@ if (EDGE_ONLY) {
 }
 
 // The embedders in-process (no store needed), then the benchmarks that need PostgreSQL: search
-// (test/bench/search-bench.ts), the full re-index, enrichment and the read of a key's month's spend;
+// (test/bench/search-bench.ts), the full re-index, enrichment and the reads of kept totals;
 // their sections follow the table.
 const embedderSection = await runEmbedderBench();
 const needsPostgres = async (title: string, run: () => Promise<string>) =>
@@ -176,7 +176,7 @@ const needsPostgres = async (title: string, run: () => Promise<string>) =>
 const searchSection = await needsPostgres('Search', runSearchBench);
 const reindexSection = await needsPostgres('Full re-index', runReindexBench);
 const enrichmentSection = await needsPostgres('Enrichment', runEnrichmentBench);
-const spendSection = await needsPostgres("The balance and month's spend behind GET /v1/me", runSpendBench);
+const keptTotalsSection = await needsPostgres('Kept totals', runKeptTotalsBench);
 
 const [base] = results as [Result, ...Result[]];
 const row = (r: Result) =>
@@ -230,7 +230,7 @@ ${embedderSection}
 ${searchSection}
 ${reindexSection}
 ${enrichmentSection}
-${spendSection}`;
+${keptTotalsSection}`;
 const benchmarksPath = join(repoRoot, 'docs', 'BENCHMARKS.md');
 writeFileSync(benchmarksPath, withLatestRun(existsSync(benchmarksPath) ? readFileSync(benchmarksPath, 'utf8') : undefined, header, latestRun));
 process.exit(0);
