@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../kit/db/database.js';
 import { isUniqueViolation } from '../kit/db/database.js';
-import { utcMonth } from './funding-consumption.js';
 import type { OwnerTypeName } from '../kit/enums.js';
+import { utcMonth } from './funding-consumption.js';
 
 export interface Owner {
   type: OwnerTypeName;
