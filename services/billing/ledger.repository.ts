@@ -221,8 +221,8 @@ export function createLedger(db: Database) {
     },
 
     /**
-     * The owner's balance and this credential's spend this month, in one round trip (GET /v1/me):
-     * two key lookups, the month's total kept by the ledger's insert trigger (migration 005).
+     * The owner's balance and this credential's spend in the UTC month of `now`, in one round trip
+     * (GET /v1/me): two key lookups, the month's total kept by the ledger's insert trigger (migration 005).
      */
     async balanceAndSpend(owner: Owner, credentialId: string, now = new Date()): Promise<{ balance: number; spent: number }> {
       const rows = await db.query<{ balance: number; spent: number }>(
@@ -231,15 +231,6 @@ export function createLedger(db: Database) {
         [owner.type, owner.id, credentialId, utcMonth(now)],
       );
       return rows[0]!;
-    },
-
-    /** Credits debited for calls made with this credential since the start of the UTC month. */
-    async spentThisMonth(credentialId: string, now = new Date()): Promise<number> {
-      const rows = await db.query<{ spent: number }>(
-        'SELECT credits::int8 AS spent FROM billing.credential_spend WHERE credential_id = $1 AND month = $2',
-        [credentialId, utcMonth(now)],
-      );
-      return rows[0]?.spent ?? 0;
     },
 
     /** Wallets whose balance differs from the sum of their entries (should always be empty). */
