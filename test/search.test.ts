@@ -289,6 +289,22 @@ describe.each(storeNames())('expert search on %s', (store) => {
     expectError(await poll(k.ana2, id), 404, 'not_found');
   });
 
+  it('a finished search polled again is answered from memory, the same result, still fenced to the key that started it', async () => {
+    const done = await search(k.ana, { query: 'pond ecologist', scope: 'all' });
+    expect(done.body.status, JSON.stringify(done.body)).toBe('complete');
+    const id: string = done.body.search_id;
+    const first = await poll(k.ana, id); // read from the store, then kept (complete and charged)
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual(done.body);
+    // The row gone behind the service's back: the kept job still answers, so the poll read no store.
+    await sys.db!.query('DELETE FROM search.search_jobs WHERE id = $1', [id]);
+    const again = await poll(k.ana, id);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(done.body);
+    expectError(await poll(k.ana2, id), 404, 'not_found');
+    expect((await searchCharges()).filter((r) => r === `search:${id}`)).toHaveLength(1);
+  });
+
   it('a failed search is not billed: 502 search_unavailable within the wait, `failed` when polled', async () => {
     const before = await searchCharges();
     expectError(await search(k.ana, { query: 'provider outage', scope: 'all' }), 502, 'search_unavailable');

@@ -1,10 +1,11 @@
 // What the search service's handlers and domain modules share: dependencies, the job and corpus
-// repositories, the ranking pipeline and the in-process job runner (search-jobs.ts), which charges
+// repositories, the finished jobs kept for polls, the ranking pipeline and the in-process job runner (search-jobs.ts), which charges
 // each stored result through billing (search-billing.ts).
 import type { ServiceDeps } from '../kit/service-deps.js';
 import { createSearchPipeline } from './pipeline/index.js';
 import type { SearchPipeline } from './pipeline/pipeline.js';
 import { chargeSearch } from './search-billing.js';
+import { createFinishedJobs, type FinishedJobs } from './finished-jobs.js';
 import { createSearchCorpusRepository, type SearchCorpusRepository } from './search-corpus.repository.js';
 import { createJobRunner, type JobRunner, type JobRunnerOptions } from './search-jobs.js';
 import { createSearchJobsRepository, type SearchJobsRepository } from './search-jobs.repository.js';
@@ -21,6 +22,8 @@ export interface SearchServiceOptions {
 export interface SearchContext {
   deps: SearchDeps;
   jobs: SearchJobsRepository;
+  /** Finished jobs kept for their polls (finished-jobs.ts). */
+  finished: FinishedJobs;
   corpus: SearchCorpusRepository;
   pipeline: SearchPipeline;
   /** Runs the jobs (not started here: the service starts it). */
@@ -32,6 +35,7 @@ export function createSearchContext(deps: SearchDeps, options: SearchServiceOpti
   return {
     deps,
     jobs: createSearchJobsRepository(deps.db),
+    finished: createFinishedJobs(),
     corpus: createSearchCorpusRepository(deps.db),
     pipeline,
     runner: createJobRunner({ db: deps.db, pipeline, logger: deps.logger, ...options.worker, charge: (job) => chargeSearch(deps, job) }),

@@ -99,13 +99,19 @@ export async function startSearch(context: SearchContext, caller: Caller, reques
   return row.status === 'complete' ? row : { ...row, status: 'pending' };
 }
 
-/** A poll: the job as stored, charged on the way when its result is stored but not yet charged. */
+/**
+ * A poll: the job as stored, charged on the way when its result is stored but not yet charged. A
+ * finished, charged job is kept in memory and its next polls answered from there (finished-jobs.ts).
+ */
 export async function getSearch(context: SearchContext, caller: Caller, request: GetSearchRequest): Promise<JobRow> {
   // Fenced to the starting credential: unknown, foreign and expired are one answer.
+  const kept = context.finished.find(request.searchId, caller.credentialId);
+  if (kept) return kept;
   const row = request.searchId ? await context.jobs.findForCredential(request.searchId, caller.credentialId) : undefined;
   if (!row) throw domainError('not_found', `search ${request.searchId} not found`);
   // Stored but not yet recorded as charged (the worker is charging, or crashed before): charge by
   // reference — billing posts search:<id> once however many polls race here.
   if (row.status === 'complete' && !row.charged_at) await context.runner.chargeStored(row);
+  else context.finished.keep(row);
   return row;
 }

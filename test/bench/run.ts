@@ -25,6 +25,9 @@ const WARMUP_S = 3;
 // docs/BENCHMARKS.md is left alone); BENCH_CPU_PROF_DIR profiles each system process (node --cpu-prof).
 const EDGE_ONLY = process.env.BENCH_PARTS === 'edge';
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR;
+// With BENCH_PARTS=edge, BENCH_TARGETS (me, roster, member, poll) and BENCH_STORES (embedded,
+// postgres), comma-separated, narrow the run to some reads and stores, for a profile of one of them.
+const only = (variable: string, name: string) => !EDGE_ONLY || !process.env[variable] || process.env[variable]!.split(',').includes(name);
 // Each key allows at most 6000 requests a minute; enough keys that the limiter never refuses.
 const KEY_COUNT = 400;
 
@@ -131,12 +134,12 @@ async function benchSystem(label: string, env: Record<string, string>): Promise<
   }, (output) => parseListenReport(output)?.rest);
   try {
     const searches = await finishedSearches(url, secrets);
-    return [
-      await measure(`GET /v1/me, ${label}`, url, secrets),
-      await measure(`roster page (GET /v1/communities/{id}/members?limit=20), ${label}`, url, secrets, () => '/v1/communities/c_bench/members?limit=20'),
-      await measure(`member read (GET /v1/communities/{id}/members/{profile_id}), ${label}`, url, secrets, (i) => `/v1/communities/c_bench/members/${members[i % ROSTER]}`),
-      await measure(`search poll (GET /v1/search/{id}, finished), ${label}`, url, secrets, (i) => `/v1/search/${searches[i]}`),
-    ];
+    const results: Result[] = [];
+    if (only('BENCH_TARGETS', 'me')) results.push(await measure(`GET /v1/me, ${label}`, url, secrets));
+    if (only('BENCH_TARGETS', 'roster')) results.push(await measure(`roster page (GET /v1/communities/{id}/members?limit=20), ${label}`, url, secrets, () => '/v1/communities/c_bench/members?limit=20'));
+    if (only('BENCH_TARGETS', 'member')) results.push(await measure(`member read (GET /v1/communities/{id}/members/{profile_id}), ${label}`, url, secrets, (i) => `/v1/communities/c_bench/members/${members[i % ROSTER]}`));
+    if (only('BENCH_TARGETS', 'poll')) results.push(await measure(`search poll (GET /v1/search/{id}, finished), ${label}`, url, secrets, (i) => `/v1/search/${searches[i]}`));
+    return results;
   } finally {
     await stopProcess(child);
   }
@@ -151,8 +154,9 @@ async function benchBare(): Promise<Result> {
   }
 }
 
-const results: Result[] = [await benchBare(), ...(await benchSystem('one process, embedded store (PGlite), in-process limiter', { DATABASE_URL: '', REDIS_URL: '' }))];
-if (process.env.DATABASE_URL && process.env.REDIS_URL) {
+const results: Result[] = [await benchBare()];
+if (only('BENCH_STORES', 'embedded')) results.push(...(await benchSystem('one process, embedded store (PGlite), in-process limiter', { DATABASE_URL: '', REDIS_URL: '' })));
+if (process.env.DATABASE_URL && process.env.REDIS_URL && only('BENCH_STORES', 'postgres')) {
   const fresh = await freshPostgresDatabase();
   try {
     results.push(...(await benchSystem('one process, PostgreSQL, Redis limiter', { DATABASE_URL: fresh.url })));
