@@ -50,6 +50,11 @@ export async function startTelemetry(env: NodeJS.ProcessEnv = process.env): Prom
 
 const requestContext = new AsyncLocalStorage<{ requestId: string }>();
 
+/** Runs `fn` (an in-process call's handler) with the request id in context (log lines carry it). */
+export function inRequestContext<R>(requestId: string, fn: () => Promise<R>): Promise<R> {
+  return requestContext.run({ requestId }, fn);
+}
+
 /** Runs each step of a gRPC handler's generator with the request id in context (log lines carry it). */
 export async function* withRequestContext<T, R>(requestId: string, gen: AsyncGenerator<T, R, undefined>): AsyncGenerator<T, R, undefined> {
   const store = { requestId };

@@ -14,7 +14,7 @@ import {
 } from 'nice-grpc';
 import type { Logger } from '../logger.js';
 import { metrics, splitGrpcPath } from '../metrics.js';
-import { annotateActiveSpan, ATTR, withRequestContext } from '../telemetry.js';
+import { annotateActiveSpan, ATTR, inRequestContext, withRequestContext } from '../telemetry.js';
 import type { TokenVerifier } from './caller-token.js';
 import { domainError } from './errors.js';
 import { NUL_MESSAGE, nulPath } from './no-nul.js';
@@ -60,18 +60,63 @@ export function callMiddleware(options: { services: AnyServiceRegistration[]; ve
     }
   }
 
-  async function* measure<Req, Res>(call: ServerMiddlewareCall<Req, Res>, context: CallContext) {
-    const [grpc_service, grpc_method] = splitGrpcPath(call.method.path);
+  /** Times a call and counts how it ended; the returned function ends it with its status code. */
+  function startMeasure(path: string): (code: Status) => void {
+    const [grpc_service, grpc_method] = splitGrpcPath(path);
     const end = metrics.grpcDuration.startTimer({ grpc_service, grpc_method });
+    return (code) => {
+      end();
+      metrics.grpcHandled.inc({ grpc_service, grpc_method, grpc_code: Status[code] ?? String(code) });
+    };
+  }
+
+  /** The status code a failure ends a call with (for the metrics). */
+  const codeOf = (error: unknown, context: CallContext): Status =>
+    error instanceof ServerError ? error.code : context.signal.aborted ? Status.CANCELLED : Status.UNKNOWN;
+
+  /** What a failure becomes at the boundary: a ServerError (or a cancelled call's error) as is, anything else logged and INTERNAL. */
+  function atBoundary(error: unknown, path: string, context: CallContext): unknown {
+    if (error instanceof ServerError || context.signal.aborted) return error;
+    logger.error({ err: error, method: path, requestId: context.metadata.get('x-request-id') }, 'gRPC method failed');
+    return new ServerError(Status.INTERNAL, 'internal error');
+  }
+
+  /** The principal of the caller token in `metadata`; UNAUTHENTICATED without a valid one. */
+  async function principalOf(metadata: Metadata): Promise<Principal> {
+    const token = bearer(metadata);
+    if (!token) throw new ServerError(Status.UNAUTHENTICATED, 'missing caller token');
+    try {
+      return await verifier.verify(token);
+    } catch {
+      throw new ServerError(Status.UNAUTHENTICATED, 'invalid caller token');
+    }
+  }
+
+  /** Refuses a principal the method's access list does not name (fail-closed: an unlisted method refuses all). */
+  function authorize(path: string, principal: Principal): void {
+    const allowed = access.get(path) ?? [];
+    if (!allowed.includes(principal.kind)) {
+      throw new ServerError(Status.PERMISSION_DENIED, `${describePrincipal(principal).split(':')[0]} may not call ${methodName(path)}`);
+    }
+  }
+
+  function refuseNulIn(request: unknown): void {
+    const at = nulPath(request);
+    if (at !== undefined) throw domainError('invalid_request', `${at}: ${NUL_MESSAGE}`);
+  }
+
+  const requestIdOf = (context: CallContext) => String(context.metadata.get('x-request-id') ?? '');
+
+  async function* measure<Req, Res>(call: ServerMiddlewareCall<Req, Res>, context: CallContext) {
+    const end = startMeasure(call.method.path);
     let code = Status.OK;
     try {
       return yield* call.next(call.request, context);
     } catch (error) {
-      code = error instanceof ServerError ? error.code : context.signal.aborted ? Status.CANCELLED : Status.UNKNOWN;
+      code = codeOf(error, context);
       throw error;
     } finally {
-      end();
-      metrics.grpcHandled.inc({ grpc_service, grpc_method, grpc_code: Status[code] ?? String(code) });
+      end(code);
     }
   }
 
@@ -79,46 +124,59 @@ export function callMiddleware(options: { services: AnyServiceRegistration[]; ve
     try {
       return yield* call.next(call.request, context);
     } catch (error) {
-      if (error instanceof ServerError) throw error;
-      if (context.signal.aborted) throw error;
-      logger.error({ err: error, method: call.method.path, requestId: context.metadata.get('x-request-id') }, 'gRPC method failed');
-      throw new ServerError(Status.INTERNAL, 'internal error');
+      throw atBoundary(error, call.method.path, context);
     }
   }
 
   async function* authenticate<Req, Res>(call: ServerMiddlewareCall<Req, Res, ServiceContext>, context: CallContext) {
-    const requestId = String(context.metadata.get('x-request-id') ?? '');
+    const requestId = requestIdOf(context);
     if (requestId) annotateActiveSpan({ [ATTR.requestId]: requestId });
     if (UNAUTHENTICATED_PREFIXES.some((p) => call.method.path.startsWith(p))) {
       return yield* call.next(call.request, { ...context, principal: { kind: 'service', service: 'anonymous' }, requestId });
     }
-    const token = bearer(context.metadata);
-    if (!token) throw new ServerError(Status.UNAUTHENTICATED, 'missing caller token');
-    let principal: Principal;
-    try {
-      principal = await verifier.verify(token);
-    } catch {
-      throw new ServerError(Status.UNAUTHENTICATED, 'invalid caller token');
-    }
-    const allowed = access.get(call.method.path) ?? [];
-    if (!allowed.includes(principal.kind)) {
-      throw new ServerError(
-        Status.PERMISSION_DENIED,
-        `${describePrincipal(principal).split(':')[0]} may not call ${methodName(call.method.path)}`,
-      );
-    }
+    const principal = await principalOf(context.metadata);
+    authorize(call.method.path, principal);
     const next = call.next(call.request, { ...context, principal, requestId }) as AsyncGenerator<Res, Res | void, undefined>;
     return yield* withRequestContext(requestId, next);
   }
 
   // After authentication, so an unauthenticated caller learns nothing about its request's content.
   async function* refuseNul<Req, Res>(call: ServerMiddlewareCall<Req, Res>, context: CallContext) {
-    if (!call.requestStream) {
-      const at = nulPath(call.request);
-      if (at !== undefined) throw domainError('invalid_request', `${at}: ${NUL_MESSAGE}`);
-    }
+    if (!call.requestStream) refuseNulIn(call.request);
     return yield* call.next(call.request, context);
   }
 
-  return { measure, errorBoundary, authenticate, refuseNul };
+  /**
+   * One unary call made in this process (in-process.ts), through the same steps in the same order
+   * as the middlewares above — measure, error boundary, authentication and access list, NUL — as
+   * plain function calls. `principal`: the caller as the calling code of this process names it
+   * (CallOptions.principal: nothing crosses a process boundary, so there is no token to verify);
+   * absent, the call's metadata must carry a valid caller token, as over gRPC.
+   */
+  async function runUnary(
+    path: string,
+    request: unknown,
+    context: CallContext,
+    principal: Principal | undefined,
+    handler: (request: unknown, context: CallContext & ServiceContext) => Promise<unknown>,
+  ): Promise<unknown> {
+    const end = startMeasure(path);
+    let code = Status.OK;
+    try {
+      const requestId = requestIdOf(context);
+      if (requestId) annotateActiveSpan({ [ATTR.requestId]: requestId });
+      const caller = principal ?? (await principalOf(context.metadata));
+      authorize(path, caller);
+      refuseNulIn(request);
+      return await inRequestContext(requestId, () => handler(request, { ...context, principal: caller, requestId }));
+    } catch (error) {
+      const failure = atBoundary(error, path, context);
+      code = codeOf(failure, context);
+      throw failure;
+    } finally {
+      end(code);
+    }
+  }
+
+  return { measure, errorBoundary, authenticate, refuseNul, runUnary };
 }

@@ -1,7 +1,8 @@
 // Typed gRPC clients for the five services, shared by the edge, the services and the admin CLI.
-// Each call carries the signed principal token, the request id and a deadline; failures keep
-// their ErrorInfo details (see errors.ts).
-import { createChannel, createClientFactory, Metadata, type Channel, type Client } from 'nice-grpc';
+// Each call names its principal, its request id and a deadline (`callAs`); a call over gRPC carries
+// the principal as a signed caller token, signed on its way out (an in-process call takes the
+// principal as is: in-process.ts). Failures keep their ErrorInfo details (see errors.ts).
+import { createChannel, createClientFactory, Metadata, type Channel, type Client, type ClientMiddleware } from 'nice-grpc';
 import { deadlineMiddleware } from 'nice-grpc-client-middleware-deadline';
 import { errorDetailsClientMiddleware } from 'nice-grpc-error-details';
 import { BillingServiceDefinition } from '../../../proto/gen/expertnet/billing/v1/billing_service.js';
@@ -27,7 +28,12 @@ export interface ServiceClients {
 /** In-process clients of the services this process runs (in-process.ts); the others are called over gRPC. */
 export type LocalClients = Partial<Omit<ServiceClients, 'close' | 'transport'>>;
 
-type CallOptionsExt = { deadline?: Date | number };
+type CallOptionsExt = {
+  deadline?: Date | number;
+  /** Who is calling, and the signer that turns it into a caller token for a call over gRPC. */
+  principal?: Principal;
+  signer?: TokenSigner;
+};
 
 export interface CallOptions extends CallOptionsExt {
   metadata: Metadata;
@@ -40,14 +46,23 @@ export async function callAs(
   requestId: string | undefined,
   deadlineMs: number,
 ): Promise<CallOptions> {
-  const metadata = Metadata({ authorization: `Bearer ${await signer.sign(principal)}` });
+  const metadata = Metadata();
   if (requestId) metadata.set('x-request-id', requestId);
-  return { metadata, deadline: deadlineMs };
+  return { metadata, deadline: deadlineMs, principal, signer };
 }
+
+/** Puts the call's principal on the wire as a signed caller token (a call that brings its own token keeps it). */
+const signPrincipal: ClientMiddleware<CallOptionsExt> = async function* (call, options) {
+  const { principal, signer, ...rest } = options;
+  if (!principal || !signer || rest.metadata?.has('authorization')) return yield* call.next(call.request, rest);
+  const metadata = Metadata(rest.metadata);
+  metadata.set('authorization', `Bearer ${await signer.sign(principal)}`);
+  return yield* call.next(call.request, { ...rest, metadata });
+};
 
 export function createServiceClients(addresses: Record<ServiceRole, string>, local: LocalClients = {}): ServiceClients {
   const channels: Channel[] = [];
-  const factory = createClientFactory().use(errorDetailsClientMiddleware).use(deadlineMiddleware);
+  const factory = createClientFactory().use(signPrincipal).use(errorDetailsClientMiddleware).use(deadlineMiddleware);
   const transport = {} as Record<ServiceRole, 'grpc' | 'in-process'>;
   const open = <D extends Parameters<typeof factory.create>[0]>(definition: D, role: ServiceRole) => {
     const here = local[role] as Client<D, CallOptionsExt> | undefined;

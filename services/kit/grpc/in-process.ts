@@ -1,15 +1,19 @@
 // A client of a service that runs in this process, calling its implementation directly instead of
-// over loopback gRPC: the same generated client interface, the same call middlewares as the gRPC
-// server (caller token and access list, NUL refusal, error boundary, metrics; call-middleware.ts)
-// and the same failures on the caller's side (a ClientError, with ErrorInfo details when the
-// service threw a domain error). Requests and responses are copied through the generated
-// `fromPartial`, so neither side shares objects with the other, as across the wire. Used for the
-// roles co-located in one process; a process calling a service it does not run keeps real gRPC.
+// over loopback gRPC: the same generated client interface, the same steps as the gRPC server's
+// middlewares (access list, NUL refusal, error boundary, metrics: call-middleware.ts `runUnary`,
+// as plain calls rather than a chain of generators) and the same failures on the caller's side (a
+// ClientError, with ErrorInfo details when the service threw a domain error). Requests and
+// responses are copied through the generated `fromPartial`, so neither side shares objects with the
+// other, as across the wire. The caller is the principal the calling code names (`callAs`): a token
+// proves a caller across a process boundary, and there is none here (a call that brings only
+// metadata still needs a valid token). Used for the roles co-located in one process; a process
+// calling a service it does not run keeps real gRPC.
 import { ClientError, Metadata, ServerError, Status, type CallContext, type Client, type TsProtoServiceDefinition } from 'nice-grpc';
 import { RichClientError, RichServerError } from 'nice-grpc-error-details';
 import type { AnyServiceRegistration, ServiceContext } from './call-middleware.js';
 import type { callMiddleware } from './call-middleware.js';
 import { inStep } from '../telemetry.js';
+import type { Principal } from './principal.js';
 
 type Middlewares = ReturnType<typeof callMiddleware>;
 type Handler = (request: unknown, context: CallContext & ServiceContext) => Promise<unknown>;
@@ -20,6 +24,8 @@ interface InProcessOptions {
   metadata?: Metadata;
   deadline?: Date | number;
   signal?: AbortSignal;
+  /** The caller as the calling code names it (callAs): taken as is, no token signed or verified. */
+  principal?: Principal;
 }
 
 /** The failure a gRPC client would have seen for what the service threw. */
@@ -28,20 +34,6 @@ function asClientError(path: string, error: unknown): unknown {
   if (error instanceof RichServerError) return new RichClientError(path, error.code, error.details, error.extra);
   if (error instanceof ServerError) return new ClientError(path, error.code, error.details);
   return new ClientError(path, Status.UNKNOWN, 'Unknown error');
-}
-
-/** Runs one unary call through the middlewares (outermost first) to the handler. */
-async function run(middlewares: Middlewares, path: string, request: unknown, context: CallContext, handler: Handler): Promise<unknown> {
-  const method = { path, requestStream: false as const, responseStream: false as const, options: {} };
-  const chain = [middlewares.measure, middlewares.errorBoundary, middlewares.authenticate, middlewares.refuseNul];
-  const step = (index: number) =>
-    async function* (req: unknown, ctx: CallContext): AsyncGenerator<never, unknown, undefined> {
-      if (index === chain.length) return await handler(req, ctx as CallContext & ServiceContext);
-      const middleware = chain[index]! as (call: unknown, context: CallContext) => AsyncGenerator<never, unknown, undefined>;
-      return yield* middleware({ method, requestStream: false, request: req, responseStream: false, next: step(index + 1) }, ctx);
-    };
-  const result = await step(0)(request, context).next();
-  return result.value;
 }
 
 /** A client of `registration` that calls it in this process through `middlewares`. */
@@ -78,7 +70,8 @@ export function inProcessClient<D extends TsProtoServiceDefinition>(
       try {
         // A span per call where the gRPC instrumentation would have made one, so a trace still shows
         // which services a request called (and their statements beneath them).
-        const call = inStep(path.slice(1), spanAttributes, () => run(middlewares, path, requestType.fromPartial(request ?? {}), context, handler));
+        const call = inStep(path.slice(1), spanAttributes, () =>
+          middlewares.runUnary(path, requestType.fromPartial(request ?? {}), context, options.principal, handler));
         const offset = options.deadline instanceof Date ? options.deadline.getTime() - Date.now() : options.deadline;
         const response =
           offset === undefined
