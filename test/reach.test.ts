@@ -5,6 +5,7 @@ import { Access } from '../proto/gen/expertnet/communities/v1/communities_servic
 import { Role } from '../proto/gen/expertnet/common/v1/common.js';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
+import { readRemoteError } from '../services/kit/grpc/errors.js';
 import { liveKey } from './helpers/keys.js';
 import { storeNames } from './helpers/stores.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
@@ -96,6 +97,22 @@ describe.each(storeNames())('reach on %s', (store) => {
     const { accessToken } = await sys.clients.identity.issueAccessToken({ userId: 'u_manager', scopes: ['profile:read'], clientId: 'reach-test', ttlSeconds: 300, requestedRate: 0 }, operator);
     const { caller } = await sys.clients.identity.authenticate({ apiKey: '', accessToken }, await callAs(sys.signer, { kind: 'edge' }, 'r', 5000));
     expect(caller!.managedOrganizations).toEqual({ organizationIds: ['o_lab'] });
+  });
+
+  it('the roster reads, which check reach in their own statement, admit exactly the communities of the read reach', async () => {
+    const communities = ['c_bio', 'c_chem', 'c_old', 'c_own', 'c_nowhere'];
+    for (const [name, secret] of Object.entries(k)) {
+      const { read } = await reach(secret);
+      const as = await callAs(sys.signer, { kind: 'caller', caller: await authenticate(secret) }, 'r', 5000);
+      for (const communityId of communities) {
+        const admitted = await sys.clients.communities.listMembers({ communityId, pageSize: 1, pageToken: '' }, as).then(() => true, () => false);
+        const member = await sys.clients.communities.getMember({ communityId, profileId: 'p_member' }, as).then(
+          () => 'read',
+          (error: unknown) => readRemoteError(error)?.code,
+        );
+        expect({ name, communityId, admitted, member: member !== 'forbidden' }).toEqual({ name, communityId, admitted: read.includes(communityId), member: read.includes(communityId) });
+      }
+    }
   });
 
   it('is computed live: an organization admin demoted to member loses its organization’s communities at once', async () => {

@@ -2,6 +2,7 @@
 // and the communities service refusing the same callers over gRPC.
 import { Status } from 'nice-grpc';
 import { describe, expect, it } from 'vitest';
+import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';
 import { k, rosterSystem } from './helpers/roster-system.js';
@@ -46,6 +47,21 @@ describe.each(storeNames())('roster reads on %s', (store) => {
         await system().clients.communities.archiveCommunity({ communityId: 'c_arch', archived: false }, options);
       }
       await expectBoth(k.member, 'c_arch', 'p_member', 200);
+    });
+
+    it('a community its user owns directly, with no members: an empty roster page and a member read 404 to the owner, 403 to others', async () => {
+      await system().clients.communities.upsertCommunity(
+        { community: { id: 'c_own', name: 'Owned', billingOwner: { type: OwnerType.OWNER_TYPE_USER, id: 'u_outsider' }, archived: false, apiWrites: false, createdAt: undefined } },
+        await operator(),
+      );
+      const page = await roster(k.outsider, 'c_own');
+      expect(page.status, JSON.stringify(page.body)).toBe(200);
+      expect(page.body).toEqual({ members: [], next_cursor: null });
+      const read = await member(k.outsider, 'c_own', 'p_member');
+      expect(read.status).toBe(404);
+      expect(read.body.error.code).toBe('not_found');
+      await expectBoth(k.member, 'c_own', 'p_member', 403, 'forbidden');
+      await expectBoth(k.legacy, 'c_own', 'p_member', 403, 'forbidden');
     });
 
     it('a legacy organization key reads its organization’s community only', async () => {
@@ -96,6 +112,9 @@ describe.each(storeNames())('roster reads on %s', (store) => {
       expect(chem.nextPageToken).not.toBe('');
       expect(await refusal(system().clients.communities.listMembers({ communityId: 'c_bio', pageSize: 2, pageToken: chem.nextPageToken }, member)))
         .toMatchObject({ status: Status.INVALID_ARGUMENT, code: 'invalid_request' });
+      // Reach before the cursor: the same cursor from a caller outside c_bio's reach is forbidden.
+      expect(await refusal(system().clients.communities.listMembers({ communityId: 'c_bio', pageSize: 2, pageToken: chem.nextPageToken }, outsider)))
+        .toMatchObject({ status: Status.PERMISSION_DENIED, code: 'forbidden' });
       // An operator is not an end user: the roster methods act for callers only.
       expect(await refusal(system().clients.communities.listMembers({ communityId: 'c_bio', pageSize: 1, pageToken: '' }, await operator())))
         .toMatchObject({ status: Status.PERMISSION_DENIED });

@@ -53,6 +53,22 @@ const COMMUNITY_COLUMNS = `c.id, c.name, c.owner_type, c.owner_id, c.archived, c
             ORDER BY a.version DESC LIMIT 1), false) AS api_writes`;
 
 export function createCommunityRepository(db: Queryable) {
+  /**
+   * Runs `read` (roster rows; `$1` is the community) only when `reach` holds, both in one statement:
+   * one row with `in_reach` false when it does not, and no member rows.
+   */
+  async function readInReach(read: string, params: unknown[], reach: ReachCondition): Promise<{ inReach: boolean; rows: RosterRow[] }> {
+    const condition = reach(params.length + 1);
+    const rows = await db.query<RosterRow & { in_reach: boolean }>(
+      `WITH reach AS (SELECT ${condition.sql} AS in_reach)
+       SELECT reach.in_reach, r.* FROM reach LEFT JOIN LATERAL (${read}) r ON reach.in_reach
+        ORDER BY r.joined_at, r.id`,
+      [...params, ...condition.params],
+    );
+    const inReach = rows[0]?.in_reach === true;
+    return { inReach, rows: inReach ? rows.filter((r) => r.id !== null).map(({ in_reach: _, ...row }) => row as RosterRow) : [] };
+  }
+
   return {
     async upsertCommunity(c: Omit<CommunityRow, 'created_at' | 'api_writes'>): Promise<void> {
       await db.query(
@@ -194,25 +210,38 @@ export function createCommunityRepository(db: Queryable) {
      * A keyset (not an offset) keeps pages right while members come and go between calls.
      * joined_at_key is joined_at to the microsecond, as the cursor must carry it (see roster-cursor.ts).
      */
-    async listRosterPage(communityId: string, after: { joinedAt: string; profileId: string } | undefined, limit: number): Promise<RosterRow[]> {
+    /**
+     * A page of members in roster order, read only when `reach` (a condition over `$1`, the
+     * community) holds, in the same statement: `inReach` false means the caller may not read it.
+     */
+    async listRosterPage(
+      communityId: string,
+      after: { joinedAt: string; profileId: string } | undefined,
+      limit: number,
+      reach: ReachCondition,
+    ): Promise<{ inReach: boolean; rows: RosterRow[] }> {
       return after
-        ? db.query<RosterRow>(
+        ? readInReach(
             `${ROSTER_SELECT} WHERE m.community_id = $1 AND (m.joined_at, m.profile_id) > ($2::timestamptz, $3::text)
               ORDER BY m.joined_at, m.profile_id LIMIT $4`,
             [communityId, after.joinedAt, after.profileId, limit],
+            reach,
           )
-        : db.query<RosterRow>(`${ROSTER_SELECT} WHERE m.community_id = $1 ORDER BY m.joined_at, m.profile_id LIMIT $2`, [communityId, limit]);
+        : readInReach(`${ROSTER_SELECT} WHERE m.community_id = $1 ORDER BY m.joined_at, m.profile_id LIMIT $2`, [communityId, limit], reach);
     },
 
-    /** One member of a community (profile and membership); undefined when the profile is not a member. */
-    async findRosterMember(communityId: string, profileId: string): Promise<RosterRow | undefined> {
-      const rows = await db.query<RosterRow>(`${ROSTER_SELECT} WHERE m.community_id = $1 AND m.profile_id = $2`, [communityId, profileId]);
-      return rows[0];
+    /** One member of a community (profile and membership), read only when `reach` holds (see listRosterPage). */
+    async findRosterMember(communityId: string, profileId: string, reach: ReachCondition): Promise<{ inReach: boolean; row?: RosterRow }> {
+      const { inReach, rows } = await readInReach(`${ROSTER_SELECT} WHERE m.community_id = $1 AND m.profile_id = $2`, [communityId, profileId], reach);
+      return { inReach, row: rows[0] };
     },
   };
 }
 
 export type CommunityRepository = ReturnType<typeof createCommunityRepository>;
+
+/** A condition over a read's first parameter, its own parameters numbered from `firstParam` (reach.ts readReachCondition). */
+export type ReachCondition = (firstParam: number) => { sql: string; params: unknown[] };
 
 /** A member as the roster reads it: the profile plus the membership's role and joined_at. */
 export interface RosterRow extends ProfileRow {

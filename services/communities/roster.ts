@@ -8,7 +8,8 @@ import type { ServiceContext } from '../kit/grpc/server.js';
 import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { CommunitiesContext } from './communities-context.js';
 import { toMember } from './communities-messages.js';
-import { requireReach } from './reach.js';
+import type { ReachCondition } from './community.repository.js';
+import { outsideReach, readReachCondition, requireReach } from './reach.js';
 import { asCommunitiesService } from './remote.js';
 import { decodeRosterCursor, encodeRosterCursor, rosterCursorKey } from './roster-cursor.js';
 
@@ -22,12 +23,20 @@ export async function listMembers(
   ctx: ServiceContext,
 ): Promise<{ members: Member[]; nextPageToken: string }> {
   const { repo } = context;
+  const { communityId } = request;
   const cursorKey = rosterCursorKey(context.deps.pepper);
-  const communityId = await readable(context, ctx, request.communityId);
-  // Reach first: a cursor sent for a community outside reach is 403 like any other request.
-  const after = request.pageToken ? decodeRosterCursor(cursorKey, communityId, request.pageToken) : undefined;
+  const reach = await readable(context, ctx, communityId);
+  let after: ReturnType<typeof decodeRosterCursor> | undefined;
+  try {
+    after = request.pageToken ? decodeRosterCursor(cursorKey, communityId, request.pageToken) : undefined;
+  } catch (error) {
+    // Reach first: a cursor sent for a community outside reach is 403 like any other request.
+    await requireReach(context.reachDeps, requireCaller(ctx), communityId, 'read', ctx.requestId);
+    throw error;
+  }
   const limit = clampPageSize(request.pageSize, ROSTER_PAGE_DEFAULT, ROSTER_PAGE_MAX);
-  const rows = await repo.listRosterPage(communityId, after, limit + 1);
+  const { inReach, rows } = await repo.listRosterPage(communityId, after, limit + 1, reach);
+  if (!inReach) throw outsideReach(communityId, 'read');
   const page = pageOf(rows, limit, (last) =>
     encodeRosterCursor(cursorKey, communityId, { joinedAt: last.joined_at_key, profileId: last.id }),
   );
@@ -45,8 +54,9 @@ export async function listMembers(
  * be computed twice).
  */
 export async function getMember(context: CommunitiesContext, request: GetMemberRequest, ctx: ServiceContext): Promise<GetMemberResponse> {
-  const communityId = await readable(context, ctx, request.communityId);
-  const row = await context.repo.findRosterMember(communityId, request.profileId);
+  const { communityId } = request;
+  const { inReach, row } = await context.repo.findRosterMember(communityId, request.profileId, await readable(context, ctx, communityId));
+  if (!inReach) throw outsideReach(communityId, 'read');
   if (!row) throw domainError('not_found', `profile ${request.profileId} is not a member of community ${communityId}`);
   const member = toMember(row, communityId, 'caller');
   if (!request.withEnrichment) return { member, enrichment: undefined };
@@ -56,10 +66,14 @@ export async function getMember(context: CommunitiesContext, request: GetMemberR
   return { member, enrichment };
 }
 
-/** The community's id once the caller's read reach holds it: a read needs nothing else of the community. */
-async function readable(context: CommunitiesContext, ctx: ServiceContext, communityId: string): Promise<string> {
-  await requireReach(context.reachDeps, requireCaller(ctx, 'profile:read'), communityId, 'read', ctx.requestId);
-  return communityId;
+/**
+ * The caller's read reach of the community as a condition the roster read checks in its own
+ * statement (reach.ts); refused at once (403) when nothing could put it in reach.
+ */
+async function readable(context: CommunitiesContext, ctx: ServiceContext, communityId: string): Promise<ReachCondition> {
+  const reach = await readReachCondition(context.reachDeps, requireCaller(ctx, 'profile:read'), communityId, ctx.requestId);
+  if (!reach) throw outsideReach(communityId, 'read');
+  return reach;
 }
 
 /** This community's enrichment times for a page, in one call to the enrichment service. */
