@@ -54,4 +54,18 @@ describe('finished searches kept for their polls', () => {
     expect(kept.find('srch_1', 'k_ana')).toBeUndefined();
     expect(kept.find('srch_4', 'k_ana')?.id).toBe('srch_4');
   });
+
+  it('holds at most its budget of matches, letting the oldest kept go first; a job over the whole budget is not kept', () => {
+    const matches = (n: number) => Array.from({ length: n }, (_, i) => ({ profileId: `p_${i}`, name: 'A person' })) as unknown as JobRow['matches'];
+    const one = JSON.stringify(matches(10)).length;
+    const kept = createFinishedJobs(100, () => NOW, one * 2);
+    kept.keep(job('srch_1', { matches: matches(10) }));
+    kept.keep(job('srch_2', { matches: matches(10) }));
+    kept.keep(job('srch_3', { matches: matches(10) }));
+    expect(kept.size).toBe(2);
+    expect(kept.find('srch_1', 'k_ana')).toBeUndefined();
+    kept.keep(job('srch_big', { matches: matches(30) }));
+    expect(kept.find('srch_big', 'k_ana')).toBeUndefined();
+    expect(kept.size).toBe(2);
+  });
 });

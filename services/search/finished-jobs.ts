@@ -9,20 +9,26 @@ import type { JobRow } from './search-jobs.repository.js';
 
 /** How long before `expires_at` a kept job stops being served from memory. */
 export const EXPIRY_MARGIN_MS = 30_000;
-/** At most this many jobs are kept; the oldest kept goes first. */
+/** At most this many jobs are kept, holding at most this many characters of matches; the oldest kept goes first. */
 export const FINISHED_JOBS_LIMIT = 2_000;
+export const FINISHED_JOBS_CHARS = 32 * 1024 * 1024;
 
-export function createFinishedJobs(limit = FINISHED_JOBS_LIMIT, now: () => number = Date.now) {
-  const jobs = new Map<string, JobRow>();
+export function createFinishedJobs(limit = FINISHED_JOBS_LIMIT, now: () => number = Date.now, charBudget = FINISHED_JOBS_CHARS) {
+  const jobs = new Map<string, { row: JobRow; chars: number }>();
+  let chars = 0;
   const servable = (row: JobRow) => row.expires_at !== null && row.expires_at.getTime() - EXPIRY_MARGIN_MS > now();
+  const drop = (id: string) => {
+    chars -= jobs.get(id)?.chars ?? 0;
+    jobs.delete(id);
+  };
 
   return {
     /** The kept job `id` when `credentialId` started it and it is still servable; else undefined (read the store). */
     find(id: string, credentialId: string): JobRow | undefined {
-      const row = jobs.get(id);
+      const row = jobs.get(id)?.row;
       if (!row) return undefined;
       if (!servable(row)) {
-        jobs.delete(id);
+        drop(id);
         return undefined;
       }
       return row.credential_id === credentialId ? row : undefined;
@@ -31,8 +37,12 @@ export function createFinishedJobs(limit = FINISHED_JOBS_LIMIT, now: () => numbe
     /** Keeps `row` if it can no longer change: complete, charged, with its expiry set. */
     keep(row: JobRow): void {
       if (row.status !== 'complete' || !row.charged_at || !servable(row)) return;
-      if (jobs.size >= limit && !jobs.has(row.id)) jobs.delete(jobs.keys().next().value!);
-      jobs.set(row.id, row);
+      const size = JSON.stringify(row.matches ?? []).length;
+      if (size > charBudget) return;
+      drop(row.id);
+      while (jobs.size >= limit || chars + size > charBudget) drop(jobs.keys().next().value!);
+      jobs.set(row.id, { row, chars: size });
+      chars += size;
     },
 
     get size(): number {
