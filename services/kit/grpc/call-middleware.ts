@@ -168,7 +168,10 @@ export function callMiddleware(options: { services: AnyServiceRegistration[]; ve
       const caller = principal ?? (await principalOf(context.metadata));
       authorize(path, caller);
       refuseNulIn(request);
-      return await inRequestContext(requestId, () => handler(request, { ...context, principal: caller, requestId }));
+      // Added to the call's own context (made for this call by the in-process client), not spread
+      // into a copy: a copy would read, and so make, the signal the client makes only on demand.
+      const serviceContext = Object.assign(context, { principal: caller, requestId });
+      return await inRequestContext(requestId, () => handler(request, serviceContext));
     } catch (error) {
       const failure = atBoundary(error, path, context);
       code = codeOf(failure, context);
