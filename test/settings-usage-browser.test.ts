@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { mintSignInLink } from '../deploy/launcher/sign-in-link.js';
-import { utcDay } from '../services/identity/usage-recorder.js';
+import { utcDay } from '../services/kit/utc-day.js';
 import { screenshotPath, useSystemWithBrowser } from './helpers/chromium.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';
-import { utcDay } from '../services/identity/usage-recorder.js';
+import { utcDay } from '../services/kit/utc-day.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey, testKey } from './helpers/keys.js';
 import { SettingsClient, signedInClients } from './helpers/settings-browser-http.js';

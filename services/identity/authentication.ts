@@ -14,7 +14,7 @@ import type { WithManagedOrganizations } from './managed-organizations.js';
 import type { IdentityContext } from './identity-context.js';
 import { callerOfGrant, callerOfKey, grantAsApiKey, toApiKey } from './identity-messages.js';
 import type { DescribedKeyRow } from './key.repository.js';
-import { utcDay } from './usage-recorder.js';
+import { utcDay } from '../kit/utc-day.js';
 
 /** Exactly one of an API key and an access token; `describe` adds the credential's description. */
 export async function authenticate(context: IdentityContext, request: AuthenticateRequest): Promise<AuthenticateResponse> {

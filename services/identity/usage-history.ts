@@ -9,7 +9,8 @@ import type { IdentityContext } from './identity-context.js';
 import type { GrantRow } from './grant.repository.js';
 import type { KeyRow } from './key.repository.js';
 import { createUsageHistoryRepository, type DailyCountRow } from './usage-history.repository.js';
-import { utcDay, type UsageRecorder } from './usage-recorder.js';
+import { utcDay } from '../kit/utc-day.js';
+import type { UsageRecorder } from './usage-recorder.js';
 import { GRANT_USAGE, KEY_USAGE } from './usage-store.js';
 
 export const DEFAULT_USAGE_DAYS = 30;

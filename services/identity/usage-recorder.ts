@@ -2,6 +2,8 @@
 // memory and are added to the stored daily totals once a second (and at shutdown). Reads add the
 // counts not yet flushed, so a process sees its own requests at once; other replicas' counts
 // appear within one flush interval.
+import { utcDay } from '../kit/utc-day.js';
+
 export interface UsageCount {
   credentialId: string;
   day: string;
@@ -15,10 +17,6 @@ export interface UsageStore {
 }
 
 type Pending = UsageCount;
-
-export function utcDay(at: Date): string {
-  return at.toISOString().slice(0, 10);
-}
 
 export function createUsageRecorder(store: UsageStore, onError: (error: unknown) => void, intervalMs = 1000) {
   let pending = new Map<string, Pending>();

@@ -63,11 +63,6 @@ export function capacityUnits(policy: RateLimitPolicy): number {
   return policy.bucketSize * TOKEN_UNITS;
 }
 
-/** The UTC day of an instant, as YYYY-MM-DD. */
-export function utcDay(nowMs: number): string {
-  return new Date(nowMs).toISOString().slice(0, 10);
-}
-
 /** Whole seconds (ceil, ≥ 1) from nowMs to the next 00:00 UTC. */
 export function secondsToUtcMidnight(nowMs: number): number {
   const next = (Math.floor(nowMs / DAY_MS) + 1) * DAY_MS;

@@ -6,7 +6,8 @@
 // today's daily cap, which would otherwise be forgotten).
 import type { MemoryCredentialStamps } from '../../../services/kit/credential-stamps.js';
 import { BucketRateLimiter } from './bucket-limiter.js';
-import { capacityUnits, TOKEN_UNITS, utcDay, type BucketOutcome } from './limiter.js';
+import { utcDay } from '../../../services/kit/utc-day.js';
+import { capacityUnits, TOKEN_UNITS, type BucketOutcome } from './limiter.js';
 import type { RateLimitPolicy } from './policy.js';
 
 interface BucketState {

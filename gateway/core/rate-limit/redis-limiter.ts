@@ -17,7 +17,8 @@
 import type { Redis } from 'ioredis';
 import { stampKey } from '../../../services/kit/credential-stamps.js';
 import { BucketRateLimiter } from './bucket-limiter.js';
-import { capacityUnits, TOKEN_UNITS, utcDay, type BucketOutcome } from './limiter.js';
+import { utcDay } from '../../../services/kit/utc-day.js';
+import { capacityUnits, TOKEN_UNITS, type BucketOutcome } from './limiter.js';
 import type { RateLimitPolicy } from './policy.js';
 
 const COMMAND = 'expertnetRateLimitV2';
