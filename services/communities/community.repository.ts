@@ -209,10 +209,8 @@ export function createCommunityRepository(db: Queryable) {
      * One roster page in keyset order (joined_at, profile_id), strictly after `after` when given.
      * A keyset (not an offset) keeps pages right while members come and go between calls.
      * joined_at_key is joined_at to the microsecond, as the cursor must carry it (see roster-cursor.ts).
-     */
-    /**
-     * A page of members in roster order, read only when `reach` (a condition over `$1`, the
-     * community) holds, in the same statement: `inReach` false means the caller may not read it.
+     * Read only when `reach` (a condition over `$1`, the community) holds, in the same statement:
+     * `inReach` false means the caller may not read the community.
      */
     async listRosterPage(
       communityId: string,
