@@ -1,8 +1,8 @@
 // Redis (ioredis) when REDIS_URL is set: shared state across replicas (rate limits). Connecting
 // fails loudly at start-up rather than on the first request. Commands issued in the same tick (the
 // rate-limit steps of concurrent requests) go out in one socket write (auto-pipelining): each still
-// runs on its own and gets its own answer, and a socket write per request was a tenth of the edge's
-// time under load (docs/BENCHMARKS.md).
+// runs on its own and gets its own answer, and a socket write per request was 7% of the edge's time
+// under load (docs/BENCHMARKS.md).
 import { Redis } from 'ioredis';
 
 export async function connectRedis(url: string): Promise<Redis> {
