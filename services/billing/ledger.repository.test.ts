@@ -5,10 +5,9 @@
 // database upgraded with entries already posted starts from their sums, and the ledger cannot be
 // changed or emptied.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrationsBefore } from '../../test/helpers/migrations-before.js';
+import { withDatabaseBefore } from '../../test/helpers/migrations-before.js';
 import { openTestDatabase, storeNames } from '../../test/helpers/stores.js';
 import type { Database } from '../kit/db/database.js';
-import { migrate, migrationsDir } from '../kit/db/migrations.js';
 import { createLedger, type Ledger } from './ledger.repository.js';
 
 /** The ledger's own sum of a credential's debits in the UTC month of `at`. */
@@ -185,10 +184,7 @@ describe.each(storeNames())('ledger on %s', (store) => {
 
 describe.each(storeNames())('billing migration 005 on %s', (store) => {
   it('starts the totals from the entries already posted, each in its month', async () => {
-    const before = migrationsBefore(migrationsDir('billing'), '005_credential_spend.sql');
-    const { db, close } = await openTestDatabase(store, { migrated: false });
-    try {
-      await migrate(db, 'billing', before.dir);
+    await withDatabaseBefore(store, 'billing', '005_credential_spend.sql', async (db, upgradeNow) => {
       await db.query(`INSERT INTO billing.wallets (owner_type, owner_id, balance) VALUES ('user', 'u_old', 80)`);
       await db.query(
         `INSERT INTO billing.ledger_entries (id, owner_type, owner_id, amount, reference, operation, credential_id, balance_after, created_at)
@@ -198,7 +194,7 @@ describe.each(storeNames())('billing migration 005 on %s', (store) => {
                 ('le_o4', 'user', 'u_old', -4, 'search:o3', 'search', 'k_old', 85, '2026-10-03T11:00:00Z'),
                 ('le_o5', 'user', 'u_old', -5, 'search:o4', 'search', NULL, 80, '2026-10-03T12:00:00Z')`,
       );
-      expect(await migrate(db, 'billing', migrationsDir('billing'))).toContain('005_credential_spend.sql');
+      expect(await upgradeNow()).toContain('005_credential_spend.sql');
       const ledger = createLedger(db);
       const spent = async (credentialId: string, at: Date) => (await ledger.balanceAndSpend({ type: 'user', id: 'u_old' }, credentialId, at)).spent;
       expect(await spent('k_old', new Date('2026-09-15T00:00:00Z'))).toBe(6);
@@ -209,9 +205,6 @@ describe.each(storeNames())('billing migration 005 on %s', (store) => {
          VALUES ('le_o6', 'user', 'u_old', -1, 'search:o5', 'search', 'k_old', 79, '2026-10-04T11:00:00Z')`,
       );
       expect(await spent('k_old', new Date('2026-10-15T00:00:00Z'))).toBe(10);
-    } finally {
-      await close();
-      before.remove();
-    }
+    });
   });
 });

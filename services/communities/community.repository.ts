@@ -66,7 +66,8 @@ export function createCommunityRepository(db: Queryable) {
       [...params, ...condition.params],
     );
     const inReach = rows[0]?.in_reach === true;
-    return { inReach, rows: inReach ? rows.filter((r) => r.id !== null).map(({ in_reach: _, ...row }) => row as RosterRow) : [] };
+    // In reach with no member to show: one row of nulls beside in_reach.
+    return { inReach, rows: inReach ? rows.filter((r) => r.id !== null) : [] };
   }
 
   return {

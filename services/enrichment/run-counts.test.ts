@@ -4,10 +4,9 @@
 // count, also under parallel writers; a deleted run takes its counts with it; and a database
 // upgraded with runs already there starts from their items.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrationsBefore } from '../../test/helpers/migrations-before.js';
+import { withDatabaseBefore } from '../../test/helpers/migrations-before.js';
 import { openTestDatabase, storeNames } from '../../test/helpers/stores.js';
 import type { Database } from '../kit/db/database.js';
-import { migrate, migrationsDir } from '../kit/db/migrations.js';
 import { createRunsRepository, type RunCounts, type RunsRepository } from './runs.repository.js';
 
 /** The counts as the items themselves give them. */
@@ -98,10 +97,7 @@ describe.each(storeNames())('run counts on %s', (store) => {
 
 describe.each(storeNames())('enrichment migration 005 on %s', (store) => {
   it('starts the counts of runs already there from their items', async () => {
-    const before = migrationsBefore(migrationsDir('enrichment'), '005_run_counts.sql');
-    const { db, close } = await openTestDatabase(store, { migrated: false });
-    try {
-      await migrate(db, 'enrichment', before.dir);
+    await withDatabaseBefore(store, 'enrichment', '005_run_counts.sql', async (db, upgradeNow) => {
       await db.query(
         `INSERT INTO enrichment.runs (id, kind, community_id, credential_id, caller, depth) VALUES ('run_old', 'community', 'c_old', 'k_1', '{}', 'quick')`,
       );
@@ -109,14 +105,11 @@ describe.each(storeNames())('enrichment migration 005 on %s', (store) => {
         `INSERT INTO enrichment.run_items (run_id, profile_id, status, credits_charged)
          VALUES ('run_old', 'p1', 'succeeded', 2), ('run_old', 'p2', 'succeeded', 2), ('run_old', 'p3', 'failed', 0), ('run_old', 'p4', 'pending', 0)`,
       );
-      expect(await migrate(db, 'enrichment', migrationsDir('enrichment'))).toContain('005_run_counts.sql');
+      expect(await upgradeNow()).toContain('005_run_counts.sql');
       const runs = createRunsRepository(db);
       expect(await runs.counts('run_old')).toEqual({ total: 4, succeeded: 2, failed: 1, skipped: 0, credits: 4 });
       await db.query(`UPDATE enrichment.run_items SET status = 'skipped' WHERE run_id = 'run_old' AND profile_id = 'p4'`);
       expect(await runs.counts('run_old')).toEqual({ total: 4, succeeded: 2, failed: 1, skipped: 1, credits: 4 });
-    } finally {
-      await close();
-      before.remove();
-    }
+    });
   });
 });

@@ -2,22 +2,15 @@
 // generated columns) keeps every existing document's values and statistics, and from then on the
 // trigger keeps them: a stored vector leaves them, a text change derives them again and clears the
 // vector. On every store, from a database migrated to the version before.
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { migrationsBefore } from '../../test/helpers/migrations-before.js';
-import { openTestDatabase, storeNames } from '../../test/helpers/stores.js';
-import { migrate } from '../kit/db/migrations.js';
-import { repoRoot } from '../kit/paths.js';
+import { withDatabaseBefore } from '../../test/helpers/migrations-before.js';
+import { storeNames } from '../../test/helpers/stores.js';
 
-const MIGRATIONS = join(repoRoot, 'services/search/migrations');
 const UPGRADE = '010_text_derived_columns.sql';
 
 describe.each(storeNames())('search migration 010 on %s', (store) => {
   it('keeps existing documents’ derived values and statistics, then derives them on text changes only', async () => {
-    const before010 = migrationsBefore(MIGRATIONS, UPGRADE);
-    const { db, close } = await openTestDatabase(store, { migrated: false });
-    try {
-      await migrate(db, 'search', before010.dir);
+    await withDatabaseBefore(store, 'search', UPGRADE, async (db, upgradeNow) => {
       await db.query(
         `INSERT INTO search.documents (community_id, profile_id, name, headline, bio, organization, location, enrichment_text, embedding, embedding_model)
          VALUES ('c1', 'p1', 'Ada Glacier', 'Glaciologist', 'Ice sheets and firn.', 'Polar Institute', 'Tromsø', NULL, '{0.1,0.2}', 'm'),
@@ -27,7 +20,7 @@ describe.each(storeNames())('search migration 010 on %s', (store) => {
       const stats = `SELECT community_id, term, df::int AS df FROM search.term_stats ORDER BY community_id, term`;
       const before = { derived: await db.query(derived), stats: await db.query(stats) };
 
-      expect((await migrate(db, 'search', MIGRATIONS))[0]).toBe(UPGRADE);
+      expect((await upgradeNow())[0]).toBe(UPGRADE);
       expect({ derived: await db.query(derived), stats: await db.query(stats) }).toEqual(before);
 
       // A stored vector leaves what is derived; a text change derives it again and clears the vector.
@@ -40,9 +33,6 @@ describe.each(storeNames())('search migration 010 on %s', (store) => {
       expect(after[1]).toMatchObject({ profile_id: 'p2', embedding_model: null });
       expect(after[1]!.tsv).toContain("'sea':");
       expect(await db.query(`SELECT 1 FROM search.term_stats WHERE community_id = '' AND term = 'sea' AND df = 1`)).toHaveLength(1);
-    } finally {
-      await close();
-      before010.remove();
-    }
+    });
   });
 });
