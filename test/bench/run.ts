@@ -154,7 +154,21 @@ async function benchBare(): Promise<Result> {
   }
 }
 
+/**
+ * The floor (REDIS_URL only): the bare route plus finding the key by its hash and one step of its
+ * shared rate limit in Redis — what no edge that keeps one budget across replicas can go below.
+ */
+async function benchFloor(): Promise<Result> {
+  const { child, url } = await startProcess('test/bench/floor-server.ts', { PORT: '0' }, (output) => /^ready (\S+)$/m.exec(output)?.[1]);
+  try {
+    return await measure('floor: bare route + key hash + one Redis rate-limit step', url, Array.from({ length: KEY_COUNT }, () => generateSecret('live')));
+  } finally {
+    await stopProcess(child);
+  }
+}
+
 const results: Result[] = [await benchBare()];
+if (process.env.REDIS_URL) results.push(await benchFloor());
 if (only('BENCH_STORES', 'embedded')) results.push(...(await benchSystem('one process, embedded store (PGlite), in-process limiter', { DATABASE_URL: '', REDIS_URL: '' })));
 if (process.env.DATABASE_URL && process.env.REDIS_URL && only('BENCH_STORES', 'postgres')) {
   const fresh = await freshPostgresDatabase();
@@ -202,6 +216,9 @@ ${DURATION_S} s after a ${WARMUP_S} s warm-up, and throughput is reported as a r
 measured in the same run, so machines of different speed compare.
 
 - Baseline: a bare Fastify route returning a body of the same shape, no authentication, no gRPC, no store.
+- Floor (with Redis): the same route plus the least any design must do per authenticated request —
+  the key found by the hash of its secret in memory, one step of its rate limit in Redis (one budget
+  across replicas) and the rate-limit headers. It bounds what the edge can reach on this machine.
 - System: the real \`GET /v1/me\` — key checksum, identity over gRPC (key lookup by keyed hash, usage
   counting), the rate limiter, a scope check, then identity and billing over gRPC in parallel for
   the key, owner, usage and live balance — with ${KEY_COUNT} keys in rotation so no single key's
