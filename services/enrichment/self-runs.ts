@@ -47,7 +47,7 @@ export async function startSelfRun(context: EnrichmentContext, caller: Caller, r
       return relayOrUnavailable(err);
     }
     // Billing did not answer: the run stays and its worker meters it (by the run id, once).
-    deps.logger.warn({ err, runId: row.id }, 'self-enrich metering deferred to the worker');
+    deps.logger.warn({ err, requestId, runId: row.id }, 'self-enrich metering deferred to the worker');
   }
   deps.logger.info({ requestId, runId: row.id }, 'self-enrich run started');
   // The run as accepted (queued), whatever a worker has done with it since.

@@ -17,12 +17,13 @@ import type { DescribedKeyRow } from './key.repository.js';
 import { utcDay } from '../kit/utc-day.js';
 
 /** Exactly one of an API key and an access token; `describe` adds the credential's description. */
-export async function authenticate(context: IdentityContext, request: AuthenticateRequest): Promise<AuthenticateResponse> {
+/** `requestId`: the call's, named on what it logs. */
+export async function authenticate(context: IdentityContext, request: AuthenticateRequest, requestId: string): Promise<AuthenticateResponse> {
   if (Boolean(request.apiKey) === Boolean(request.accessToken)) {
     throw domainError('invalid_request', 'send exactly one of api_key and access_token');
   }
   if (request.accessToken) {
-    const { grant, scopes } = await grantOfAccessToken(context, request.accessToken, request.resource);
+    const { grant, scopes } = await grantOfAccessToken(context, request.accessToken, request.resource, requestId);
     context.grantUsage.record(grant.id);
     const caller = callerOfGrant(grant, scopes);
     return { caller, description: request.describe ? await describeGrant(context, caller) : undefined, stamp: '' };
@@ -85,12 +86,12 @@ export async function describeCredential(context: IdentityContext, ctx: ServiceC
  * re-checked against live state: the token verifies for that resource's audience, its grant
  * exists, is not revoked and belongs to its subject, and its scopes are within the grant's.
  */
-async function grantOfAccessToken(context: IdentityContext, token: string, resource: string): Promise<{ grant: GrantRow & WithManagedOrganizations; scopes: string[] }> {
+async function grantOfAccessToken(context: IdentityContext, token: string, resource: string, requestId: string): Promise<{ grant: GrantRow & WithManagedOrganizations; scopes: string[] }> {
   const { accessTokens } = context;
   if (!accessTokens) throw domainError('unauthorized', 'access tokens are not accepted: OAuth is not configured');
   if (resource && !accessTokens.audiences.includes(resource)) {
     // The edge and identity disagree on a resource URL: every token on that surface is refused.
-    context.deps.logger.warn({ resource, served: accessTokens.audiences }, 'access token presented for a resource identity does not serve (check MCP_RESOURCE_URL)');
+    context.deps.logger.warn({ requestId, resource, served: accessTokens.audiences }, 'access token presented for a resource identity does not serve (check MCP_RESOURCE_URL)');
   }
   const claims = await accessTokens.verify(token, resource);
   const grant = await context.grants.findForAuthentication(claims.grantId);

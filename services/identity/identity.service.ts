@@ -22,8 +22,8 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
   const context = createIdentityContext(deps, options);
 
   const implementation: ServiceRegistration<typeof IdentityServiceDefinition>['implementation'] = {
-    async authenticate(request) {
-      return authenticate(context, request);
+    async authenticate(request, ctx) {
+      return authenticate(context, request, ctx.requestId);
     },
 
     async describeCredential(_request, ctx) {

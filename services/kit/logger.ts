@@ -1,6 +1,6 @@
 // One pino logger per process. Credentials never reach a log line: headers and fields that can
 // carry a secret are redacted wherever they appear. Every line carries the active trace_id and
-// span_id (when tracing is on) and, inside a gRPC call, the requestId it serves (telemetry.ts).
+// span_id (when tracing is on: telemetry.ts); a line logged for a call names its requestId.
 import { pino, type Logger } from 'pino';
 import { logContext } from './telemetry.js';
 

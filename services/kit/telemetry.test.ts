@@ -1,13 +1,12 @@
 // Tracing switches and log correlation: tracing is off unless an exporter is asked for, and a log
-// line written inside a span carries that span's trace_id and span_id (and, inside a gRPC call, the
-// request id it serves).
+// line written inside a span carries that span's trace_id and span_id.
 import { Writable } from 'node:stream';
 import { trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from './logger.js';
 import { startSdk } from './telemetry-sdk.js';
-import { defaultServiceName, tracingRequested, withRequestContext } from './telemetry.js';
+import { defaultServiceName, tracingRequested } from './telemetry.js';
 
 function capture() {
   const lines: Array<Record<string, unknown>> = [];
@@ -70,23 +69,5 @@ describe('log correlation', () => {
       trace_id: finished!.spanContext().traceId,
       span_id: finished!.spanContext().spanId,
     });
-  });
-
-  it('adds the request id a gRPC handler serves to every line it logs', async () => {
-    const { stream, lines } = capture();
-    const log = createLogger('info', stream);
-    async function* handler() {
-      await new Promise((r) => setTimeout(r, 1));
-      log.info('in handler');
-      yield 1;
-      log.info('after yield');
-      return 2;
-    }
-    const seen: number[] = [];
-    const gen = withRequestContext('req_abc', handler());
-    for await (const v of gen) seen.push(v);
-    log.info('after the call');
-    expect(seen).toEqual([1]);
-    expect(lines.map((l) => l.requestId)).toEqual(['req_abc', 'req_abc', undefined]);
   });
 });

@@ -3,7 +3,6 @@
 // The OpenTelemetry SDK and its instrumentations (telemetry-sdk.ts) are loaded only when tracing
 // is on: with no OTEL_* exporter variables set nothing is patched or exported, and the cost is one
 // getActiveSpan() per log line. docs/OBSERVABILITY.md.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { register } from 'node:module';
 import { trace, type Attributes, type Span } from '@opentelemetry/api';
 
@@ -46,36 +45,11 @@ export async function startTelemetry(env: NodeJS.ProcessEnv = process.env): Prom
   return { tracing: true, shutdown: () => sdk.shutdown().catch(() => {}) };
 }
 
-// --- the request a service is serving, for log lines ---------------------------------------------
-
-const requestContext = new AsyncLocalStorage<{ requestId: string }>();
-
-/** Runs `fn` (an in-process call's handler) with the request id in context (log lines carry it). */
-export function inRequestContext<R>(requestId: string, fn: () => Promise<R>): Promise<R> {
-  return requestContext.run({ requestId }, fn);
-}
-
-/** Runs each step of a gRPC handler's generator with the request id in context (log lines carry it). */
-export async function* withRequestContext<T, R>(requestId: string, gen: AsyncGenerator<T, R, undefined>): AsyncGenerator<T, R, undefined> {
-  const store = { requestId };
-  let done = false;
-  try {
-    while (true) {
-      const step = await requestContext.run(store, () => gen.next());
-      if (step.done) {
-        done = true;
-        return step.value;
-      }
-      yield step.value;
-    }
-  } finally {
-    if (!done) await gen.return(undefined as R);
-  }
-}
-
 /**
- * The pino mixin: the active span's trace_id and span_id, and the request id a service is serving
- * (the edge's request loggers carry requestId already, as a binding).
+ * The pino mixin: the active span's trace_id and span_id. The request id is a binding of the
+ * lines that carry it: the edge's request loggers, and what a service logs for a call (it names the
+ * call's `requestId`). No AsyncLocalStorage keeps it: with one in use, Node runs a hook on every
+ * promise of the process, which cost the edge about a seventh of its throughput (docs/BENCHMARKS.md).
  */
 export function logContext(): Record<string, string> {
   const out: Record<string, string> = {};
@@ -86,8 +60,6 @@ export function logContext(): Record<string, string> {
     out.span_id = spanId;
     out.trace_flags = traceFlags.toString(16).padStart(2, '0');
   }
-  const store = requestContext.getStore();
-  if (store?.requestId) out.requestId = store.requestId;
   return out;
 }
 

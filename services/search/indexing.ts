@@ -24,11 +24,11 @@ export type IndexingContext = Pick<SearchContext, 'pipeline' | 'corpus'> & { dep
  * write changed it) is embedded after the commit. If the embedder fails, the index call still
  * succeeds: those documents are embedded at rank time until the next index call stores them.
  */
-export async function indexDocuments(context: IndexingContext, documents: Document[], run: number): Promise<number> {
+export async function indexDocuments(context: IndexingContext, documents: Document[], run: number, requestId: string): Promise<number> {
   const { deps, pipeline } = context;
   const docs = distinctDocuments(documents.map((d) => toIndexedDocument(checked(d))));
   const withoutVectors = (err: unknown) => {
-    deps.logger.warn({ err, documents: docs.length }, 'search documents indexed without vectors (embedded at rank time until stored)');
+    deps.logger.warn({ err, requestId, documents: docs.length }, 'search documents indexed without vectors (embedded at rank time until stored)');
     return undefined;
   };
   const prepared = await pipeline.prepareVectors(deps.db, docs).catch(withoutVectors);
@@ -67,7 +67,7 @@ export async function getReindexRun(context: SearchContext, run: number): Promis
 }
 
 /** Sweeps what the run did not touch; returns how many documents it removed. */
-export async function pruneDocuments(context: SearchContext, run: number): Promise<number> {
+export async function pruneDocuments(context: SearchContext, run: number, requestId: string): Promise<number> {
   if (!run) throw domainError('invalid_request', 'run is required');
   const removed = await context.deps.db.transaction(async (tx) => {
     const txCorpus = createSearchCorpusRepository(tx);
@@ -77,7 +77,7 @@ export async function pruneDocuments(context: SearchContext, run: number): Promi
     if (found.pruned_at) return found.removed ?? 0;
     return txCorpus.pruneReindexRun(run);
   });
-  context.deps.logger.info({ run, removed }, 'search re-index run pruned');
+  context.deps.logger.info({ requestId, run, removed }, 'search re-index run pruned');
   return removed;
 }
 

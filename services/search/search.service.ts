@@ -29,8 +29,8 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
       return { job: toJob(await searches.getSearch(context, caller, request)) };
     },
 
-    async indexDocuments(request) {
-      return { indexed: await indexing.indexDocuments(context, request.documents, request.reindexRun) };
+    async indexDocuments(request, ctx) {
+      return { indexed: await indexing.indexDocuments(context, request.documents, request.reindexRun, ctx.requestId) };
     },
 
     async beginReindex(request) {
@@ -41,8 +41,8 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
       return toReindexRun(await indexing.getReindexRun(context, request.run), context.pipeline.provider);
     },
 
-    async pruneDocuments(request) {
-      return { removed: await indexing.pruneDocuments(context, request.run) };
+    async pruneDocuments(request, ctx) {
+      return { removed: await indexing.pruneDocuments(context, request.run, ctx.requestId) };
     },
 
     async removePublicDocument(request) {

@@ -2,7 +2,7 @@
 // comes from — over gRPC (server.ts) or in process (in-process.ts): counting and timing, an error
 // boundary that never leaks internals, authentication that verifies the caller token and checks the
 // method's access list (fail-closed: a method not in the list is refused), and the refusal of NUL in
-// any request text (no-nul.ts). The request id is set on the active span and on log lines (telemetry.ts).
+// any request text (no-nul.ts). The request id is set on the active span and handed to the method (ServiceContext), whose log lines name it.
 import {
   Metadata,
   ServerError,
@@ -14,7 +14,7 @@ import {
 } from 'nice-grpc';
 import type { Logger } from '../logger.js';
 import { metrics, splitGrpcPath } from '../metrics.js';
-import { annotateActiveSpan, ATTR, inRequestContext, withRequestContext } from '../telemetry.js';
+import { annotateActiveSpan, ATTR } from '../telemetry.js';
 import type { TokenVerifier } from './caller-token.js';
 import { domainError } from './errors.js';
 import { NUL_MESSAGE, nulPath } from './no-nul.js';
@@ -22,6 +22,7 @@ import { describePrincipal, type Principal, type PrincipalKind } from './princip
 
 export interface ServiceContext {
   principal: Principal;
+  /** The call's `x-request-id`: what a method logs for the call names it (`requestId`). */
   requestId: string;
 }
 
@@ -136,8 +137,7 @@ export function callMiddleware(options: { services: AnyServiceRegistration[]; ve
     }
     const principal = await principalOf(context.metadata);
     authorize(call.method.path, principal);
-    const next = call.next(call.request, { ...context, principal, requestId }) as AsyncGenerator<Res, Res | void, undefined>;
-    return yield* withRequestContext(requestId, next);
+    return yield* call.next(call.request, { ...context, principal, requestId });
   }
 
   // After authentication, so an unauthenticated caller learns nothing about its request's content.
@@ -171,7 +171,7 @@ export function callMiddleware(options: { services: AnyServiceRegistration[]; ve
       // Added to the call's own context (made for this call by the in-process client), not spread
       // into a copy: a copy would read, and so make, the signal the client makes only on demand.
       const serviceContext = Object.assign(context, { principal: caller, requestId });
-      return await inRequestContext(requestId, () => handler(request, serviceContext));
+      return await handler(request, serviceContext);
     } catch (error) {
       const failure = atBoundary(error, path, context);
       code = codeOf(failure, context);
