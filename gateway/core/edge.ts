@@ -9,6 +9,8 @@ import { callAs, type CallOptions, type ServiceClients } from '../../services/ki
 import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
 import type { Principal } from '../../services/kit/grpc/principal.js';
 import { ApiError, fromRemote } from './api-error.js';
+import type { SearchCompleteView } from './search.js';
+import { createFinishedSearchViews } from './finished-search-views.js';
 import type { PresentedCredential } from './credentials.js';
 
 export interface EdgeDeps {
@@ -51,6 +53,8 @@ export function createEdge(deps: EdgeDeps) {
 
   return {
     clients: deps.clients,
+    /** Views of complete searches, made once per search (finished-search-views.ts). */
+    finishedSearchViews: createFinishedSearchViews<SearchCompleteView>(),
 
     async authenticate(credential: PresentedCredential, requestId: string): Promise<Caller> {
       return (await authenticated(credential, requestId)).caller;

@@ -94,7 +94,8 @@ export async function getSearch(edge: Edge, ctx: CallerContext, searchId: string
     const job = jobOf(await edge.clients.search.getSearch({ searchId }, await edge.as(ctx)));
     switch (job.status) {
       case SearchStatus.SEARCH_STATUS_COMPLETE:
-        return { search_id: job.searchId, status: 'complete', matches: job.matches.map(matchView) };
+        // The service answered complete for this caller: the same view as every such poll (kept).
+        return edge.finishedSearchViews.viewOf(job.searchId, () => ({ search_id: job.searchId, status: 'complete', matches: job.matches.map(matchView) }));
       case SearchStatus.SEARCH_STATUS_FAILED:
         return { search_id: job.searchId, status: 'failed' };
       default:

@@ -36,6 +36,7 @@ import idempotency from './plugins/idempotency.js';
 import rateLimit from './plugins/rate-limit.js';
 import scopes from './plugins/scopes.js';
 import v1Routes from './routes/v1/index.js';
+import { keptJson } from '../core/finished-search-views.js';
 
 /** Request bodies are limited to 1 MiB (docs/API-DECISIONS.md). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -73,6 +74,8 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
   if (early) app.addHook('onReady', async () => early.serveWhenReady());
   app.register(errorEnvelope);
   app.register(jsonBody);
+  // A kept view (a complete search's) has its JSON made once; every other body as Fastify would.
+  app.setReplySerializer((payload) => keptJson(payload) ?? JSON.stringify(payload));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     annotateRequest(request.raw, request.id);

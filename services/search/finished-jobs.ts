@@ -5,6 +5,7 @@
 // is checked against the kept row as against the stored one, and the row is served only until a
 // margin before its expiry, after which the store decides (a replica's clock need not agree with
 // the database's to the second).
+import { createBoundedMap } from '../kit/bounded-map.js';
 import type { JobRow } from './search-jobs.repository.js';
 
 /** How long before `expires_at` a kept job stops being served from memory. */
@@ -14,13 +15,8 @@ export const FINISHED_JOBS_LIMIT = 2_000;
 export const FINISHED_JOBS_CHARS = 32 * 1024 * 1024;
 
 export function createFinishedJobs(limit = FINISHED_JOBS_LIMIT, now: () => number = Date.now, charBudget = FINISHED_JOBS_CHARS) {
-  const jobs = new Map<string, { row: JobRow; chars: number }>();
-  let chars = 0;
+  const jobs = createBoundedMap<string, { row: JobRow; chars: number }>(limit, charBudget, (kept) => kept.chars);
   const servable = (row: JobRow) => row.expires_at !== null && row.expires_at.getTime() - EXPIRY_MARGIN_MS > now();
-  const drop = (id: string) => {
-    chars -= jobs.get(id)?.chars ?? 0;
-    jobs.delete(id);
-  };
 
   return {
     /** The kept job `id` when `credentialId` started it and it is still servable; else undefined (read the store). */
@@ -28,7 +24,7 @@ export function createFinishedJobs(limit = FINISHED_JOBS_LIMIT, now: () => numbe
       const row = jobs.get(id)?.row;
       if (!row) return undefined;
       if (!servable(row)) {
-        drop(id);
+        jobs.delete(id);
         return undefined;
       }
       return row.credential_id === credentialId ? row : undefined;
@@ -37,12 +33,7 @@ export function createFinishedJobs(limit = FINISHED_JOBS_LIMIT, now: () => numbe
     /** Keeps `row` if it can no longer change: complete, charged, with its expiry set. */
     keep(row: JobRow): void {
       if (row.status !== 'complete' || !row.charged_at || !servable(row)) return;
-      const size = JSON.stringify(row.matches ?? []).length;
-      if (size > charBudget) return;
-      drop(row.id);
-      while (jobs.size >= limit || chars + size > charBudget) drop(jobs.keys().next().value!);
-      jobs.set(row.id, { row, chars: size });
-      chars += size;
+      jobs.set(row.id, { row, chars: JSON.stringify(row.matches ?? []).length });
     },
 
     get size(): number {
