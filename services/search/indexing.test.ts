@@ -113,13 +113,18 @@ describe.each(storeNames())('indexing with vectors on %s', (store) => {
     expect(await row('c_a', 'p_direct')).toEqual({ embedding: [1, 0], embedding_model: 'm' });
     // Neither does an index call that cannot embed leave a stale vector: the text is written, the vector cleared.
     const failing = createSearchPipeline({ env: {}, embedder: { name: inner.name, embed: async () => Promise.reject(new Error('embedder down')) }, wordnet: false });
-    const lines: Array<Record<string, unknown>> = [];
-    const logger = createLogger('warn', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
-    await indexDocuments({ deps: { db, logger }, corpus: createSearchCorpusRepository(db), pipeline: failing }, [doc('c_a', 'p_direct', 'Soil ecologist')], 0, 'req_failing_embedder');
+    await indexDocuments({ deps: { db, logger: createLogger('silent') }, corpus: createSearchCorpusRepository(db), pipeline: failing }, [doc('c_a', 'p_direct', 'Soil ecologist')], 0, 'req_index');
     expect(await row('c_a', 'p_direct')).toEqual({ embedding: null, embedding_model: null });
-    // The warning names the call it belongs to, so an operator finds it by the request's id.
-    expect(lines).toEqual([expect.objectContaining({ level: 40, requestId: 'req_failing_embedder', documents: 1, msg: expect.stringContaining('without vectors') })]);
     const [headline] = await db.query<{ headline: string }>(`SELECT headline FROM search.documents WHERE community_id = 'c_a' AND profile_id = 'p_direct'`);
     expect(headline!.headline).toBe('Soil ecologist');
+  });
+
+  it('an index call that cannot embed warns with the request id of the call', async () => {
+    const failing = createSearchPipeline({ env: {}, embedder: { name: inner.name, embed: async () => Promise.reject(new Error('embedder down')) }, wordnet: false });
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger('warn', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    await indexDocuments({ deps: { db, logger }, corpus: createSearchCorpusRepository(db), pipeline: failing }, [doc('c_a', 'p_logged', 'Soil ecologist')], 0, 'req_failing_embedder');
+    // An operator finds the line by the id of the request that made the call.
+    expect(lines).toEqual([expect.objectContaining({ level: 40, requestId: 'req_failing_embedder', documents: 1, msg: expect.stringContaining('without vectors') })]);
   });
 });
