@@ -21,6 +21,7 @@ import { metrics, statusClass } from '../../services/kit/metrics.js';
 import type { Deprecation } from '../core/deprecations.js';
 import { earlyServerFactory } from '../core/early-server.js';
 import type { Edge } from '../core/edge.js';
+import { keptJson } from '../core/finished-search-views.js';
 import type { RateLimiter } from '../core/rate-limit/limiter.js';
 import { logAccess } from '../core/access-log.js';
 import { answerClientError } from '../core/client-error.js';
@@ -36,7 +37,6 @@ import idempotency from './plugins/idempotency.js';
 import rateLimit from './plugins/rate-limit.js';
 import scopes from './plugins/scopes.js';
 import v1Routes from './routes/v1/index.js';
-import { keptJson } from '../core/finished-search-views.js';
 
 /** Request bodies are limited to 1 MiB (docs/API-DECISIONS.md). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;

@@ -2,7 +2,8 @@
 // comes from — over gRPC (server.ts) or in process (in-process.ts): counting and timing, an error
 // boundary that never leaks internals, authentication that verifies the caller token and checks the
 // method's access list (fail-closed: a method not in the list is refused), and the refusal of NUL in
-// any request text (no-nul.ts). The request id is set on the active span and handed to the method (ServiceContext), whose log lines name it.
+// any request text (no-nul.ts). The request id is set on the active span and handed to the method
+// (ServiceContext), whose log lines name it.
 import {
   Metadata,
   ServerError,
