@@ -9,7 +9,6 @@ import { callAs, type CallOptions, type ServiceClients } from '../../services/ki
 import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
 import type { Principal } from '../../services/kit/grpc/principal.js';
 import { ApiError, fromRemote } from './api-error.js';
-import type { SearchCompleteView } from './search.js';
 import { createFinishedSearchViews } from './finished-search-views.js';
 import type { PresentedCredential } from './credentials.js';
 
@@ -54,7 +53,7 @@ export function createEdge(deps: EdgeDeps) {
   return {
     clients: deps.clients,
     /** Views of complete searches, made once per search (finished-search-views.ts). */
-    finishedSearchViews: createFinishedSearchViews<SearchCompleteView>(),
+    finishedSearchViews: createFinishedSearchViews(),
 
     async authenticate(credential: PresentedCredential, requestId: string): Promise<Caller> {
       return (await authenticated(credential, requestId)).caller;

@@ -25,12 +25,12 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-export function createFinishedSearchViews<V extends object>(limit = FINISHED_VIEWS_LIMIT, charBudget = FINISHED_VIEWS_CHARS) {
-  const views = createBoundedMap<string, V>(limit, charBudget, (view) => jsonOfView.get(view)!.length);
+export function createFinishedSearchViews(limit = FINISHED_VIEWS_LIMIT, charBudget = FINISHED_VIEWS_CHARS) {
+  const views = createBoundedMap<string, object>(limit, charBudget, (view) => jsonOfView.get(view)!.length);
   return {
-    /** The kept view of complete search `searchId`, made by `make` the first time. */
-    viewOf(searchId: string, make: () => V): V {
-      const kept = views.get(searchId);
+    /** The kept view of complete search `searchId`, made by `make` the first time (one caller, one shape of view). */
+    viewOf<V extends object>(searchId: string, make: () => V): V {
+      const kept = views.get(searchId) as V | undefined;
       if (kept) return kept;
       const view = deepFreeze(make());
       jsonOfView.set(view, JSON.stringify(view));
