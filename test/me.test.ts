@@ -144,6 +144,31 @@ describe.each(storeNames())('GET /v1/me on %s', (store) => {
     }
   });
 
+  it('answers concurrent requests of different keys and owners each with its own key, owner, balance and count', async () => {
+    // Read together (one statement per read for all the requests of a moment): no answer may get another's row.
+    const keys = [
+      { secret: adaKey, id: 'k_ada', owner: 'u_ada' },
+      { secret: orgKey, id: 'k_org', owner: 'o_lab' },
+      { secret: cyKey, id: 'k_cy', owner: 'u_cy' },
+      { secret: cySecondKey, id: 'k_cy2', owner: 'u_cy' },
+    ];
+    const before = await Promise.all(keys.map((k) => request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(k.secret) })));
+    const balances = new Map(before.map((res) => [res.body.owner.id as string, res.body.credit_balance as number]));
+    // The three wallets differ, so an answer with another's row shows.
+    expect(new Set(balances.values()).size).toBe(3);
+    const rounds = 5;
+    const answers = await Promise.all(
+      Array.from({ length: rounds }, () => keys).flat().map((k) => request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(k.secret) }).then((res) => ({ k, res }))),
+    );
+    for (const { k, res } of answers) {
+      expect(res.status).toBe(200);
+      expect({ key: res.body.key.id, owner: res.body.owner.id, balance: res.body.credit_balance }).toEqual({ key: k.id, owner: k.owner, balance: balances.get(k.owner) });
+    }
+    const after = await Promise.all(keys.map((k) => request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(k.secret) })));
+    // Every request counted once, to its own key: the rounds plus the request that reads the count.
+    keys.forEach((_, i) => expect(after[i]!.body.usage.requests_today - before[i]!.body.usage.requests_today).toBe(rounds + 1));
+  });
+
   it('refuses a revoked key on its very next request', async () => {
     expect((await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(revokedKey) })).status).toBe(200);
     const options = await callAs(sys.signer, { kind: 'operator', actor: 'test' }, undefined, 5000);

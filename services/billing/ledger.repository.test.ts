@@ -102,6 +102,30 @@ describe.each(storeNames())('ledger on %s', (store) => {
     expect(await ledger.balanceAndSpend({ type: 'user', id: 'u_nobody' }, 'k_none')).toEqual({ balance: 0, spent: 0 });
   });
 
+  it('reads the balances and spends of many callers in one statement, each in the order asked', async () => {
+    const rich = { type: 'user' as const, id: 'u_many_rich' };
+    const org = { type: 'organization' as const, id: 'o_many' };
+    await ledger.post({ owner: rich, amount: 70, reference: 'credit:many1', operation: 'credit', credentialId: 'k_m1' });
+    await ledger.post({ owner: rich, amount: -4, reference: 'search:many1', operation: 'search', credentialId: 'k_m1' });
+    await ledger.post({ owner: org, amount: 9, reference: 'credit:many2', operation: 'credit', credentialId: 'k_m2' });
+    const month = new Date().toISOString().slice(0, 7);
+    const asked = [
+      { owner: org, credentialId: 'k_m2' },
+      { owner: rich, credentialId: 'k_m1' },
+      { owner: { type: 'user' as const, id: 'u_many_none' }, credentialId: 'k_m3' },
+      { owner: rich, credentialId: 'k_m2' },
+      { owner: org, credentialId: 'k_m2' },
+    ];
+    expect(await ledger.balancesAndSpends(asked, month)).toEqual([
+      { balance: 9, spent: 0 },
+      { balance: 66, spent: 4 },
+      { balance: 0, spent: 0 },
+      { balance: 66, spent: 0 },
+      { balance: 9, spent: 0 },
+    ]);
+    expect(await ledger.balancesAndSpends(asked.slice(1, 2), '2001-01')).toEqual([{ balance: 66, spent: 0 }]);
+  });
+
   it('counts debits posted one by one and many at once; credits and other credentials do not count', async () => {
     const owner = { type: 'user' as const, id: 'u_counted' };
     await ledger.post({ owner, amount: 500, reference: 'credit:counted', operation: 'credit', credentialId: 'k_counted' });

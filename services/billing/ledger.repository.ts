@@ -225,12 +225,20 @@ export function createLedger(db: Database) {
      * (GET /v1/me): two key lookups, the month's total kept by the ledger's insert trigger (migration 005).
      */
     async balanceAndSpend(owner: Owner, credentialId: string, now = new Date()): Promise<{ balance: number; spent: number }> {
-      const rows = await db.query<{ balance: number; spent: number }>(
-        `SELECT coalesce((SELECT balance FROM billing.wallets WHERE owner_type = $1 AND owner_id = $2), 0)::int8 AS balance,
-                coalesce((SELECT credits FROM billing.credential_spend WHERE credential_id = $3 AND month = $4), 0)::int8 AS spent`,
-        [owner.type, owner.id, credentialId, utcMonth(now)],
+      return (await this.balancesAndSpends([{ owner, credentialId }], utcMonth(now)))[0]!;
+    },
+
+    /** `balanceAndSpend` of each of these callers in `month` (YYYY-MM), in one statement, in their order. */
+    async balancesAndSpends(callers: readonly { owner: Owner; credentialId: string }[], month: string): Promise<Array<{ balance: number; spent: number }>> {
+      const rows = await db.query<{ i: number; balance: number; spent: number }>(
+        `SELECT c.i::int8 AS i,
+                coalesce((SELECT balance FROM billing.wallets WHERE owner_type = c.owner_type AND owner_id = c.owner_id), 0)::int8 AS balance,
+                coalesce((SELECT credits FROM billing.credential_spend WHERE credential_id = c.credential_id AND month = $4), 0)::int8 AS spent
+           FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS c(owner_type, owner_id, credential_id, i)`,
+        [callers.map((c) => c.owner.type), callers.map((c) => c.owner.id), callers.map((c) => c.credentialId), month],
       );
-      return rows[0]!;
+      const byIndex = new Map(rows.map((r) => [Number(r.i), { balance: r.balance, spent: r.spent }]));
+      return callers.map((_, i) => byIndex.get(i + 1)!);
     },
 
     /** Wallets whose balance differs from the sum of their entries (should always be empty). */

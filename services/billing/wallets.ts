@@ -9,6 +9,7 @@ import type { ServiceContext } from '../kit/grpc/server.js';
 import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { BillingContext } from './billing-context.js';
 import { ownerOf } from './billing-messages.js';
+import { utcMonth } from './funding-consumption.js';
 import type { LedgerRow, WalletRow } from './ledger.repository.js';
 import { requireSpendable } from './spendable-wallets.js';
 
@@ -70,5 +71,5 @@ export async function grantSeedBalance(context: BillingContext, request: { owner
 export async function callerUsage(context: BillingContext, ctx: ServiceContext): Promise<{ balance: number; spent: number }> {
   if (ctx.principal.kind !== 'caller') throw domainError('forbidden', 'needs a caller');
   const caller = ctx.principal.caller;
-  return context.ledger.balanceAndSpend(ownerOf(caller.owner), caller.credentialId);
+  return context.balanceAndSpend({ owner: ownerOf(caller.owner), credentialId: caller.credentialId, month: utcMonth(new Date()) });
 }

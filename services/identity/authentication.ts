@@ -34,9 +34,9 @@ export async function authenticate(context: IdentityContext, request: Authentica
   if (!checkSecret(request.apiKey)) throw refused();
   const secretHash = hashSecret(request.apiKey, context.deps.pepper);
   if (request.describe) {
-    // One statement finds the live key and describes it.
+    // One statement finds the live key and describes it, for every request of the moment at once.
     const today = utcDay(new Date());
-    const row = await context.keys.describe({ secretHash }, today);
+    const row = await context.describeKeyByHash({ secretHash, day: today });
     if (!row) throw refused();
     context.keyUsage.record(row.id);
     return { caller: callerOfKey(row), description: describedKey(context, row, today), stamp: '' };
@@ -76,7 +76,7 @@ export async function describeCredential(context: IdentityContext, ctx: ServiceC
   const caller = ctx.principal.caller;
   if (caller.credential === CredentialKind.CREDENTIAL_KIND_OAUTH) return describeGrant(context, caller);
   const today = utcDay(new Date());
-  const row = await context.keys.describe({ id: caller.credentialId }, today);
+  const row = await context.keys.describe(caller.credentialId, today);
   if (!row) throw domainError('unauthorized', 'invalid or revoked API key');
   return describedKey(context, row, today);
 }

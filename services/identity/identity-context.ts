@@ -1,10 +1,11 @@
 // What the identity service's handlers and domain modules share: dependencies, the repositories,
 // the usage recorders of keys and grants, and the OAuth access tokens when OAuth is configured.
+import { batchedRead } from '../kit/batched-read.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
 import { type AccessTokens, createAccessTokens, type OAuthOptions } from './access-token.js';
 import { createCredentialCache, type CredentialCache } from './credential-cache.js';
 import { createGrantRepository, type GrantRepository } from './grant.repository.js';
-import { createKeyRepository, type KeyRepository } from './key.repository.js';
+import { createKeyRepository, type DescribedKeyRow, type KeyRepository } from './key.repository.js';
 import { createPlaceholderRepository } from './placeholder.repository.js';
 import { createSeedLedgerRepository, type SeedLedgerRepository } from './seed-ledger.repository.js';
 import { createUsageRecorder, type UsageRecorder } from './usage-recorder.js';
@@ -22,6 +23,8 @@ export interface IdentityOptions {
 export interface IdentityContext {
   deps: IdentityDeps;
   keys: KeyRepository;
+  /** The live key of a secret hash, described (`keys.describe`), read together with the other requests of the same moment. */
+  describeKeyByHash: (key: { secretHash: string; day: string }) => Promise<DescribedKeyRow | undefined>;
   grants: GrantRepository;
   users: UserRepository;
   placeholders: ReturnType<typeof createPlaceholderRepository>;
@@ -39,9 +42,19 @@ export interface IdentityContext {
 }
 
 export function createIdentityContext(deps: IdentityDeps, options: IdentityOptions): IdentityContext {
+  const keys = createKeyRepository(deps.db);
   return {
     deps,
-    keys: createKeyRepository(deps.db),
+    keys,
+    describeKeyByHash: batchedRead(async (asked: readonly { secretHash: string; day: string }[]): Promise<Array<DescribedKeyRow | undefined>> => {
+      // One statement per UTC day asked for (one, but across midnight).
+      const found = new Map<string, DescribedKeyRow>();
+      for (const day of new Set(asked.map((a) => a.day))) {
+        const hashes = asked.filter((a) => a.day === day).map((a) => a.secretHash);
+        for (const row of await keys.describeByHashes(hashes, day)) found.set(`${day} ${row.secret_hash}`, row);
+      }
+      return asked.map((a) => found.get(`${a.day} ${a.secretHash}`));
+    }),
     grants: createGrantRepository(deps.db),
     users: createUserRepository(deps.db),
     placeholders: createPlaceholderRepository(deps.db),

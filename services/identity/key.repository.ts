@@ -111,22 +111,23 @@ export function createKeyRepository(db: Queryable) {
       return rows[0];
     },
 
-    /** A key with its owner's name and its stored request counts for a UTC day and its month, in one round trip. */
-    /** A live (unrevoked) key, by id or by secret hash, with its owner's name and its usage on `day` and in its month. */
-    async describe(key: { id: string } | { secretHash: string }, day: string): Promise<DescribedKeyRow | undefined> {
-      const [column, value] = 'id' in key ? ['id', key.id] : ['secret_hash', key.secretHash];
-      const rows = await db.query<DescribedKeyRow>(
-        `SELECT k.*,
-                CASE WHEN k.owner_type = 'user' THEN (SELECT name FROM identity.users WHERE id = k.owner_id)
-                     ELSE (SELECT name FROM identity.organizations WHERE id = k.owner_id) END AS owner_name,
-                coalesce((SELECT sum(requests) FILTER (WHERE u.day = $2::date) FROM identity.key_usage_daily u
-                           WHERE u.key_id = k.id AND u.day >= date_trunc('month', $2::date) AND u.day <= $2::date), 0)::int8 AS today,
-                coalesce((SELECT sum(requests) FROM identity.key_usage_daily u
-                           WHERE u.key_id = k.id AND u.day >= date_trunc('month', $2::date) AND u.day <= $2::date), 0)::int8 AS month
-           FROM identity.api_keys k WHERE k.${column} = $1 AND k.revoked_at IS NULL`,
-        [value, day],
-      );
+    /** A live (unrevoked) key, by id, with its owner's name and its usage on `day` and in its month, in one round trip. */
+    async describe(id: string, day: string): Promise<DescribedKeyRow | undefined> {
+      const rows = await db.query<DescribedKeyRow>(`SELECT ${DESCRIBED} FROM identity.api_keys k WHERE k.id = $1 AND k.revoked_at IS NULL`, [id, day]);
       return rows[0];
+    },
+
+    /**
+     * The live keys of these secret hashes, described as `describe` does, in one statement: each
+     * hash looked up by its index (a lateral read per hash, whatever the table's statistics say).
+     */
+    async describeByHashes(secretHashes: readonly string[], day: string): Promise<DescribedKeyRow[]> {
+      return db.query<DescribedKeyRow>(
+        `SELECT ${DESCRIBED}
+           FROM unnest($1::text[]) AS h(secret_hash)
+           CROSS JOIN LATERAL (SELECT * FROM identity.api_keys WHERE secret_hash = h.secret_hash AND revoked_at IS NULL) k`,
+        [secretHashes, day],
+      );
     },
 
   };
@@ -135,3 +136,12 @@ export function createKeyRepository(db: Queryable) {
 export type KeyRepository = ReturnType<typeof createKeyRepository>;
 
 export type DescribedKeyRow = KeyRow & { owner_name: string | null; today: number; month: number };
+
+/** A key `k` with its owner's name and its stored request counts on day $2 and in its month. */
+const DESCRIBED = `k.*,
+  CASE WHEN k.owner_type = 'user' THEN (SELECT name FROM identity.users WHERE id = k.owner_id)
+       ELSE (SELECT name FROM identity.organizations WHERE id = k.owner_id) END AS owner_name,
+  coalesce((SELECT sum(requests) FILTER (WHERE u.day = $2::date) FROM identity.key_usage_daily u
+             WHERE u.key_id = k.id AND u.day >= date_trunc('month', $2::date) AND u.day <= $2::date), 0)::int8 AS today,
+  coalesce((SELECT sum(requests) FROM identity.key_usage_daily u
+             WHERE u.key_id = k.id AND u.day >= date_trunc('month', $2::date) AND u.day <= $2::date), 0)::int8 AS month`;

@@ -1,0 +1,51 @@
+// Reads asked for in the same turn of the event loop are read together, each answered with its own
+// value; a later read goes in a later batch; a failed batch fails its own reads only.
+import { describe, expect, it } from 'vitest';
+import { batchedRead, MAX_BATCH } from './batched-read.js';
+
+function recording(fail?: (keys: readonly number[]) => boolean) {
+  const batches: number[][] = [];
+  const read = batchedRead(async (keys: readonly number[]) => {
+    batches.push([...keys]);
+    if (fail?.(keys)) throw new Error('the store is down');
+    return keys.map((k) => k * 10);
+  });
+  return { batches, read };
+}
+
+describe('batchedRead', () => {
+  it('reads what was asked in one turn in one call, answering each its own value, duplicates included', async () => {
+    const { batches, read } = recording();
+    const answers = await Promise.all([read(1), read(2), read(3), read(2)]);
+    expect(answers).toEqual([10, 20, 30, 20]);
+    expect(batches).toEqual([[1, 2, 3, 2]]);
+  });
+
+  it('gathers reads asked from separate callbacks of the same turn, and starts a new batch after', async () => {
+    const { batches, read } = recording();
+    // Callbacks run one after another in one phase of the loop, with their promise jobs between them.
+    const asked = await new Promise<Promise<number>[]>((resolve) => {
+      const out: Promise<number>[] = [];
+      setTimeout(() => out.push(read(1)), 0);
+      setTimeout(() => Promise.resolve().then(() => out.push(read(2))), 0);
+      setTimeout(() => resolve(out), 0);
+    });
+    expect(await Promise.all(asked)).toEqual([10, 20]);
+    expect(await read(3)).toBe(30);
+    expect(batches).toEqual([[1, 2], [3]]);
+  });
+
+  it('splits a crowd into batches of at most MAX_BATCH', async () => {
+    const { batches, read } = recording();
+    const keys = Array.from({ length: MAX_BATCH + 5 }, (_, i) => i);
+    expect(await Promise.all(keys.map(read))).toEqual(keys.map((k) => k * 10));
+    expect(batches.map((b) => b.length)).toEqual([MAX_BATCH, 5]);
+  });
+
+  it('fails every read of a failed batch, and only those', async () => {
+    const { read } = recording((keys) => keys.includes(1));
+    const failed = await Promise.allSettled([read(1), read(2)]);
+    expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(await read(3)).toBe(30);
+  });
+});

@@ -1,0 +1,25 @@
+// One read asked for by many requests at once, answered by one statement for all of them. Under
+// load, the requests of one turn of the event loop (the I/O the loop found ready together) each ask
+// for their own row; each statement costs a round trip, a socket write and the store's own per-statement
+// work, which were most of a GET /v1/me (docs/BENCHMARKS.md). The reads are collected until the
+// loop's check phase (setImmediate: after every ready I/O callback has run) and read together.
+// Nothing is cached: every request still reads the store, after it arrived, so what it sees is
+// as fresh as a read of its own (a revocation committed before is seen). DataLoader does the
+// collecting and the dispatch; a failed statement fails each request of its batch.
+import DataLoader from 'dataloader';
+
+/** At most this many reads in one statement (a statement's arrays stay small). */
+export const MAX_BATCH = 256;
+
+/**
+ * A function reading one answer by `key`, batched: `readMany` gets every key asked for in one turn
+ * (distinct or not) and answers each, in the same order.
+ */
+export function batchedRead<K, V>(readMany: (keys: readonly K[]) => Promise<ReadonlyArray<V>>): (key: K) => Promise<V> {
+  const loader = new DataLoader<K, V>(readMany, {
+    cache: false,
+    maxBatchSize: MAX_BATCH,
+    batchScheduleFn: (dispatch) => setImmediate(dispatch),
+  });
+  return (key) => loader.load(key);
+}
