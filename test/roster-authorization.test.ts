@@ -64,6 +64,30 @@ describe.each(storeNames())('roster reads on %s', (store) => {
       await expectBoth(k.legacy, 'c_own', 'p_member', 403, 'forbidden');
     });
 
+    it('reads of many callers at once each get their own answer: rows in reach, 403 outside it', async () => {
+      // Sent together, so the service reads them together (one statement per kind of read): a
+      // caller's reach must decide its own ask only.
+      const asks = [
+        { secret: k.manager, community: 'c_bio', profile: 'p_member', status: 200 },
+        { secret: k.outsider, community: 'c_bio', profile: 'p_member', status: 403 },
+        { secret: k.legacy, community: 'c_bio', profile: 'p_admin', status: 200 },
+        { secret: k.legacy, community: 'c_chem', profile: 'p_chem1', status: 403 },
+        { secret: k.allowOut, community: 'c_chem', profile: 'p_chem1', status: 200 },
+        { secret: k.allowOut, community: 'c_bio', profile: 'p_member', status: 403 },
+        { secret: k.member, community: 'c_nowhere', profile: 'p_member', status: 403 },
+      ];
+      const rounds = 3;
+      const sent = Array.from({ length: rounds }, () => asks).flat();
+      const answers = await Promise.all(sent.map((a) => both(a.secret, a.community, a.profile)));
+      answers.forEach(([page, read], i) => {
+        const ask = sent[i]!;
+        expect([page!.status, read!.status], `${ask.community} ${ask.profile}`).toEqual([ask.status, ask.status]);
+        if (ask.status !== 200) return;
+        expect(read!.body.profile_id).toBe(ask.profile);
+        expect(page!.body.members).toHaveLength(1);
+      });
+    });
+
     it('a legacy organization key reads its organization’s community only', async () => {
       await expectBoth(k.legacy, 'c_bio', 'p_member', 200);
       await expectBoth(k.legacy, 'c_chem', 'p_chem1', 403, 'forbidden');

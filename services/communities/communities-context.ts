@@ -1,7 +1,8 @@
 // What the communities service's handlers and domain modules share: dependencies, the
 // repository and what reach needs.
+import { batchedRead } from '../kit/batched-read.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
-import { createCommunityRepository, type CommunityRepository } from './community.repository.js';
+import { createCommunityRepository, type CommunityRepository, type RosterAsk, type RosterRow } from './community.repository.js';
 import type { ReachDeps } from './reach.js';
 
 export type CommunitiesDeps = Pick<ServiceDeps, 'db' | 'clients' | 'signer' | 'deadlineMs' | 'logger' | 'pepper'>;
@@ -10,12 +11,18 @@ export interface CommunitiesContext {
   deps: CommunitiesDeps;
   repo: CommunityRepository;
   reachDeps: ReachDeps;
+  /** A roster page and a member read (repo.listRosterPages, findRosterMembers), each read together with the other requests of the same moment. */
+  rosterPage: (ask: RosterAsk) => Promise<{ inReach: boolean; rows: RosterRow[] }>;
+  rosterMember: (ask: RosterAsk) => Promise<{ inReach: boolean; row?: RosterRow }>;
 }
 
 export function createCommunitiesContext(deps: CommunitiesDeps): CommunitiesContext {
+  const repo = createCommunityRepository(deps.db);
   return {
     deps,
-    repo: createCommunityRepository(deps.db),
+    repo,
+    rosterPage: batchedRead(repo.listRosterPages),
+    rosterMember: batchedRead(repo.findRosterMembers),
     reachDeps: { db: deps.db, clients: deps.clients, signer: deps.signer, deadlineMs: deps.deadlineMs },
   };
 }

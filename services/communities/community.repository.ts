@@ -54,23 +54,67 @@ const COMMUNITY_COLUMNS = `c.id, c.name, c.owner_type, c.owner_id, c.archived, c
 
 export function createCommunityRepository(db: Queryable) {
   /**
-   * Runs `read` (roster rows; `$1` is the community) only when `reach` holds, both in one statement:
-   * one row with `in_reach` false when it does not, and no member rows.
+   * Roster rows for each of `asked`, each read only when its caller's `reach` holds for its
+   * community, all in one statement: `where` selects the rows of one ask (its columns are `a.*`:
+   * community_id, profile_id, after_joined, after_profile, lim); an ask out of reach gets no rows.
    */
-  async function readInReach(read: string, params: unknown[], reach: ReachCondition): Promise<{ inReach: boolean; rows: RosterRow[] }> {
-    const condition = reach(params.length + 1);
-    const rows = await db.query<RosterRow & { in_reach: boolean }>(
-      `WITH reach AS (SELECT ${condition.sql} AS in_reach)
-       SELECT reach.in_reach, r.* FROM reach LEFT JOIN LATERAL (${read}) r ON reach.in_reach
-        ORDER BY r.joined_at, r.id`,
-      [...params, ...condition.params],
+  async function readInReach(asked: readonly RosterAsk[], where: string): Promise<Array<{ inReach: boolean; rows: RosterRow[] }>> {
+    const column = <T>(pick: (a: RosterAsk) => T) => asked.map(pick);
+    const rows = await db.query<RosterRow & { i: number; in_reach: boolean }>(
+      `SELECT a.i::int8 AS i, reach.in_reach, r.*
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[], $7::text[], $8::text[])
+              WITH ORDINALITY AS a(community_id, profile_id, after_joined, after_profile, lim, reach_organization, reach_user, reach_organizations, i)
+        CROSS JOIN LATERAL (SELECT ${IN_READ_REACH} AS in_reach) reach
+         LEFT JOIN LATERAL (${ROSTER_SELECT} WHERE ${where}) r ON reach.in_reach
+        ORDER BY a.i, r.joined_at, r.id`,
+      [
+        column((a) => a.communityId),
+        column((a) => a.profileId ?? null),
+        column((a) => a.after?.joinedAt ?? null),
+        column((a) => a.after?.profileId ?? null),
+        column((a) => a.limit ?? null),
+        column((a) => ('organizationId' in a.reach ? a.reach.organizationId : null)),
+        column((a) => ('userId' in a.reach ? a.reach.userId : null)),
+        column((a) => JSON.stringify('userId' in a.reach ? a.reach.managedOrganizations : [])),
+      ],
     );
-    const inReach = rows[0]?.in_reach === true;
-    // In reach with no member to show: one row of nulls beside in_reach.
-    return { inReach, rows: inReach ? rows.filter((r) => r.id !== null) : [] };
+    const answers = asked.map(() => ({ inReach: false, rows: [] as RosterRow[] }));
+    for (const { i, in_reach, ...row } of rows) {
+      const answer = answers[Number(i) - 1]!;
+      answer.inReach = in_reach === true;
+      // In reach with no member to show: one row of nulls beside in_reach.
+      if (answer.inReach && row.id !== null) answer.rows.push(row as RosterRow);
+    }
+    return answers;
+  }
+
+  /**
+   * A roster page for each ask, in one statement: keyset order (joined_at, profile_id), strictly
+   * after `after` when given — a keyset (not an offset) keeps pages right while members come and go
+   * between calls; joined_at_key is joined_at to the microsecond, as the cursor must carry it
+   * (roster-cursor.ts). Read only when the ask's `reach` holds: `inReach` false means its caller
+   * may not read the community.
+   */
+  function listRosterPages(asked: readonly RosterAsk[]): Promise<Array<{ inReach: boolean; rows: RosterRow[] }>> {
+    // No cursor: from the start ('-infinity', ''), so the keyset is always one row comparison the index answers.
+    return readInReach(
+      asked,
+      `m.community_id = a.community_id
+         AND (m.joined_at, m.profile_id) > (coalesce(a.after_joined::timestamptz, '-infinity'), coalesce(a.after_profile, ''))
+       ORDER BY m.joined_at, m.profile_id LIMIT a.lim`,
+    );
+  }
+
+  /** One member of a community (profile and membership) for each ask, read only when its `reach` holds, in one statement. */
+  async function findRosterMembers(asked: readonly RosterAsk[]): Promise<Array<{ inReach: boolean; row?: RosterRow }>> {
+    const read = await readInReach(asked, `m.community_id = a.community_id AND m.profile_id = a.profile_id`);
+    return read.map(({ inReach, rows }) => ({ inReach, row: rows[0] }));
   }
 
   return {
+    listRosterPages,
+    findRosterMembers,
+
     async upsertCommunity(c: Omit<CommunityRow, 'created_at' | 'api_writes'>): Promise<void> {
       await db.query(
         `INSERT INTO communities.communities (id, name, owner_type, owner_id, archived) VALUES ($1, $2, $3, $4, $5)
@@ -205,42 +249,39 @@ export function createCommunityRepository(db: Queryable) {
       );
       return rows.length > 0;
     },
-
-    /**
-     * One roster page in keyset order (joined_at, profile_id), strictly after `after` when given.
-     * A keyset (not an offset) keeps pages right while members come and go between calls.
-     * joined_at_key is joined_at to the microsecond, as the cursor must carry it (see roster-cursor.ts).
-     * Read only when `reach` (a condition over `$1`, the community) holds, in the same statement:
-     * `inReach` false means the caller may not read the community.
-     */
-    async listRosterPage(
-      communityId: string,
-      after: { joinedAt: string; profileId: string } | undefined,
-      limit: number,
-      reach: ReachCondition,
-    ): Promise<{ inReach: boolean; rows: RosterRow[] }> {
-      return after
-        ? readInReach(
-            `${ROSTER_SELECT} WHERE m.community_id = $1 AND (m.joined_at, m.profile_id) > ($2::timestamptz, $3::text)
-              ORDER BY m.joined_at, m.profile_id LIMIT $4`,
-            [communityId, after.joinedAt, after.profileId, limit],
-            reach,
-          )
-        : readInReach(`${ROSTER_SELECT} WHERE m.community_id = $1 ORDER BY m.joined_at, m.profile_id LIMIT $2`, [communityId, limit], reach);
-    },
-
-    /** One member of a community (profile and membership), read only when `reach` holds (see listRosterPage). */
-    async findRosterMember(communityId: string, profileId: string, reach: ReachCondition): Promise<{ inReach: boolean; row?: RosterRow }> {
-      const { inReach, rows } = await readInReach(`${ROSTER_SELECT} WHERE m.community_id = $1 AND m.profile_id = $2`, [communityId, profileId], reach);
-      return { inReach, row: rows[0] };
-    },
   };
 }
 
 export type CommunityRepository = ReturnType<typeof createCommunityRepository>;
 
-/** A condition over a read's first parameter, its own parameters numbered from `firstParam` (reach.ts readReachCondition). */
-export type ReachCondition = (firstParam: number) => { sql: string; params: unknown[] };
+/**
+ * Who may read a community, as the roster reads check it in their own statement (reach.ts
+ * readReach): a legacy organization key reads its organization's communities; a user, those they
+ * belong to, own, or own through an organization they manage.
+ */
+export type ReadReach = { organizationId: string } | { userId: string; managedOrganizations: string[] };
+
+/** One roster read: a member (`profileId`) or a page (`after`, `limit`) of a community, for a caller of `reach`. */
+export interface RosterAsk {
+  communityId: string;
+  reach: ReadReach;
+  profileId?: string;
+  after?: { joinedAt: string; profileId: string } | undefined;
+  limit?: number;
+}
+
+/**
+ * Whether `a.community_id` is in the read reach of `a.reach_*` (the rules of computeReach in
+ * reach.ts, for one community): unarchived, and owned by the key's organization; or owned by the
+ * user, or by an organization they manage, or holding a profile of theirs. A null user or
+ * organization matches nothing.
+ */
+const IN_READ_REACH = `EXISTS (SELECT 1 FROM communities.communities c WHERE c.id = a.community_id AND NOT c.archived AND (
+    (c.owner_type = 'organization' AND c.owner_id = a.reach_organization)
+    OR (c.owner_type = 'user' AND c.owner_id = a.reach_user)
+    OR (c.owner_type = 'organization' AND jsonb_exists(a.reach_organizations::jsonb, c.owner_id))
+    OR EXISTS (SELECT 1 FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id
+                WHERE m.community_id = c.id AND p.user_id = a.reach_user)))`;
 
 /** A member as the roster reads it: the profile plus the membership's role and joined_at. */
 export interface RosterRow extends ProfileRow {

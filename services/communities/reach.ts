@@ -1,6 +1,6 @@
 // Reach, computed live on every call (never cached past a revocation, a role change or an
 // archive). A community outside reach is always 403 — unknown, archived, or simply not the caller's.
-// The roster reads check it for their one community inside their own statement (readReachCondition).
+// The roster reads check it for their one community inside their own statement (readReach).
 //
 // Personal key (a user behind it):
 //   read  = communities the user belongs to in any role, those the user owns directly, and those
@@ -17,7 +17,7 @@ import { callAs, type ServiceClients } from '../kit/grpc/client.js';
 import type { TokenSigner } from '../kit/grpc/caller-token.js';
 import { domainError, relayRemoteError } from '../kit/grpc/errors.js';
 import { Role } from '../../proto/gen/expertnet/common/v1/common.js';
-import type { CommunityRow, ReachCondition } from './community.repository.js';
+import type { CommunityRow, ReadReach } from './community.repository.js';
 
 export type Access = 'read' | 'write';
 
@@ -80,30 +80,18 @@ export async function computeReach(deps: ReachDeps, caller: Caller, requestId: s
 }
 
 /**
- * Whether the community a read names as its first parameter (`$1`) is in the caller's read reach,
- * as a condition the read evaluates in its own statement (one round trip instead of two): the rules
- * of computeReach above, for one community. `false` when nothing can put the community in reach: an
- * allowlist leaving it out, a personal credential without a user.
+ * The caller's read reach as the roster reads check it for one community in their own statement
+ * (one round trip instead of two; the rules of computeReach above, in community.repository.ts
+ * IN_READ_REACH). `false` when nothing can put the community in reach: an allowlist leaving it
+ * out, a personal credential without a user.
  */
-export async function readReachCondition(deps: ReachDeps, caller: Caller, communityId: string, requestId: string): Promise<ReachCondition | false> {
+export async function readReach(deps: ReachDeps, caller: Caller, communityId: string, requestId: string): Promise<ReadReach | false> {
   if (caller.allowlist && !caller.allowlist.communityIds.includes(communityId)) return false;
-  const community = (rule: string) => `EXISTS (SELECT 1 FROM communities.communities c WHERE c.id = $1 AND NOT c.archived AND (${rule}))`;
-  if (caller.owner?.type === OwnerType.OWNER_TYPE_ORGANIZATION) {
-    const orgId = caller.owner.id;
-    return (first) => ({ sql: community(`c.owner_type = 'organization' AND c.owner_id = $${first}`), params: [orgId] });
-  }
+  if (caller.owner?.type === OwnerType.OWNER_TYPE_ORGANIZATION) return { organizationId: caller.owner.id };
   const userId = caller.userId;
   if (!userId) return false;
   const orgs = caller.managedOrganizations?.organizationIds ?? (await managedOrganizations(deps, userId, requestId));
-  return (first) => ({
-    sql: community(
-      `(c.owner_type = 'user' AND c.owner_id = $${first})
-       OR (c.owner_type = 'organization' AND c.owner_id = ANY($${first + 1}::text[]))
-       OR EXISTS (SELECT 1 FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id
-                   WHERE m.community_id = c.id AND p.user_id = $${first})`,
-    ),
-    params: [userId, orgs],
-  });
+  return { userId, managedOrganizations: orgs };
 }
 
 /** The refusal of a community outside the caller's `access` reach. */

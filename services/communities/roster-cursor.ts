@@ -26,7 +26,7 @@ const VERSION = 1;
 const MAX_CURSOR_LENGTH = 1024;
 const TAG_LENGTH = 43; // 32 bytes in unpadded base64url
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
-/** The text form the repository produces for joined_at (see listRosterPage). */
+/** The text form the repository produces for joined_at (see listRosterPages). */
 const EXACT_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 

@@ -8,8 +8,8 @@ import type { ServiceContext } from '../kit/grpc/server.js';
 import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { CommunitiesContext } from './communities-context.js';
 import { toMember } from './communities-messages.js';
-import type { ReachCondition } from './community.repository.js';
-import { outsideReach, readReachCondition, requireReach } from './reach.js';
+import type { ReadReach } from './community.repository.js';
+import { outsideReach, readReach, requireReach } from './reach.js';
 import { asCommunitiesService } from './remote.js';
 import { decodeRosterCursor, encodeRosterCursor, rosterCursorKey } from './roster-cursor.js';
 
@@ -22,7 +22,6 @@ export async function listMembers(
   request: ListMembersRequest,
   ctx: ServiceContext,
 ): Promise<{ members: Member[]; nextPageToken: string }> {
-  const { repo } = context;
   const { communityId } = request;
   const cursorKey = rosterCursorKey(context.deps.pepper);
   const reach = await readable(context, ctx, communityId);
@@ -35,7 +34,7 @@ export async function listMembers(
     throw error;
   }
   const limit = clampPageSize(request.pageSize, ROSTER_PAGE_DEFAULT, ROSTER_PAGE_MAX);
-  const { inReach, rows } = await repo.listRosterPage(communityId, after, limit + 1, reach);
+  const { inReach, rows } = await context.rosterPage({ communityId, after, limit: limit + 1, reach });
   if (!inReach) throw outsideReach(communityId, 'read');
   const page = pageOf(rows, limit, (last) =>
     encodeRosterCursor(cursorKey, communityId, { joinedAt: last.joined_at_key, profileId: last.id }),
@@ -55,7 +54,7 @@ export async function listMembers(
  */
 export async function getMember(context: CommunitiesContext, request: GetMemberRequest, ctx: ServiceContext): Promise<GetMemberResponse> {
   const { communityId } = request;
-  const { inReach, row } = await context.repo.findRosterMember(communityId, request.profileId, await readable(context, ctx, communityId));
+  const { inReach, row } = await context.rosterMember({ communityId, profileId: request.profileId, reach: await readable(context, ctx, communityId) });
   if (!inReach) throw outsideReach(communityId, 'read');
   if (!row) throw domainError('not_found', `profile ${request.profileId} is not a member of community ${communityId}`);
   const member = toMember(row, communityId, 'caller');
@@ -70,8 +69,8 @@ export async function getMember(context: CommunitiesContext, request: GetMemberR
  * The caller's read reach of the community as a condition the roster read checks in its own
  * statement (reach.ts); refused at once (403) when nothing could put it in reach.
  */
-async function readable(context: CommunitiesContext, ctx: ServiceContext, communityId: string): Promise<ReachCondition> {
-  const reach = await readReachCondition(context.reachDeps, requireCaller(ctx, 'profile:read'), communityId, ctx.requestId);
+async function readable(context: CommunitiesContext, ctx: ServiceContext, communityId: string): Promise<ReadReach> {
+  const reach = await readReach(context.reachDeps, requireCaller(ctx, 'profile:read'), communityId, ctx.requestId);
   if (!reach) throw outsideReach(communityId, 'read');
   return reach;
 }
