@@ -1,12 +1,13 @@
 // What the enrichment service's handlers and domain modules share: dependencies, the runs
 // repository, what a run does outside the enrichment store (run-effects.ts) and the in-process
 // run worker (run-worker.ts) that works the runs through the provider pipeline (./pipeline).
+import { batchedRead } from '../kit/batched-read.js';
 import type { Config } from '../kit/config.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
 import { createEnrichmentPipeline, providerConfigFrom, type EnrichmentPipeline } from './pipeline/index.js';
 import { createRunEffects, type RunEffects } from './run-effects.js';
 import { createRunWorker, type RunWorker, type RunWorkerOptions } from './run-worker.js';
-import { createRunsRepository, type RunsRepository } from './runs.repository.js';
+import { createRunsRepository, type EnrichmentDataRow, type RunsRepository } from './runs.repository.js';
 
 export type EnrichmentDeps = Pick<ServiceDeps, 'db' | 'clients' | 'signer' | 'deadlineMs' | 'logger'> & {
   config: Pick<
@@ -37,6 +38,9 @@ export interface EnrichmentServiceOptions {
 export interface EnrichmentContext {
   deps: EnrichmentDeps;
   runs: RunsRepository;
+  /** A member's enrichment data and a page's enrichment times (runs.memberEnrichments, enrichedAt), each read together with the other requests of the same moment. */
+  memberEnrichment: (ask: { communityId: string; profileId: string }) => Promise<EnrichmentDataRow | undefined>;
+  enrichedAt: (ask: { communityId: string; profileIds: readonly string[] }) => Promise<{ profile_id: string; enriched_at: Date }[]>;
   effects: RunEffects;
   /** Works the runs (not started here: the service starts it). */
   worker: RunWorker;
@@ -55,9 +59,12 @@ export function createEnrichmentContext(deps: EnrichmentDeps, options: Enrichmen
     leaseMs: deps.config.ENRICHMENT_RUN_LEASE_MS,
     ...options.worker,
   });
+  const runs = createRunsRepository(deps.db);
   return {
     deps,
-    runs: createRunsRepository(deps.db),
+    runs,
+    memberEnrichment: batchedRead(runs.memberEnrichments),
+    enrichedAt: batchedRead(runs.enrichedAt),
     effects,
     worker,
     kick: (runId) =>

@@ -28,7 +28,7 @@ export async function getMemberEnrichment(
     const caller = requireCaller(ctx, 'profile:read');
     await requireReadReach(context, caller, request.communityId, ctx.requestId);
   }
-  return context.runs.memberEnrichment(request.communityId, request.profileId);
+  return context.memberEnrichment({ communityId: request.communityId, profileId: request.profileId });
 }
 
 /** The caller's own data (self-enrichment); none for a credential without a user. */
@@ -38,7 +38,7 @@ export async function getOwnEnrichment(context: EnrichmentContext, caller: Calle
 
 export async function listEnrichedAt(context: EnrichmentContext, request: ListEnrichedAtRequest): Promise<{ profile_id: string; enriched_at: Date }[]> {
   if (request.profileIds.length > ENRICHED_AT_MAX) throw domainError('invalid_request', `at most ${ENRICHED_AT_MAX} profile ids per call`);
-  return context.runs.enrichedAt(request.communityId, request.profileIds);
+  return context.enrichedAt({ communityId: request.communityId, profileIds: request.profileIds });
 }
 
 /** A step of the erasure saga; returns how many data rows were erased. */

@@ -295,12 +295,19 @@ export function createRunsRepository(db: Queryable) {
     },
 
     /** When each of these members was enriched by the community (only those that were). */
-    async enrichedAt(communityId: string, profileIds: string[]): Promise<{ profile_id: string; enriched_at: Date }[]> {
-      return db.query<{ profile_id: string; enriched_at: Date }>(
-        `SELECT profile_id, enriched_at FROM enrichment.member_enrichment
-          WHERE community_id = $1 AND profile_id = ANY($2::text[])`,
-        [communityId, profileIds],
+    /** For each ask, when its community enriched each of its people (those never enriched left out), in one statement. */
+    async enrichedAt(asked: readonly { communityId: string; profileIds: readonly string[] }[]): Promise<Array<{ profile_id: string; enriched_at: Date }[]>> {
+      const pairs = asked.flatMap((a, i) => a.profileIds.map((profileId) => ({ i, communityId: a.communityId, profileId })));
+      const rows = await db.query<{ i: number; profile_id: string; enriched_at: Date }>(
+        `SELECT a.i::int8 AS i, e.profile_id, e.enriched_at
+           FROM unnest($1::int8[], $2::text[], $3::text[]) AS a(i, community_id, profile_id)
+          CROSS JOIN LATERAL (SELECT profile_id, enriched_at FROM enrichment.member_enrichment
+                               WHERE community_id = a.community_id AND profile_id = a.profile_id) e`,
+        [pairs.map((p) => p.i), pairs.map((p) => p.communityId), pairs.map((p) => p.profileId)],
       );
+      const answers = asked.map(() => [] as { profile_id: string; enriched_at: Date }[]);
+      for (const { i, ...row } of rows) answers[Number(i)]!.push(row);
+      return answers;
     },
 
     /**
@@ -335,11 +342,18 @@ export function createRunsRepository(db: Queryable) {
       );
     },
 
-    async memberEnrichment(communityId: string, profileId: string): Promise<EnrichmentDataRow | undefined> {
-      return (await db.query<EnrichmentDataRow>(
-        'SELECT depth, data, enriched_at FROM enrichment.member_enrichment WHERE community_id = $1 AND profile_id = $2',
-        [communityId, profileId],
-      ))[0];
+    /** Each ask's community's data of its person, or undefined, in one statement. */
+    async memberEnrichments(asked: readonly { communityId: string; profileId: string }[]): Promise<Array<EnrichmentDataRow | undefined>> {
+      const rows = await db.query<EnrichmentDataRow & { i: number }>(
+        `SELECT a.i::int8 AS i, e.depth, e.data, e.enriched_at
+           FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS a(community_id, profile_id, i)
+          CROSS JOIN LATERAL (SELECT depth, data, enriched_at FROM enrichment.member_enrichment
+                               WHERE community_id = a.community_id AND profile_id = a.profile_id) e`,
+        [asked.map((a) => a.communityId), asked.map((a) => a.profileId)],
+      );
+      const answers: Array<EnrichmentDataRow | undefined> = asked.map(() => undefined);
+      for (const { i, ...row } of rows) answers[Number(i) - 1] = row;
+      return answers;
     },
 
     async selfEnrichment(userId: string): Promise<EnrichmentDataRow | undefined> {

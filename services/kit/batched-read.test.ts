@@ -42,6 +42,15 @@ describe('batchedRead', () => {
     expect(batches.map((b) => b.length)).toEqual([MAX_BATCH, 5]);
   });
 
+  it('answers undefined for a key its read left unset', async () => {
+    const read = batchedRead(async (keys: readonly number[]) => {
+      const answers = new Array<string | undefined>(keys.length);
+      answers[0] = 'found';
+      return answers;
+    });
+    expect(await Promise.all([read(1), read(2)])).toEqual(['found', undefined]);
+  });
+
   it('fails every read of a failed batch, and only those', async () => {
     const { read } = recording((keys) => keys.includes(1));
     const failed = await Promise.allSettled([read(1), read(2)]);

@@ -16,7 +16,8 @@ export const MAX_BATCH = 256;
  * (distinct or not) and answers each, in the same order.
  */
 export function batchedRead<K, V>(readMany: (keys: readonly K[]) => Promise<ReadonlyArray<V>>): (key: K) => Promise<V> {
-  const loader = new DataLoader<K, V>(readMany, {
+  // Array.from: an answer left unset (a hole) is undefined, where DataLoader would refuse the whole batch.
+  const loader = new DataLoader<K, V>(async (keys) => Array.from(await readMany(keys)), {
     cache: false,
     maxBatchSize: MAX_BATCH,
     batchScheduleFn: (dispatch) => setImmediate(dispatch),
