@@ -1,5 +1,5 @@
 // What the billing service's handlers and domain modules share: dependencies and the ledger.
-import { batchedRead } from '../kit/batched-read.js';
+import { batchedRead, perGroup } from '../kit/batched-read.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
 import { createLedger, type Ledger, type Owner } from './ledger.repository.js';
 
@@ -20,15 +20,6 @@ export function createBillingContext(deps: BillingDeps): BillingContext {
   return {
     deps,
     ledger,
-    balanceAndSpend: batchedRead(async (asked: readonly { owner: Owner; credentialId: string; month: string }[]) => {
-      // One statement per month asked for (one, but across a month's end).
-      const answers = new Array<{ balance: number; spent: number }>(asked.length);
-      for (const month of new Set(asked.map((a) => a.month))) {
-        const indexes = asked.flatMap((a, i) => (a.month === month ? [i] : []));
-        const read = await ledger.balancesAndSpends(indexes.map((i) => asked[i]!), month);
-        indexes.forEach((i, j) => (answers[i] = read[j]!));
-      }
-      return answers;
-    }),
+    balanceAndSpend: batchedRead(perGroup((ask: { owner: Owner; credentialId: string; month: string }) => ask.month, ledger.balancesAndSpends)),
   };
 }

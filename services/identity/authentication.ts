@@ -16,8 +16,10 @@ import { callerOfGrant, callerOfKey, grantAsApiKey, toApiKey } from './identity-
 import type { DescribedKeyRow } from './key.repository.js';
 import { utcDay } from '../kit/utc-day.js';
 
-/** Exactly one of an API key and an access token; `describe` adds the credential's description. */
-/** `requestId`: the call's, named on what it logs. */
+/**
+ * Exactly one of an API key and an access token; `describe` adds the credential's description.
+ * `requestId`: the call's, named on what it logs.
+ */
 export async function authenticate(context: IdentityContext, request: AuthenticateRequest, requestId: string): Promise<AuthenticateResponse> {
   if (Boolean(request.apiKey) === Boolean(request.accessToken)) {
     throw domainError('invalid_request', 'send exactly one of api_key and access_token');

@@ -1,6 +1,6 @@
 // What the identity service's handlers and domain modules share: dependencies, the repositories,
 // the usage recorders of keys and grants, and the OAuth access tokens when OAuth is configured.
-import { batchedRead } from '../kit/batched-read.js';
+import { batchedRead, perGroup } from '../kit/batched-read.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
 import { type AccessTokens, createAccessTokens, type OAuthOptions } from './access-token.js';
 import { createCredentialCache, type CredentialCache } from './credential-cache.js';
@@ -46,15 +46,15 @@ export function createIdentityContext(deps: IdentityDeps, options: IdentityOptio
   return {
     deps,
     keys,
-    describeKeyByHash: batchedRead(async (asked: readonly { secretHash: string; day: string }[]): Promise<Array<DescribedKeyRow | undefined>> => {
-      // One statement per UTC day asked for (one, but across midnight).
-      const found = new Map<string, DescribedKeyRow>();
-      for (const day of new Set(asked.map((a) => a.day))) {
-        const hashes = asked.filter((a) => a.day === day).map((a) => a.secretHash);
-        for (const row of await keys.describeByHashes(hashes, day)) found.set(`${day} ${row.secret_hash}`, row);
-      }
-      return asked.map((a) => found.get(`${a.day} ${a.secretHash}`));
-    }),
+    describeKeyByHash: batchedRead(
+      perGroup(
+        (ask: { secretHash: string; day: string }) => ask.day,
+        async (asked, day): Promise<Array<DescribedKeyRow | undefined>> => {
+          const found = new Map((await keys.describeByHashes(asked.map((a) => a.secretHash), day)).map((row) => [row.secret_hash, row]));
+          return asked.map((a) => found.get(a.secretHash));
+        },
+      ),
+    ),
     grants: createGrantRepository(deps.db),
     users: createUserRepository(deps.db),
     placeholders: createPlaceholderRepository(deps.db),

@@ -1,7 +1,8 @@
 // Reads asked for in the same turn of the event loop are read together, each answered with its own
-// value; a later read goes in a later batch; a failed batch fails its own reads only.
+// value; a later read goes in a later batch; a failed batch fails its own reads only; asks that
+// share a statement only within a group (a day, a month) are read group by group.
 import { describe, expect, it } from 'vitest';
-import { batchedRead, MAX_BATCH } from './batched-read.js';
+import { batchedRead, MAX_BATCH, perGroup } from './batched-read.js';
 
 function recording(fail?: (keys: readonly number[]) => boolean) {
   const batches: number[][] = [];
@@ -56,5 +57,23 @@ describe('batchedRead', () => {
     const failed = await Promise.allSettled([read(1), read(2)]);
     expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect(await read(3)).toBe(30);
+  });
+});
+
+describe('perGroup', () => {
+  it('reads each group once, with its own asks in order, and answers in the order asked', async () => {
+    const reads: Array<{ group: string; keys: string[] }> = [];
+    const readMany = perGroup(
+      (key: string) => key.slice(0, 1),
+      async (keys, group) => {
+        reads.push({ group, keys });
+        return keys.map((k) => `${k}!`);
+      },
+    );
+    expect(await readMany(['a1', 'b1', 'a2', 'b2', 'a3'])).toEqual(['a1!', 'b1!', 'a2!', 'b2!', 'a3!']);
+    expect(reads).toEqual([
+      { group: 'a', keys: ['a1', 'a2', 'a3'] },
+      { group: 'b', keys: ['b1', 'b2'] },
+    ]);
   });
 });

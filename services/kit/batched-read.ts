@@ -24,3 +24,20 @@ export function batchedRead<K, V>(readMany: (keys: readonly K[]) => Promise<Read
   });
   return (key) => loader.load(key);
 }
+
+/**
+ * A `readMany` for asks that share a statement only within a group (the UTC day or the month they
+ * count in: one group, but across midnight two): `readGroup` reads one group's asks, answering each
+ * in the order given, and the answers come back in the order asked.
+ */
+export function perGroup<K, V>(groupOf: (key: K) => string, readGroup: (keys: K[], group: string) => Promise<ReadonlyArray<V>>) {
+  return async (keys: readonly K[]): Promise<V[]> => {
+    const answers = new Array<V>(keys.length);
+    for (const group of new Set(keys.map(groupOf))) {
+      const indexes = keys.flatMap((key, i) => (groupOf(key) === group ? [i] : []));
+      const read = await readGroup(indexes.map((i) => keys[i]!), group);
+      indexes.forEach((i, j) => (answers[i] = read[j]!));
+    }
+    return answers;
+  };
+}
