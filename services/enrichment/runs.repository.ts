@@ -294,7 +294,6 @@ export function createRunsRepository(db: Queryable) {
       return new Set(rows.map((r) => r.profile_id));
     },
 
-    /** When each of these members was enriched by the community (only those that were). */
     /** For each ask, when its community enriched each of its people (those never enriched left out), in one statement. */
     async enrichedAt(asked: readonly { communityId: string; profileIds: readonly string[] }[]): Promise<Array<{ profile_id: string; enriched_at: Date }[]>> {
       const pairs = asked.flatMap((a, i) => a.profileIds.map((profileId) => ({ i, communityId: a.communityId, profileId })));
