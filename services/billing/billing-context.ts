@@ -8,11 +8,17 @@ export type BillingDeps = Pick<ServiceDeps, 'db' | 'clients' | 'signer' | 'deadl
   enforcement: boolean;
 };
 
+/** A credential and its payer, in a month (YYYY-MM). */
+type CallerMonth = { owner: Owner; credentialId: string; month: string };
+
 export interface BillingContext {
   deps: BillingDeps;
   ledger: Ledger;
-  /** A caller's payer balance and spend in a month (`ledger.balanceAndSpend`), read together with the other requests of the same moment. */
-  balanceAndSpend: (caller: { owner: Owner; credentialId: string; month: string }) => Promise<{ balance: number; spent: number }>;
+  /**
+   * A caller's payer balance and spend in a month (`ledger.balanceAndSpend`), read together with
+   * the other requests of the same moment (batched-read.ts).
+   */
+  balanceAndSpend: (caller: CallerMonth) => Promise<{ balance: number; spent: number }>;
 }
 
 export function createBillingContext(deps: BillingDeps): BillingContext {
@@ -20,6 +26,6 @@ export function createBillingContext(deps: BillingDeps): BillingContext {
   return {
     deps,
     ledger,
-    balanceAndSpend: batchedRead(perGroup((ask: { owner: Owner; credentialId: string; month: string }) => ask.month, ledger.balancesAndSpends)),
+    balanceAndSpend: batchedRead(perGroup((ask: CallerMonth) => ask.month, ledger.balancesAndSpends)),
   };
 }

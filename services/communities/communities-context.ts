@@ -11,7 +11,10 @@ export interface CommunitiesContext {
   deps: CommunitiesDeps;
   repo: CommunityRepository;
   reachDeps: ReachDeps;
-  /** A roster page and a member read (repo.listRosterPages, findRosterMembers), each read together with the other requests of the same moment. */
+  /**
+   * A roster page and a member read (repo.listRosterPages, findRosterMembers), each read together
+   * with the other requests of the same moment (batched-read.ts).
+   */
   rosterPage: (ask: RosterAsk) => Promise<{ inReach: boolean; rows: RosterRow[] }>;
   rosterMember: (ask: RosterAsk) => Promise<{ inReach: boolean; row?: RosterRow }>;
 }

@@ -66,6 +66,9 @@ export async function resolveConsentRequest(
     const version = decision === 'approved' ? await w.latestAttestationVersion(found.community_id) : null;
     return w.resolveConsentRequest(found.id, decision, actor, version);
   });
-  deps.logger.info({ requestId: ctx.requestId, consentRequest: row.id, communityId: row.community_id, operation: row.operation, status: row.status, actor }, 'consent request resolved');
+  deps.logger.info(
+    { requestId: ctx.requestId, consentRequest: row.id, communityId: row.community_id, operation: row.operation, status: row.status, actor },
+    'consent request resolved',
+  );
   return row;
 }

@@ -38,7 +38,10 @@ export interface EnrichmentServiceOptions {
 export interface EnrichmentContext {
   deps: EnrichmentDeps;
   runs: RunsRepository;
-  /** A member's enrichment data and a page's enrichment times (runs.memberEnrichments, enrichedAt), each read together with the other requests of the same moment. */
+  /**
+   * A member's enrichment data and a page's enrichment times (runs.memberEnrichments, enrichedAt),
+   * each read together with the other requests of the same moment (batched-read.ts).
+   */
   memberEnrichment: (ask: { communityId: string; profileId: string }) => Promise<EnrichmentDataRow | undefined>;
   enrichedAt: (ask: { communityId: string; profileIds: readonly string[] }) => Promise<{ profile_id: string; enriched_at: Date }[]>;
   effects: RunEffects;

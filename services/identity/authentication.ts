@@ -88,7 +88,12 @@ export async function describeCredential(context: IdentityContext, ctx: ServiceC
  * re-checked against live state: the token verifies for that resource's audience, its grant
  * exists, is not revoked and belongs to its subject, and its scopes are within the grant's.
  */
-async function grantOfAccessToken(context: IdentityContext, token: string, resource: string, requestId: string): Promise<{ grant: GrantRow & WithManagedOrganizations; scopes: string[] }> {
+async function grantOfAccessToken(
+  context: IdentityContext,
+  token: string,
+  resource: string,
+  requestId: string,
+): Promise<{ grant: GrantRow & WithManagedOrganizations; scopes: string[] }> {
   const { accessTokens } = context;
   if (!accessTokens) throw domainError('unauthorized', 'access tokens are not accepted: OAuth is not configured');
   if (resource && !accessTokens.audiences.includes(resource)) {

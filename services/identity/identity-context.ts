@@ -23,7 +23,10 @@ export interface IdentityOptions {
 export interface IdentityContext {
   deps: IdentityDeps;
   keys: KeyRepository;
-  /** The live key of a secret hash, described (`keys.describe`), read together with the other requests of the same moment. */
+  /**
+   * The live key of a secret hash, described (`keys.describe`), read together with the other
+   * requests of the same moment (batched-read.ts).
+   */
   describeKeyByHash: (key: { secretHash: string; day: string }) => Promise<DescribedKeyRow | undefined>;
   grants: GrantRepository;
   users: UserRepository;

@@ -47,6 +47,8 @@ describe.each(storeNames())('indexing with vectors on %s', (store) => {
       return pipeline.storeVectors(d, keys);
     },
   };
+  // The pipeline when the embedder is down: documents are written without vectors.
+  const failing = createSearchPipeline({ env: {}, embedder: { name: inner.name, embed: async () => Promise.reject(new Error('embedder down')) }, wordnet: false });
   const index = (documents: Document[]) =>
     indexDocuments({ deps: { db, logger: createLogger('silent') }, corpus: createSearchCorpusRepository(db), pipeline: counted }, documents, 0, 'req_index');
   const row = async (community: string, profile: string) =>
@@ -112,7 +114,6 @@ describe.each(storeNames())('indexing with vectors on %s', (store) => {
     );
     expect(await row('c_a', 'p_direct')).toEqual({ embedding: [1, 0], embedding_model: 'm' });
     // Neither does an index call that cannot embed leave a stale vector: the text is written, the vector cleared.
-    const failing = createSearchPipeline({ env: {}, embedder: { name: inner.name, embed: async () => Promise.reject(new Error('embedder down')) }, wordnet: false });
     await indexDocuments({ deps: { db, logger: createLogger('silent') }, corpus: createSearchCorpusRepository(db), pipeline: failing }, [doc('c_a', 'p_direct', 'Soil ecologist')], 0, 'req_index');
     expect(await row('c_a', 'p_direct')).toEqual({ embedding: null, embedding_model: null });
     const [headline] = await db.query<{ headline: string }>(`SELECT headline FROM search.documents WHERE community_id = 'c_a' AND profile_id = 'p_direct'`);
@@ -120,7 +121,6 @@ describe.each(storeNames())('indexing with vectors on %s', (store) => {
   });
 
   it('an index call that cannot embed warns with the request id of the call', async () => {
-    const failing = createSearchPipeline({ env: {}, embedder: { name: inner.name, embed: async () => Promise.reject(new Error('embedder down')) }, wordnet: false });
     const lines: Array<Record<string, unknown>> = [];
     const logger = createLogger('warn', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
     await indexDocuments({ deps: { db, logger }, corpus: createSearchCorpusRepository(db), pipeline: failing }, [doc('c_a', 'p_logged', 'Soil ecologist')], 0, 'req_failing_embedder');

@@ -1,6 +1,6 @@
 // What the search service's handlers and domain modules share: dependencies, the job and corpus
-// repositories, the finished jobs kept for polls, the ranking pipeline and the in-process job runner (search-jobs.ts), which charges
-// each stored result through billing (search-billing.ts).
+// repositories, the finished jobs kept for polls, the ranking pipeline and the in-process job
+// runner (search-jobs.ts), which charges each stored result through billing (search-billing.ts).
 import type { ServiceDeps } from '../kit/service-deps.js';
 import { createSearchPipeline } from './pipeline/index.js';
 import type { SearchPipeline } from './pipeline/pipeline.js';
