@@ -57,16 +57,19 @@ export function createCommunityRepository(db: Queryable) {
    * Roster rows for each of `asked`, each read only when its caller's `reach` holds for its
    * community, all in one statement: `where` selects the rows of one ask (its columns are `a.*`:
    * community_id, profile_id, after_joined, after_profile, lim); an ask out of reach gets no rows.
+   * Each ask's rows come back as one JSON array, in roster order: the store's client decodes a
+   * statement's answer field by field (PGlite copies each field out of its buffer), so a page of 21
+   * rows of 18 columns read as one field per ask costs a fraction of reading it row by row.
    */
   async function readInReach(asked: readonly RosterAsk[], where: string): Promise<Array<{ inReach: boolean; rows: RosterRow[] }>> {
     const column = <T>(pick: (a: RosterAsk) => T) => asked.map(pick);
-    const rows = await db.query<RosterRow & { i: number; in_reach: boolean }>(
-      `SELECT a.i::int8 AS i, reach.in_reach, r.*
+    const read = await db.query<{ i: number; in_reach: boolean; rows: RosterJson[] | null }>(
+      `SELECT a.i::int8 AS i, reach.in_reach,
+              CASE WHEN reach.in_reach
+                THEN (SELECT json_agg(r ORDER BY r.joined_at, r.id) FROM (${ROSTER_SELECT} WHERE ${where}) r) END AS rows
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[], $7::text[], $8::text[])
               WITH ORDINALITY AS a(community_id, profile_id, after_joined, after_profile, lim, reach_organization, reach_user, reach_organizations, i)
-        CROSS JOIN LATERAL (SELECT ${IN_READ_REACH} AS in_reach) reach
-         LEFT JOIN LATERAL (${ROSTER_SELECT} WHERE ${where}) r ON reach.in_reach
-        ORDER BY a.i, r.joined_at, r.id`,
+        CROSS JOIN LATERAL (SELECT ${IN_READ_REACH} AS in_reach) reach`,
       [
         column((a) => a.communityId),
         column((a) => a.profileId ?? null),
@@ -79,11 +82,11 @@ export function createCommunityRepository(db: Queryable) {
       ],
     );
     const answers = asked.map(() => ({ inReach: false, rows: [] as RosterRow[] }));
-    for (const { i, in_reach, ...row } of rows) {
+    for (const { i, in_reach, rows } of read) {
       const answer = answers[Number(i) - 1]!;
       answer.inReach = in_reach === true;
-      // In reach with no member to show: one row of nulls beside in_reach.
-      if (answer.inReach && row.id !== null) answer.rows.push(row as RosterRow);
+      // Out of reach, the rows are not read (CASE) and the ask gets none.
+      if (answer.inReach && rows) answer.rows = rows.map(fromRosterJson);
     }
     return answers;
   }
@@ -291,6 +294,13 @@ export interface RosterRow extends ProfileRow {
   joined_at_key: string;
   /** What the community supplied when it added the person by identifier (member-view.ts). */
   supplied: Supplied | null;
+}
+
+/** A roster row as JSON gives it: joined_at is its ISO text. */
+type RosterJson = Omit<RosterRow, 'joined_at'> & { joined_at: string };
+
+function fromRosterJson(row: RosterJson): RosterRow {
+  return Object.assign(row, { joined_at: new Date(row.joined_at) });
 }
 
 const ROSTER_SELECT = `SELECT p.id, p.user_id, p.placeholder_user_id, p.public, p.name, p.headline, p.bio, p.organization,
