@@ -28,6 +28,40 @@ interface InProcessOptions {
   principal?: Principal;
 }
 
+/**
+ * One call's context. Its signal, header and trailer are made when first read: most calls end
+ * without anyone reading them, and making them on every call was a few per cent of the edge's
+ * time. A class rather than an object of closures: nothing is made per call but the instance. It
+ * listens to the caller's signal itself (`handleEvent`), aborting the call's own.
+ */
+class InProcessContext implements CallContext {
+  readonly peer = 'in-process';
+  #controller: AbortController | undefined;
+  #header: Metadata | undefined;
+  #trailer: Metadata | undefined;
+
+  constructor(readonly metadata: Metadata) {}
+
+  get header(): Metadata {
+    return (this.#header ??= Metadata());
+  }
+
+  get trailer(): Metadata {
+    return (this.#trailer ??= Metadata());
+  }
+
+  get signal(): AbortSignal {
+    return (this.#controller ??= new AbortController()).signal;
+  }
+
+  sendHeader(): void {}
+
+  /** The caller's signal aborted, or the deadline passed: the method sees its signal abort. */
+  handleEvent(): void {
+    (this.#controller ??= new AbortController()).abort();
+  }
+}
+
 /** The failure a gRPC client would have seen for what the service threw. */
 function asClientError(path: string, error: unknown): unknown {
   if (error instanceof ClientError) return error;
@@ -55,28 +89,8 @@ export function inProcessClient<D extends TsProtoServiceDefinition>(
         throw new ServerError(Status.UNIMPLEMENTED, `${registration.definition.name}.${name} is not served by this release`);
       });
     client[name] = async (request: unknown, options: InProcessOptions = {}) => {
-      // The call's signal, header and trailer are made when first read: most calls end without
-      // anyone reading them, and making them on every call was a few per cent of the edge's time.
-      let controller: AbortController | undefined;
-      let header: Metadata | undefined;
-      let trailer: Metadata | undefined;
-      const controllerOf = () => (controller ??= new AbortController());
-      const onAbort = () => controllerOf().abort();
-      options.signal?.addEventListener('abort', onAbort);
-      const context: CallContext = {
-        metadata: options.metadata ?? Metadata(),
-        peer: 'in-process',
-        get header() {
-          return (header ??= Metadata());
-        },
-        sendHeader: () => {},
-        get trailer() {
-          return (trailer ??= Metadata());
-        },
-        get signal() {
-          return controllerOf().signal;
-        },
-      };
+      const context = new InProcessContext(options.metadata ?? Metadata());
+      options.signal?.addEventListener('abort', context);
       let timer: NodeJS.Timeout | undefined;
       try {
         // A span per call where the gRPC instrumentation would have made one, so a trace still shows
@@ -92,7 +106,7 @@ export function inProcessClient<D extends TsProtoServiceDefinition>(
                 new Promise<never>((_, reject) => {
                   // As a gRPC deadline: the caller gets DEADLINE_EXCEEDED, the method sees its signal abort.
                   timer = setTimeout(() => {
-                    controllerOf().abort();
+                    context.handleEvent();
                     reject(new ClientError(path, Status.DEADLINE_EXCEEDED, 'Deadline exceeded'));
                   }, Math.max(0, offset));
                 }),
@@ -102,7 +116,7 @@ export function inProcessClient<D extends TsProtoServiceDefinition>(
         throw asClientError(path, error);
       } finally {
         clearTimeout(timer);
-        options.signal?.removeEventListener('abort', onAbort);
+        options.signal?.removeEventListener('abort', context);
       }
     };
   }
