@@ -4,6 +4,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Copy, DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { describe, expect, it } from 'vitest';
+import { RUNTIME_FLAGS } from '../deploy/launcher/runtime-flags.js';
 import { deployDir, type Json, root, SECRET_NAME } from './helpers/deploy-files.js';
 
 describe('deploy/Dockerfile', () => {
@@ -78,7 +79,8 @@ describe('deploy/Dockerfile', () => {
   it('runs the compiled entry point (npm run build in a build stage), exposes 8080 8081 9090 and health-checks /healthz on the admin port', () => {
     const cmds = dockerfile.getCMDs();
     expect(cmds.length).toBeGreaterThan(0);
-    expect(jsonArgs(cmds[cmds.length - 1]!)).toEqual(['node', 'dist/deploy/launcher/main.js']);
+    // With the system's runtime flags (deploy/launcher/runtime-flags.ts).
+    expect(jsonArgs(cmds[cmds.length - 1]!)).toEqual(['node', ...RUNTIME_FLAGS, 'dist/deploy/launcher/main.js']);
     expect(finalStage.some((i) => keyword(i) === 'ENTRYPOINT')).toBe(false);
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Json;
     expect(pkg.scripts['start:prod']).toContain('dist/deploy/launcher/main.js');

@@ -14,6 +14,7 @@ import { GRPC_ADDRESS_VARIABLES, SERVICE_ROLES, type ServiceRole } from '../../s
 import { parseListenReport, type ListenReport } from '../launcher/listen-report.js';
 import { generateSecrets } from '../../services/kit/secrets.js';
 import { startForwarder, type Forwarder } from './forwarder.js';
+import { RUNTIME_FLAGS } from '../launcher/runtime-flags.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -110,7 +111,7 @@ export async function launchTopology(
     const forwarder = forwarders.get(role as ServiceRole);
     if (forwarder) own[GRPC_ADDRESS_VARIABLES[role as ServiceRole]] = '127.0.0.1:0';
     let log = '';
-    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'deploy', 'launcher', 'main.ts')], {
+    const child = spawn(process.execPath, [...RUNTIME_FLAGS, '--import', 'tsx', join(repoRoot, 'deploy', 'launcher', 'main.ts')], {
       cwd: repoRoot,
       env: { ...process.env, ...shared, ...extra, ...own, ROLES: role },
       stdio: ['ignore', 'pipe', 'pipe'],

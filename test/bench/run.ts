@@ -17,6 +17,7 @@ import { runEnrichmentBench } from './enrichment-bench.js';
 import { runReindexBench } from './reindex-bench.js';
 import { runSearchBench } from './search-bench.js';
 import { runKeptTotalsBench } from './kept-totals-bench.js';
+import { RUNTIME_FLAGS } from '../../deploy/launcher/runtime-flags.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 15);
@@ -43,7 +44,8 @@ interface Result {
 /** Starts a server process and waits until `listening` finds its URL in what it printed. */
 async function startProcess(script: string, env: Record<string, string>, listening: (output: string) => string | undefined): Promise<{ child: ChildProcess; url: string }> {
   const profile = CPU_PROF_DIR && script.startsWith('deploy/') ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', join(repoRoot, script)], {
+  // Every server with the system's runtime flags, the bare route and the floor included: one runtime for all.
+  const child = spawn(process.execPath, [...RUNTIME_FLAGS, ...profile, '--import', 'tsx', join(repoRoot, script)], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
