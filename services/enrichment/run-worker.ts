@@ -83,12 +83,15 @@ export function createRunWorker(options: RunWorkerOptions) {
     const [charged, indexed] = await Promise.allSettled([charge(run, toCharge), index(run, toIndex)]);
     const credits = new Map(charged.status === 'fulfilled' ? toCharge.map((id, i) => [id, charged.value[i] ?? null]) : []);
     const wasIndexed = new Set(indexed.status === 'fulfilled' ? toIndex.map((i) => i.profile_id) : []);
-    await repo.markSettled(
-      run.id,
-      items
-        .filter((i) => credits.has(i.profile_id) || wasIndexed.has(i.profile_id))
-        .map((i) => ({ profileId: i.profile_id, charged: credits.has(i.profile_id), credits: credits.get(i.profile_id) ?? null, indexed: wasIndexed.has(i.profile_id) })),
-    );
+    const settled = items
+      .filter((i) => credits.has(i.profile_id) || wasIndexed.has(i.profile_id))
+      .map((i) => ({
+        profileId: i.profile_id,
+        charged: credits.has(i.profile_id),
+        credits: credits.get(i.profile_id) ?? null,
+        indexed: wasIndexed.has(i.profile_id),
+      }));
+    await repo.markSettled(run.id, settled);
     if (charged.status === 'rejected') throw charged.reason;
     if (indexed.status === 'rejected') throw indexed.reason;
   }
