@@ -56,10 +56,14 @@ describe.each(storeNames())('run counts on %s', (store) => {
     const target = { id: 'run_every', communityId: 'c_every', depth: 'quick' as const };
     await runs.succeedMemberItems(target, 1, ids.slice(2, 7).map((profileId) => ({ profileId, searchText: 't', data: {} })));
     await expectExact('run_every', { succeeded: 5 });
-    await runs.markChargedMany('run_every', ids.slice(2, 7).map((profileId) => ({ profileId, credits: 3 })));
+    // A settled group: charges recorded for some, indexing for others, both for the rest.
+    await runs.markSettled('run_every', ids.slice(2, 6).map((profileId, i) => ({ profileId, charged: true, credits: 3, indexed: i % 2 === 0 })));
+    await expectExact('run_every', { credits: 12 });
+    await runs.markSettled('run_every', [{ profileId: ids[6]!, charged: true, credits: 3, indexed: false }, { profileId: ids[3]!, charged: false, credits: null, indexed: true }]);
     await expectExact('run_every', { credits: 15 });
     await runs.markIndexed('run_every', ids.slice(2, 7));
     await expectExact('run_every', { succeeded: 5, credits: 15 });
+    expect(await runs.unsettled('run_every', 100)).toEqual([]);
     expect(await runs.settleItem('run_every', 1, ids[7]!, 'failed', 'enrichment failed')).toBe(true);
     expect(await runs.settleItem('run_every', 1, ids[8]!, 'skipped', 'no longer a member')).toBe(true);
     // A write of a claim no longer held changes nothing, counts included.
@@ -83,7 +87,7 @@ describe.each(storeNames())('run counts on %s', (store) => {
       i % 2 === 0
         ? runs.settleItem('run_race', 1, profileId, 'failed', 'enrichment failed')
         : runs.succeedMemberItems({ id: 'run_race', communityId: 'c_race', depth: 'quick' }, 1, [{ profileId, searchText: 't', data: {} }])));
-    await Promise.all(ids.filter((_, i) => i % 2 === 1).map((profileId) => runs.markChargedMany('run_race', [{ profileId, credits: 2 }])));
+    await Promise.all(ids.filter((_, i) => i % 2 === 1).map((profileId) => runs.markSettled('run_race', [{ profileId, charged: true, credits: 2, indexed: false }])));
     await expectExact('run_race', { total: 40, succeeded: 20, failed: 20, credits: 40 });
   });
 

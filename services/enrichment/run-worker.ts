@@ -52,35 +52,48 @@ export function createRunWorker(options: RunWorkerOptions) {
   const log = options.logger.child({ component: 'enrichment-worker' });
 
   /**
-   * Charges succeeded people of a run not yet charged, in one posting on the payer's wallet (by a
-   * reference per person: billing posts each once), and records it. A self run was metered when it
-   * started (its item carries that charge already).
+   * Charges succeeded people of a run in one posting on the payer's wallet (by a reference per
+   * person: billing posts each once); the credits of each, in order. A self run was metered when it
+   * started (its item carries that charge already): null.
    */
-  async function chargeItems(run: RunRow, profileIds: string[]): Promise<void> {
-    if (run.kind !== 'community') {
-      for (const profileId of profileIds) await repo.markCharged(run.id, profileId, null);
-      return;
-    }
+  async function charge(run: RunRow, profileIds: string[]): Promise<Array<number | null>> {
+    if (run.kind !== 'community' || profileIds.length === 0) return profileIds.map(() => null);
     const credits = await options.effects.chargeMany(run, profileIds);
-    await repo.markChargedMany(run.id, profileIds.map((profileId, i) => ({ profileId, credits: credits[i]! })));
     const charged = credits.filter((c) => c > 0).length;
     if (charged > 0) metrics.enrichmentProfiles.inc({ depth: run.depth, outcome: 'charged' }, charged);
+    return credits;
   }
 
-  /** Indexes succeeded people of a run for search and records it. */
-  async function indexItems(run: RunRow, items: readonly SettlingItem[]): Promise<void> {
-    if (items.length === 0) return;
+  /** Indexes succeeded people of a run for search. */
+  async function index(run: RunRow, items: readonly SettlingItem[]): Promise<void> {
     // Self runs are indexed when their profile is written (applyOwn), before the item succeeds.
-    if (run.kind === 'community') {
+    if (run.kind === 'community' && items.length > 0) {
       await options.effects.indexCommunity(run.community_id!, items.map((i) => ({ profileId: i.profile_id, searchText: i.search_text ?? '' })));
     }
-    await repo.markIndexed(run.id, items.map((i) => i.profile_id));
   }
 
-  /** Charges and indexes these succeeded people where not done yet; billing and search at once (idempotent). */
+  /**
+   * Charges and indexes these succeeded people where not done yet, billing and search at once
+   * (idempotent), then records on the items whatever of the two went through, in one statement,
+   * before a failure of either is thrown.
+   */
   async function settleItems(run: RunRow, items: readonly SettlingItem[]): Promise<void> {
     const toCharge = items.filter((i) => !i.charged).map((i) => i.profile_id);
-    await Promise.all([toCharge.length > 0 && chargeItems(run, toCharge), indexItems(run, items.filter((i) => !i.indexed))]);
+    const toIndex = items.filter((i) => !i.indexed);
+    const [charged, indexed] = await Promise.allSettled([charge(run, toCharge), index(run, toIndex)]);
+    const credits = new Map(charged.status === 'fulfilled' ? toCharge.map((id, i) => [id, charged.value[i] ?? null]) : []);
+    const wasIndexed = new Set(indexed.status === 'fulfilled' ? toIndex.map((i) => i.profile_id) : []);
+    const settled = items
+      .filter((i) => credits.has(i.profile_id) || wasIndexed.has(i.profile_id))
+      .map((i) => ({
+        profileId: i.profile_id,
+        charged: credits.has(i.profile_id),
+        credits: credits.get(i.profile_id) ?? null,
+        indexed: wasIndexed.has(i.profile_id),
+      }));
+    await repo.markSettled(run.id, settled);
+    if (charged.status === 'rejected') throw charged.reason;
+    if (indexed.status === 'rejected') throw indexed.reason;
   }
 
   /** Charges and indexes the succeeded people of a run not yet settled (idempotent; any process). */

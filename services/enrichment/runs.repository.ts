@@ -248,22 +248,20 @@ export function createRunsRepository(db: Queryable) {
       );
     },
 
-    /** `credits` null keeps the item's figure (a self run's, set when the run was metered). */
-    async markCharged(runId: string, profileId: string, credits: number | null): Promise<void> {
+    /**
+     * Records what settling a group did, in one statement (a statement each for the charges and
+     * the indexing wrote every item twice more): `credits` null keeps the credits the item holds
+     * (a self run, metered when it started).
+     */
+    async markSettled(runId: string, settled: ReadonlyArray<{ profileId: string; charged: boolean; credits: number | null; indexed: boolean }>): Promise<void> {
+      if (settled.length === 0) return;
       await db.query(
-        'UPDATE enrichment.run_items SET charged = true, credits_charged = coalesce($3, credits_charged) WHERE run_id = $1 AND profile_id = $2',
-        [runId, profileId, credits],
-      );
-    },
-
-    /** Marks many people charged in one statement, each with the credits its charge took. */
-    async markChargedMany(runId: string, charges: ReadonlyArray<{ profileId: string; credits: number }>): Promise<void> {
-      if (charges.length === 0) return;
-      await db.query(
-        `UPDATE enrichment.run_items i SET charged = true, credits_charged = c.credits
-           FROM unnest($2::text[], $3::int8[]) AS c(profile_id, credits)
-          WHERE i.run_id = $1 AND i.profile_id = c.profile_id`,
-        [runId, charges.map((c) => c.profileId), charges.map((c) => c.credits)],
+        `UPDATE enrichment.run_items i
+            SET charged = i.charged OR s.charged, credits_charged = CASE WHEN s.charged THEN coalesce(s.credits, i.credits_charged) ELSE i.credits_charged END,
+                indexed = i.indexed OR s.indexed
+           FROM unnest($2::text[], $3::bool[], $4::int8[], $5::bool[]) AS s(profile_id, charged, credits, indexed)
+          WHERE i.run_id = $1 AND i.profile_id = s.profile_id`,
+        [runId, settled.map((s) => s.profileId), settled.map((s) => s.charged), settled.map((s) => s.credits), settled.map((s) => s.indexed)],
       );
     },
 

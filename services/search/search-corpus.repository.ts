@@ -93,33 +93,57 @@ export function createSearchCorpusRepository(db: Queryable) {
      * order. A prepared vector is stored with its text (migration 011), unless the document keeps
      * an enrichment text the vector was not made from. Call inside a transaction (lock order,
      * above). Returns the documents written that hold no vector of `vectors.model`.
+     *
+     * Documents the store holds are updated, the others inserted: an INSERT … ON CONFLICT DO UPDATE
+     * runs the row trigger that derives the text columns (migration 010) for the row it tries to
+     * insert, and again for the update it turns into, so every document already held had its text
+     * analysed twice. The insert keeps its ON CONFLICT for a document inserted by a concurrent
+     * writer that holds no corpus lock.
      */
     async upsertDocuments(docs: IndexedDocument[], vectors: PreparedVectors = NO_VECTORS): Promise<DocumentKey[]> {
       const rows = distinctDocuments(docs);
       if (rows.length === 0) return [];
       const column = <K extends keyof IndexedDocument>(k: K) => rows.map((d) => d[k]);
       await lockCorpora(column('community_id'));
-      // Whether a prepared vector is stored (EXCLUDED is the row as written, the table's the row as it was).
-      const vectorKept = 'EXCLUDED.embedding IS NOT NULL AND (EXCLUDED.enrichment_text IS NOT NULL OR search.documents.enrichment_text IS NULL)';
+      // Whether a prepared vector is stored (`given` is the row as written, `held` the row as it was).
+      const vectorKept = (given: string, held: string) =>
+        `${given}.embedding IS NOT NULL AND (${given}.enrichment_text IS NOT NULL OR ${held}.enrichment_text IS NULL)`;
       return db.query<DocumentKey>(
-        `WITH written AS (
+        `WITH given AS MATERIALIZED (
+           SELECT d.*, (SELECT coalesce(max(id), 0) FROM search.reindex_runs) AS touched_run
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+                  WITH ORDINALITY AS d(community_id, profile_id, user_id, name, headline, bio, organization, location, avatar_url, enrichment_text, embedding, n)),
+         updated AS (
+           UPDATE search.documents AS held SET
+             user_id = given.user_id, name = given.name, headline = given.headline, bio = given.bio,
+             organization = given.organization, location = given.location, avatar_url = given.avatar_url,
+             enrichment_text = COALESCE(given.enrichment_text, held.enrichment_text), updated_at = now(),
+             touched_run = given.touched_run,
+             embedding = CASE WHEN ${vectorKept('given', 'held')} THEN given.embedding::real[] ELSE held.embedding END,
+             embedding_model = CASE WHEN ${vectorKept('given', 'held')} THEN $12 ELSE held.embedding_model END
+             FROM given
+            WHERE held.community_id = given.community_id AND held.profile_id = given.profile_id
+           RETURNING held.community_id, held.profile_id, held.embedding IS NOT NULL AND held.embedding_model = $12 AS vectored),
+         inserted AS (
            INSERT INTO search.documents (community_id, profile_id, user_id, name, headline, bio, organization, location,
                                          avatar_url, enrichment_text, updated_at, touched_run, embedding, embedding_model)
            SELECT d.community_id, d.profile_id, d.user_id, d.name, d.headline, d.bio, d.organization, d.location,
-                  d.avatar_url, d.enrichment_text, now(), (SELECT coalesce(max(id), 0) FROM search.reindex_runs),
+                  d.avatar_url, d.enrichment_text, now(), d.touched_run,
                   d.embedding::real[], CASE WHEN d.embedding IS NOT NULL THEN $12 END
-             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
-                  WITH ORDINALITY AS d(community_id, profile_id, user_id, name, headline, bio, organization, location, avatar_url, enrichment_text, embedding, n)
+             FROM given AS d
+            WHERE NOT EXISTS (SELECT 1 FROM updated u WHERE u.community_id = d.community_id AND u.profile_id = d.profile_id)
             ORDER BY d.n
            ON CONFLICT (community_id, profile_id) DO UPDATE SET
              user_id = EXCLUDED.user_id, name = EXCLUDED.name, headline = EXCLUDED.headline, bio = EXCLUDED.bio,
              organization = EXCLUDED.organization, location = EXCLUDED.location, avatar_url = EXCLUDED.avatar_url,
              enrichment_text = COALESCE(EXCLUDED.enrichment_text, search.documents.enrichment_text), updated_at = now(),
              touched_run = EXCLUDED.touched_run,
-             embedding = CASE WHEN ${vectorKept} THEN EXCLUDED.embedding ELSE search.documents.embedding END,
-             embedding_model = CASE WHEN ${vectorKept} THEN EXCLUDED.embedding_model ELSE search.documents.embedding_model END
+             embedding = CASE WHEN ${vectorKept('EXCLUDED', 'search.documents')} THEN EXCLUDED.embedding ELSE search.documents.embedding END,
+             embedding_model = CASE WHEN ${vectorKept('EXCLUDED', 'search.documents')} THEN EXCLUDED.embedding_model ELSE search.documents.embedding_model END
            RETURNING community_id, profile_id, embedding IS NOT NULL AND embedding_model = $12 AS vectored)
-         SELECT community_id, profile_id FROM written WHERE NOT vectored`,
+         SELECT community_id, profile_id FROM updated WHERE NOT vectored
+         UNION ALL
+         SELECT community_id, profile_id FROM inserted WHERE NOT vectored`,
         [
           column('community_id'), column('profile_id'), column('user_id'), column('name'), column('headline'), column('bio'),
           column('organization'), column('location'), column('avatar_url'), column('enrichment_text'),
