@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseListenReport, type ListenReport } from '../deploy/launcher/listen-report.js';
+import { RUNTIME_FLAGS } from '../deploy/launcher/runtime-flags.js';
 import { repoRoot } from '../services/kit/paths.js';
 import { ANY_PORT_ENV } from './helpers/any-port-env.js';
 import { request } from './helpers/http.js';
@@ -77,14 +78,15 @@ describe('the compiled build', () => {
   it('compiles with tsconfig.build.json (npm run build), starts from dist/, answers /healthz and the demo key, exits 0 on SIGTERM', async () => {
     const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     expect(pkg.scripts.build).toContain('tsc -p tsconfig.build.json');
-    expect(pkg.scripts['start:prod']).toContain('node dist/deploy/launcher/main.js');
+    // With the runtime flags, as start:prod runs it (test/runtime-flags.test.ts).
+    expect(pkg.scripts['start:prod']).toContain(`node ${RUNTIME_FLAGS.join(' ')} dist/deploy/launcher/main.js`);
     execFileSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', outDir, '--sourceMap', 'false'], { cwd: repoRoot, stdio: 'pipe' });
     const main = join(outDir, 'deploy', 'launcher', 'main.js');
     expect(existsSync(main)).toBe(true);
     expect(existsSync(join(outDir, 'deploy', 'admin', 'demo-data.js'))).toBe(true);
     expect(existsSync(join(outDir, 'deploy', 'admin', 'demo-data.test.js'))).toBe(false);
 
-    const { child, listening, output } = await started(process.execPath, [main]);
+    const { child, listening, output } = await started(process.execPath, [...RUNTIME_FLAGS, main]);
     expect((await request(listening.admin, 'GET', '/healthz')).status).toBe(200);
     const demoKey = /^API key key_demo \(shown once, keep it\): (svc_test_\w+)$/m.exec(output())?.[1];
     const me = await request(listening.rest!, 'GET', '/v1/me', { headers: { authorization: `Bearer ${demoKey}` } });
