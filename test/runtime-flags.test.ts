@@ -4,11 +4,9 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RUNTIME_FLAGS } from '../deploy/launcher/runtime-flags.js';
-
-const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+import { repoRoot } from '../services/kit/paths.js';
 
 describe('runtime flags', () => {
   it('npm start and npm run start:prod start node with every runtime flag', () => {
