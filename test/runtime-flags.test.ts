@@ -9,9 +9,9 @@ import { RUNTIME_FLAGS } from '../deploy/launcher/runtime-flags.js';
 import { repoRoot } from '../services/kit/paths.js';
 
 describe('runtime flags', () => {
-  it('npm start and npm run start:prod start node with every runtime flag', () => {
+  it('npm start, npm run start:prod and npm run bench (its enrichment run is in its own process) start node with every runtime flag', () => {
     const scripts = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).scripts as Record<string, string>;
-    for (const command of [scripts.start!, scripts['start:prod']!]) {
+    for (const command of [scripts.start!, scripts['start:prod']!, scripts.bench!]) {
       expect(command).toMatch(/\bnode /);
       for (const flag of RUNTIME_FLAGS) expect(command.split(' ')).toContain(flag);
     }

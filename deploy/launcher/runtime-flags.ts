@@ -1,5 +1,5 @@
 // The flags every process of the system is started with: `npm start`, `npm run start:prod`, the
-// image's CMD, the local topology's roles and the benchmark's servers. A test checks that each of
+// image's CMD, the local topology's roles, and `npm run bench` with the servers it starts. A test checks that each of
 // those carries them (test/runtime-flags.test.ts).
 //
 // --max-semi-space-size=64: V8's young generation (16 MB per semi-space by default on 64-bit) fills
