@@ -191,6 +191,20 @@ describe.each(backends)('rate limiter on $name', ({ make }) => {
     expect((await limiter.check(key, T0 + 60 * SECOND)).allowed).toBe(true);
   });
 
+  it('checks sent together (one Redis call) spend a bucket as checks sent one by one do', async () => {
+    const key = restricted();
+    const other = restricted();
+    // Eight checks of one key and one of another, all in the same turn of the event loop.
+    const decisions = await Promise.all([...Array.from({ length: 8 }, () => limiter.check(key, T0)), limiter.check(other, T0)]);
+    const mine = decisions.slice(0, 8);
+    expect(mine.map((d) => d.allowed)).toEqual([true, true, true, true, true, false, false, false]);
+    expect(mine.slice(0, 5).map((d) => d.remaining)).toEqual([4, 3, 2, 1, 0]);
+    expect(mine[5]).toMatchObject({ refusedBy: 'burst', retryAfterSeconds: 30 });
+    expect(decisions[8]).toMatchObject({ allowed: true, remaining: 4 });
+    // Five allowed requests counted toward the day: 15 left of 20 once the bucket refills.
+    expect((await limiter.check(key, T0 + 150 * SECOND)).daily).toMatchObject({ remaining: 14 });
+  });
+
   it('two credentials do not share buckets', async () => {
     const a = restricted();
     const b = restricted();

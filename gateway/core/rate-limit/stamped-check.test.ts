@@ -76,6 +76,19 @@ describe.each(backends)('stamped rate-limit check on $name', ({ make }) => {
     expect((await limiter.check(k, T0)).remaining).toBe(4);
   });
 
+  it('answers each of checks sent together by its own stamp: a stale one takes nothing, the others count', async () => {
+    const fresh = key();
+    const changed = key();
+    await stamps.publish([[fresh.credentialId, 'stamp-1'], [changed.credentialId, 'stamp-2']]);
+    const [a, b, c] = await Promise.all([
+      limiter.checkStamped(fresh, 'stamp-1', T0),
+      limiter.checkStamped(changed, 'stamp-1', T0),
+      limiter.checkStamped(fresh, 'stamp-1', T0),
+    ]);
+    expect([remaining(a), remaining(b), remaining(c)]).toEqual([4, 'stale', 3]);
+    expect((await limiter.check(changed, T0)).remaining).toBe(4);
+  });
+
   it('never lets a seed put a stamp over a published one', async () => {
     const k = key();
     await stamps.publish([[k.credentialId, 'after-change']]);
