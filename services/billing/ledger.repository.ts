@@ -236,6 +236,7 @@ export function createLedger(db: Database) {
                 coalesce((SELECT credits FROM billing.credential_spend WHERE credential_id = c.credential_id AND month = $4), 0)::int8 AS spent
            FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS c(owner_type, owner_id, credential_id, i)`,
         [callers.map((c) => c.owner.type), callers.map((c) => c.owner.id), callers.map((c) => c.credentialId), month],
+        { genericPlan: true },
       );
       const byIndex = new Map(rows.map((r) => [Number(r.i), { balance: r.balance, spent: r.spent }]));
       return callers.map((_, i) => byIndex.get(i + 1)!);

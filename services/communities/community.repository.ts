@@ -80,6 +80,7 @@ export function createCommunityRepository(db: Queryable) {
         column((a) => ('userId' in a.reach ? a.reach.userId : null)),
         column((a) => JSON.stringify('userId' in a.reach ? a.reach.managedOrganizations : [])),
       ],
+      { genericPlan: true },
     );
     const answers = asked.map(() => ({ inReach: false, rows: [] as RosterRow[] }));
     for (const { i, in_reach, rows } of read) {

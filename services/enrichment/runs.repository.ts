@@ -301,6 +301,7 @@ export function createRunsRepository(db: Queryable) {
           CROSS JOIN LATERAL (SELECT profile_id, enriched_at FROM enrichment.member_enrichment
                                WHERE community_id = a.community_id AND profile_id = a.profile_id) e`,
         [pairs.map((p) => p.i), pairs.map((p) => p.communityId), pairs.map((p) => p.profileId)],
+        { genericPlan: true },
       );
       const answers = asked.map(() => [] as { profile_id: string; enriched_at: Date }[]);
       for (const { i, ...row } of rows) answers[Number(i)]!.push(row);
@@ -347,6 +348,7 @@ export function createRunsRepository(db: Queryable) {
           CROSS JOIN LATERAL (SELECT depth, data, enriched_at FROM enrichment.member_enrichment
                                WHERE community_id = a.community_id AND profile_id = a.profile_id) e`,
         [asked.map((a) => a.communityId), asked.map((a) => a.profileId)],
+        { genericPlan: true },
       );
       const answers: Array<EnrichmentDataRow | undefined> = asked.map(() => undefined);
       for (const { i, ...row } of rows) answers[Number(i) - 1] = row;

@@ -127,6 +127,7 @@ export function createKeyRepository(db: Queryable) {
            FROM unnest($1::text[]) AS h(secret_hash)
            CROSS JOIN LATERAL (SELECT * FROM identity.api_keys WHERE secret_hash = h.secret_hash AND revoked_at IS NULL) k`,
         [secretHashes, day],
+        { genericPlan: true },
       );
     },
 

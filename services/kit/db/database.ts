@@ -1,8 +1,20 @@
 // The one small database interface every service uses. Two engines stand behind it: PostgreSQL
 // through `pg` (DATABASE_URL) and embedded PGlite (DATA_DIR). The SQL is the same on both.
+export interface QueryOptions {
+  /**
+   * Plan the statement once for any parameters (a generic plan), never again for each call's own
+   * values. For the statements that read many callers' asks at once (services/kit/batched-read.ts):
+   * their plan depends only on how many asks came, so planning them afresh each time, as the store
+   * does when its estimate favours the parameters' own plan, buys nothing and cost the embedded
+   * store most of a roster page (docs/BENCHMARKS.md). Honoured by PGlite for statements outside
+   * transactions; PostgreSQL plans in its own process and keeps its own choice.
+   */
+  genericPlan?: boolean;
+}
+
 export interface Queryable {
   /** One parameterized statement; rows come back as plain objects. */
-  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<R[]>;
   /** Several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { PGlite, types } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import type { Database, Queryable } from './database.js';
+import type { Database, Queryable, QueryOptions } from './database.js';
 import { createNamedStatements } from './pglite-named-statements.js';
 
 // Same int8 handling as the pg driver (see postgres-database.ts).
@@ -28,7 +28,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
     engine: 'pglite',
     ...queryable(db),
     // Statements outside transactions are named (pglite-named-statements.ts), as on PostgreSQL.
-    query: <R>(sql: string, params: readonly unknown[] = []) => named.query<R>(sql, params),
+    query: <R>(sql: string, params: readonly unknown[] = [], options?: QueryOptions) => named.query<R>(sql, params, options),
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) => db.transaction((tx) => fn(queryable(tx))),
     close: () => db.close(),
   };

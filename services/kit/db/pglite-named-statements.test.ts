@@ -1,5 +1,6 @@
 // Named statements on PGlite (pglite-named-statements.ts): the same rows as PGlite's own query(),
-// prepared once, errors that leave the store usable, and no statement inside another's transaction.
+// prepared once, errors that leave the store usable, no statement inside another's transaction, and
+// statements asked for with a generic plan planned once for all their calls.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isUniqueViolation, type Database } from './database.js';
 import { openPglite } from './pglite-database.js';
@@ -70,5 +71,39 @@ describe('named statements on PGlite', () => {
     release();
     expect(await rolledBack).toBe('roll back');
     expect(await count).toEqual([{ n: 0 }]);
+  });
+
+  describe('a statement asked for with a generic plan', () => {
+    const BATCHED = `SELECT a.i::int AS i, t.n FROM unnest($1::text[]) WITH ORDINALITY AS a(id, i)
+                       LEFT JOIN t ON t.id = a.id ORDER BY a.i`;
+    const PLANS = 'SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE statement = $1';
+    const setting = async () => (await db.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode'))[0]!.plan_cache_mode;
+
+    it('is planned once for all its calls, never for a call’s own values, and answers the rows it answers without', async () => {
+      await db.query('INSERT INTO t (id, n) VALUES ($1, $2), ($3, $4)', ['a', 1, 'b', 2]);
+      const asks = [['a'], ['b', 'a'], ['missing', 'b', 'a']];
+      const own: unknown[] = [];
+      for (let round = 0; round < 3; round++) for (const ids of asks) own.push(await db.query(BATCHED, [ids]));
+      // PostgreSQL's own choice (plan_cache_mode auto) begins with a plan for each call's arrays.
+      expect((await db.query<{ custom: number }>(PLANS, [BATCHED]))[0]!.custom).toBeGreaterThanOrEqual(5);
+
+      const generic = `${BATCHED} LIMIT 100`;
+      const answered: unknown[] = [];
+      for (let round = 0; round < 3; round++) for (const ids of asks) answered.push(await db.query(generic, [ids], { genericPlan: true }));
+      expect(answered).toEqual(own);
+      expect(answered[2]).toEqual([{ i: 1, n: null }, { i: 2, n: 2 }, { i: 3, n: 1 }]);
+      expect((await db.query(PLANS, [generic]))[0]).toEqual({ generic: 9, custom: 0 });
+      // The setting is the store's own again for every other statement.
+      expect(await setting()).toBe('auto');
+    });
+
+    it('is refused with its SQLSTATE when it fails, and leaves the setting as it was', async () => {
+      const insert = 'INSERT INTO t (id) VALUES ($1)';
+      await db.query(insert, ['a'], { genericPlan: true });
+      const error = await db.query(insert, ['a'], { genericPlan: true }).catch((e: unknown) => e);
+      expect(isUniqueViolation(error)).toBe(true);
+      expect(await setting()).toBe('auto');
+      expect(await db.query('SELECT id FROM t ORDER BY id')).toEqual([{ id: 'a' }]);
+    });
   });
 });
