@@ -4,6 +4,7 @@ import { batchedRead } from '../kit/batched-read.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
 import { createCommunityRepository, type CommunityRepository, type RosterAsk, type RosterRow } from './community.repository.js';
 import type { ReachDeps } from './reach.js';
+import { rosterCursorKey } from './roster-cursor.js';
 
 export type CommunitiesDeps = Pick<ServiceDeps, 'db' | 'clients' | 'signer' | 'deadlineMs' | 'logger' | 'pepper'>;
 
@@ -17,6 +18,8 @@ export interface CommunitiesContext {
    */
   rosterPage: (ask: RosterAsk) => Promise<{ inReach: boolean; rows: RosterRow[] }>;
   rosterMember: (ask: RosterAsk) => Promise<{ inReach: boolean; row?: RosterRow }>;
+  /** The key sealing roster cursors (roster-cursor.ts), derived from the pepper once. */
+  rosterCursorKey: Buffer;
 }
 
 export function createCommunitiesContext(deps: CommunitiesDeps): CommunitiesContext {
@@ -26,6 +29,7 @@ export function createCommunitiesContext(deps: CommunitiesDeps): CommunitiesCont
     repo,
     rosterPage: batchedRead(repo.listRosterPages),
     rosterMember: batchedRead(repo.findRosterMembers),
+    rosterCursorKey: rosterCursorKey(deps.pepper),
     reachDeps: { db: deps.db, clients: deps.clients, signer: deps.signer, deadlineMs: deps.deadlineMs },
   };
 }

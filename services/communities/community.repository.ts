@@ -297,14 +297,19 @@ export interface RosterRow extends ProfileRow {
   supplied: Supplied | null;
 }
 
-/** A roster row as JSON gives it: joined_at is its ISO text. */
-type RosterJson = Omit<RosterRow, 'joined_at'> & { joined_at: string };
+/**
+ * A roster row as JSON gives it: joined_at is the UTC time as JSON writes a timestamp, to the
+ * microsecond with the trailing zeros of the fraction dropped (2025-01-31T09:00:00.1234).
+ */
+type RosterJson = Omit<RosterRow, 'joined_at' | 'joined_at_key'> & { joined_at: string };
 
 function fromRosterJson(row: RosterJson): RosterRow {
-  return Object.assign(row, { joined_at: new Date(row.joined_at) });
+  // The fraction padded back to six digits: the exact key, with no formatting asked of the store.
+  const dot = row.joined_at.indexOf('.');
+  const key = `${dot === -1 ? row.joined_at : row.joined_at.slice(0, dot)}.${(dot === -1 ? '' : row.joined_at.slice(dot + 1)).padEnd(6, '0')}Z`;
+  return Object.assign(row, { joined_at: new Date(key), joined_at_key: key });
 }
 
 const ROSTER_SELECT = `SELECT p.id, p.user_id, p.placeholder_user_id, p.public, p.name, p.headline, p.bio, p.organization,
-    p.location, p.email, p.linkedin_url, p.orcid, p.avatar_url, m.role, m.joined_at, m.supplied,
-    to_char(m.joined_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS joined_at_key
+    p.location, p.email, p.linkedin_url, p.orcid, p.avatar_url, m.role, m.joined_at AT TIME ZONE 'UTC' AS joined_at, m.supplied
   FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id`;

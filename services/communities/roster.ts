@@ -11,7 +11,7 @@ import { toMember } from './communities-messages.js';
 import type { ReadReach } from './community.repository.js';
 import { outsideReach, readReach, requireReach } from './reach.js';
 import { asCommunitiesService } from './remote.js';
-import { decodeRosterCursor, encodeRosterCursor, rosterCursorKey } from './roster-cursor.js';
+import { decodeRosterCursor, encodeRosterCursor } from './roster-cursor.js';
 
 export const ROSTER_PAGE_DEFAULT = 50;
 export const ROSTER_PAGE_MAX = 200;
@@ -23,7 +23,7 @@ export async function listMembers(
   ctx: ServiceContext,
 ): Promise<{ members: Member[]; nextPageToken: string }> {
   const { communityId } = request;
-  const cursorKey = rosterCursorKey(context.deps.pepper);
+  const cursorKey = context.rosterCursorKey;
   const reach = await readable(context, ctx, communityId);
   let after: ReturnType<typeof decodeRosterCursor> | undefined;
   try {
