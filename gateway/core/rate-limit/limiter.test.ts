@@ -201,7 +201,7 @@ describe.each(backends)('rate limiter on $name', ({ make }) => {
     expect(mine.slice(0, 5).map((d) => d.remaining)).toEqual([4, 3, 2, 1, 0]);
     expect(mine[5]).toMatchObject({ refusedBy: 'burst', retryAfterSeconds: 30 });
     expect(decisions[8]).toMatchObject({ allowed: true, remaining: 4 });
-    // Five allowed requests counted toward the day: 15 left of 20 once the bucket refills.
+    // Only the five allowed requests counted toward the day: the next one, once the bucket refilled, leaves 14 of 20.
     expect((await limiter.check(key, T0 + 150 * SECOND)).daily).toMatchObject({ remaining: 14 });
   });
 
