@@ -50,7 +50,11 @@ export function createNamedStatements(db: PGlite) {
 
   async function run<R>(name: string, sql: string, params: readonly unknown[], genericPlan: boolean): Promise<R[]> {
     const types = await prepare(name, sql);
-    if (genericPlan) await Promise.all([prepare(GENERIC_PLAN.name, GENERIC_PLAN.text), prepare(PLAN_BY_COST.name, PLAN_BY_COST.text)]);
+    if (genericPlan) {
+      // One after the other: PGlite keeps one protocol exchange's results at a time.
+      await prepare(GENERIC_PLAN.name, GENERIC_PLAN.text);
+      await prepare(PLAN_BY_COST.name, PLAN_BY_COST.text);
+    }
     // PGlite's own serializers by parameter type, as its query() picks them (JSON, arrays, dates…).
     const values = params.map((value, i) => {
       if (value === null || value === undefined) return null;
