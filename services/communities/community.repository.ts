@@ -305,8 +305,8 @@ type RosterJson = Omit<RosterRow, 'joined_at' | 'joined_at_key'> & { joined_at: 
 
 function fromRosterJson(row: RosterJson): RosterRow {
   // The fraction padded back to six digits: the exact key, with no formatting asked of the store.
-  const dot = row.joined_at.indexOf('.');
-  const key = `${dot === -1 ? row.joined_at : row.joined_at.slice(0, dot)}.${(dot === -1 ? '' : row.joined_at.slice(dot + 1)).padEnd(6, '0')}Z`;
+  const [whole, fraction = ''] = row.joined_at.split('.');
+  const key = `${whole}.${fraction.padEnd(6, '0')}Z`;
   return Object.assign(row, { joined_at: new Date(key), joined_at_key: key });
 }
 
