@@ -1,7 +1,7 @@
 // The roster list over real HTTP: the page shape, keyset paging (sizes, clamping, tamper-proof
 // cursors, changes between pages) and the exact order of members who joined together.
 import { describe, expect, it } from 'vitest';
-import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
+import { OwnerType, Role } from '../proto/gen/expertnet/common/v1/common.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';
 import { at, BIO_ORDER, expectError, FLUX, k, rosterSystem } from './helpers/roster-system.js';
 import { storeNames } from './helpers/stores.js';
@@ -136,6 +136,37 @@ describe.each(storeNames())('roster reads on %s', (store) => {
       expect(seen).toContain('p_f04z');
       expect(seen).not.toContain('p_new_past');
       expect(seen).not.toContain('p_f07');
+    });
+
+    it('shows every change to a page read before on the very next read: a profile, a role, a member added, one removed', async () => {
+      const page = async () => (await roster(k.manager, 'c_kept', '?limit=10')).body.members as Array<Record<string, unknown>>;
+      const names = async () => (await page()).map((m) => `${m.profile_id} ${m.name} ${m.role}`);
+      expect(await names()).toEqual(['p_k1 Kept p_k1 member', 'p_k2 Kept p_k2 member', 'p_k3 Kept p_k3 member']);
+      expect(await names()).toEqual(['p_k1 Kept p_k1 member', 'p_k2 Kept p_k2 member', 'p_k3 Kept p_k3 member']);
+
+      const options = await operator();
+      const { profile } = await system().clients.communities.getProfile({ profileId: 'p_k1' }, options);
+      await system().clients.communities.upsertProfile({ profile: { ...profile!, name: 'Renamed One' } }, options);
+      expect((await names())[0]).toBe('p_k1 Renamed One member');
+
+      await system().clients.communities.upsertMembership(
+        { membership: { communityId: 'c_kept', profileId: 'p_k3', role: Role.ROLE_ADMIN, joinedAt: at(32), sourceIdentifier: '' } },
+        options,
+      );
+      expect((await names())[2]).toBe('p_k3 Kept p_k3 admin');
+
+      await addMember('c_kept', 'p_k4', at(33));
+      expect((await page()).map((m) => m.profile_id)).toEqual(['p_k1', 'p_k2', 'p_k3', 'p_k4']);
+
+      const removed = await request(system().restUrl, 'DELETE', '/v1/communities/c_kept/members/p_k2', { headers: bearer(k.writer) });
+      expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+      expect((await page()).map((m) => m.profile_id)).toEqual(['p_k1', 'p_k3', 'p_k4']);
+
+      // A change made in the store by hand, behind every service, is seen as soon.
+      if (store === 'postgres') {
+        await sql()!.query(`UPDATE communities.profiles SET headline = 'Mycologist' WHERE id = 'p_k4'`);
+        expect((await page()).find((m) => m.profile_id === 'p_k4')?.headline).toBe('Mycologist');
+      }
     });
 
     // Needs a second connection to the same database, which an in-memory PGlite cannot give.

@@ -5,6 +5,7 @@ import type { ServiceDeps } from '../kit/service-deps.js';
 import { createCommunityRepository, type CommunityRepository, type RosterAsk, type RosterRow } from './community.repository.js';
 import type { ReachDeps } from './reach.js';
 import { rosterCursorKey } from './roster-cursor.js';
+import { createKeptRosterRows } from './roster-rows-kept.js';
 
 export type CommunitiesDeps = Pick<ServiceDeps, 'db' | 'clients' | 'signer' | 'deadlineMs' | 'logger' | 'pepper'>;
 
@@ -23,7 +24,7 @@ export interface CommunitiesContext {
 }
 
 export function createCommunitiesContext(deps: CommunitiesDeps): CommunitiesContext {
-  const repo = createCommunityRepository(deps.db);
+  const repo = createCommunityRepository(deps.db, createKeptRosterRows());
   return {
     deps,
     repo,

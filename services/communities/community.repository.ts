@@ -1,6 +1,7 @@
 // SQL for communities, their write attestations, profiles and memberships. Nothing else.
 import type { Queryable } from '../kit/db/database.js';
 import type { OwnerTypeName, RoleName } from '../kit/enums.js';
+import { placeKey, type KeptRosterRows } from './roster-rows-kept.js';
 
 export interface CommunityRow {
   id: string;
@@ -52,7 +53,8 @@ const COMMUNITY_COLUMNS = `c.id, c.name, c.owner_type, c.owner_id, c.archived, c
   coalesce((SELECT a.enabled FROM communities.write_attestations a WHERE a.community_id = c.id
             ORDER BY a.version DESC LIMIT 1), false) AS api_writes`;
 
-export function createCommunityRepository(db: Queryable) {
+/** `keptRows`: roster rows kept between reads (the service's repository has them; a transaction's does not). */
+export function createCommunityRepository(db: Queryable, keptRows?: KeptRosterRows) {
   /**
    * Roster rows for each of `asked`, each read only when its caller's `reach` holds for its
    * community, all in one statement: `where` selects the rows of one ask (its columns are `a.*`:
@@ -60,16 +62,23 @@ export function createCommunityRepository(db: Queryable) {
    * Each ask's rows come back as one JSON array, in roster order: the store's client decodes a
    * statement's answer field by field (PGlite copies each field out of its buffer), so a page of 21
    * rows of 18 columns read as one field per ask costs a fraction of reading it row by row.
+   * With `keep`, the store also gives each ask's fingerprint, and builds the rows only when it
+   * differs from that of the rows `keptRows` holds for the same place (roster-rows-kept.ts): worth it
+   * for pages, not for one member's row, which costs about what its fingerprint would.
    */
-  async function readInReach(asked: readonly RosterAsk[], where: string): Promise<Array<{ inReach: boolean; rows: RosterRow[] }>> {
+  async function readInReach(asked: readonly RosterAsk[], where: string, keep: boolean): Promise<Array<{ inReach: boolean; rows: RosterRow[] }>> {
     const column = <T>(pick: (a: RosterAsk) => T) => asked.map(pick);
-    const read = await db.query<{ i: number; in_reach: boolean; rows: RosterJson[] | null }>(
-      `SELECT a.i::int8 AS i, reach.in_reach,
-              CASE WHEN reach.in_reach
+    const kept = keep ? keptRows : undefined;
+    const places = kept ? asked.map(placeKey) : [];
+    const known = places.map((place) => kept!.get(place));
+    const read = await db.query<{ i: number; in_reach: boolean; fingerprint: string | null; rows: RosterJson[] | null }>(
+      `SELECT a.i::int8 AS i, reach.in_reach, page.fingerprint,
+              CASE WHEN reach.in_reach AND (a.known IS NULL OR page.fingerprint IS DISTINCT FROM a.known)
                 THEN (SELECT json_agg(r ORDER BY r.joined_at, r.id) FROM (${ROSTER_SELECT} WHERE ${where}) r) END AS rows
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[], $7::text[], $8::text[])
-              WITH ORDINALITY AS a(community_id, profile_id, after_joined, after_profile, lim, reach_organization, reach_user, reach_organizations, i)
-        CROSS JOIN LATERAL (SELECT ${IN_READ_REACH} AS in_reach) reach`,
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[], $7::text[], $8::text[], $9::text[])
+              WITH ORDINALITY AS a(community_id, profile_id, after_joined, after_profile, lim, reach_organization, reach_user, reach_organizations, known, i)
+        CROSS JOIN LATERAL (SELECT ${IN_READ_REACH} AS in_reach) reach
+        CROSS JOIN LATERAL (SELECT CASE WHEN reach.in_reach THEN ${kept ? fingerprintOf(where) : 'NULL::text'} END AS fingerprint) page`,
       [
         column((a) => a.communityId),
         column((a) => a.profileId ?? null),
@@ -79,15 +88,24 @@ export function createCommunityRepository(db: Queryable) {
         column((a) => ('organizationId' in a.reach ? a.reach.organizationId : null)),
         column((a) => ('userId' in a.reach ? a.reach.userId : null)),
         column((a) => JSON.stringify('userId' in a.reach ? a.reach.managedOrganizations : [])),
+        asked.map((_, i) => known[i]?.fingerprint ?? null),
       ],
       { genericPlan: true },
     );
     const answers = asked.map(() => ({ inReach: false, rows: [] as RosterRow[] }));
-    for (const { i, in_reach, rows } of read) {
-      const answer = answers[Number(i) - 1]!;
+    for (const { i, in_reach, fingerprint, rows } of read) {
+      const at = Number(i) - 1;
+      const answer = answers[at]!;
       answer.inReach = in_reach === true;
       // Out of reach, the rows are not read (CASE) and the ask gets none.
-      if (answer.inReach && rows) answer.rows = rows.map(fromRosterJson);
+      if (!answer.inReach) continue;
+      const held = known[at];
+      if (held && fingerprint === held.fingerprint) {
+        answer.rows = held.rows;
+        continue;
+      }
+      answer.rows = (rows ?? []).map(fromRosterJson);
+      if (kept && fingerprint !== null) kept.set(places[at]!, { fingerprint, rows: answer.rows });
     }
     return answers;
   }
@@ -106,12 +124,13 @@ export function createCommunityRepository(db: Queryable) {
       `m.community_id = a.community_id
          AND (m.joined_at, m.profile_id) > (coalesce(a.after_joined::timestamptz, '-infinity'), coalesce(a.after_profile, ''))
        ORDER BY m.joined_at, m.profile_id LIMIT a.lim`,
+      true,
     );
   }
 
   /** One member of a community (profile and membership) for each ask, read only when its `reach` holds, in one statement. */
   async function findRosterMembers(asked: readonly RosterAsk[]): Promise<Array<{ inReach: boolean; row?: RosterRow }>> {
-    const read = await readInReach(asked, `m.community_id = a.community_id AND m.profile_id = a.profile_id`);
+    const read = await readInReach(asked, `m.community_id = a.community_id AND m.profile_id = a.profile_id`, false);
     return read.map(({ inReach, rows }) => ({ inReach, row: rows[0] }));
   }
 
@@ -308,6 +327,16 @@ function fromRosterJson(row: RosterJson): RosterRow {
   const [whole, fraction = ''] = row.joined_at.split('.');
   const key = `${whole}.${fraction.padEnd(6, '0')}Z`;
   return Object.assign(row, { joined_at: new Date(key), joined_at_key: key });
+}
+
+/**
+ * The fingerprint of the roster rows `where` selects (as readInReach's rows): each row's profile id
+ * and the versions of its profile and membership rows, in roster order; '' for no rows.
+ */
+function fingerprintOf(where: string): string {
+  return `(SELECT coalesce(string_agg(v.version, ' ' ORDER BY v.joined_at, v.id), '')
+    FROM (SELECT m.joined_at, p.id, p.id || ':' || p.xmin || ':' || m.xmin AS version
+            FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id WHERE ${where}) v)`;
 }
 
 const ROSTER_SELECT = `SELECT p.id, p.user_id, p.placeholder_user_id, p.public, p.name, p.headline, p.bio, p.organization,

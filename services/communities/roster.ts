@@ -8,7 +8,7 @@ import type { ServiceContext } from '../kit/grpc/server.js';
 import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { CommunitiesContext } from './communities-context.js';
 import { toMember } from './communities-messages.js';
-import type { ReadReach } from './community.repository.js';
+import type { ReadReach, RosterRow } from './community.repository.js';
 import { outsideReach, readReach, requireReach } from './reach.js';
 import { asCommunitiesService } from './remote.js';
 import { decodeRosterCursor, encodeRosterCursor } from './roster-cursor.js';
@@ -41,9 +41,22 @@ export async function listMembers(
   );
   const enrichedAt = await enrichedAtOf(context, communityId, page.items.map((r) => r.id), ctx.requestId);
   return {
-    members: page.items.map((row) => ({ ...toMember(row, communityId, 'caller'), enrichedAt: enrichedAt.get(row.id) })),
+    members: page.items.map((row) => ({ ...callerMember(row, communityId), enrichedAt: enrichedAt.get(row.id) })),
     nextPageToken: page.nextPageToken,
   };
+}
+
+/**
+ * Members as callers see them, made once per row read: a page's rows kept between reads
+ * (roster-rows-kept.ts) are the same objects until the store says they changed, and each belongs to
+ * one community.
+ */
+const callerMembers = new WeakMap<RosterRow, Member>();
+
+function callerMember(row: RosterRow, communityId: string): Member {
+  let member = callerMembers.get(row);
+  if (!member) callerMembers.set(row, (member = toMember(row, communityId, 'caller')));
+  return member;
 }
 
 /**

@@ -21,6 +21,8 @@ export const at = (hours: number) => new Date(Date.UTC(2024, 0, 1) + hours * 3_6
 // c_bio's seven members in roster order: joined_at, then profile id (p_t1/p_t2 share a joined_at).
 export const BIO_ORDER = ['p_admin', 'p_member', 'p_1', 'p_t1', 'p_t2', 'p_3', 'p_4'];
 export const FLUX = Array.from({ length: 10 }, (_, i) => `p_f${String(i + 1).padStart(2, '0')}`);
+// c_kept's members, read again and again while they change (roster-list.test.ts).
+export const KEPT = ['p_k1', 'p_k2', 'p_k3'];
 
 const rate = 6000; // every key standard tier at a high rate: these suites make many requests
 const seed: SeedInput = {
@@ -34,6 +36,7 @@ const seed: SeedInput = {
     { id: 'c_chem', name: 'Chemistry', owner: { organization: 'o_other' } },
     { id: 'c_arch', name: 'To archive', owner: { organization: 'o_lab' } },
     { id: 'c_flux', name: 'Changing', owner: { organization: 'o_lab' }, api_writes: true },
+    { id: 'c_kept', name: 'Read again', owner: { organization: 'o_lab' }, api_writes: true },
   ],
   profiles: [
     { id: 'p_member', user: 'u_member', name: 'Mia Member', headline: 'Ecologist', bio: 'Studies ponds.', organization: 'Lab',
@@ -42,6 +45,7 @@ const seed: SeedInput = {
     { id: 'p_admin', user: 'u_admin', name: 'Adam Admin' },
     ...['p_1', 'p_t1', 'p_t2', 'p_3', 'p_4'].map((id) => ({ id, name: `Placeholder ${id}` })),
     ...FLUX.map((id) => ({ id, name: `Flux ${id}` })),
+    ...KEPT.map((id) => ({ id, name: `Kept ${id}`, headline: 'Botanist' })),
     { id: 'p_chem1', name: 'Chem One' },
     { id: 'p_outsider_profile', name: 'Never a member' },
   ],
@@ -57,6 +61,7 @@ const seed: SeedInput = {
     { community: 'c_chem', profile: 'p_chem1', joined_at: at(1) },
     { community: 'c_arch', profile: 'p_member', joined_at: at(0) },
     ...FLUX.map((profile, i) => ({ community: 'c_flux', profile, joined_at: at(10 + i) })),
+    ...KEPT.map((profile, i) => ({ community: 'c_kept', profile, joined_at: at(30 + i) })),
   ],
   keys: [
     { id: 'k_manager', secret: k.manager, owner: { user: 'u_manager' }, scopes: ['profile:read'], requested_rate: rate },
