@@ -1,8 +1,8 @@
 // What the communities service's handlers and domain modules share: dependencies, the
 // repository and what reach needs.
-import { batchedRead } from '../kit/batched-read.js';
+import { batchedRead, distinctAsks } from '../kit/batched-read.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
-import { createCommunityRepository, type CommunityRepository, type RosterAsk, type RosterRow } from './community.repository.js';
+import { createCommunityRepository, rosterAskKey, type CommunityRepository, type RosterAsk, type RosterRow } from './community.repository.js';
 import type { ReachDeps } from './reach.js';
 import { rosterCursorKey } from './roster-cursor.js';
 import { createKeptRosterRows } from './roster-rows-kept.js';
@@ -28,8 +28,8 @@ export function createCommunitiesContext(deps: CommunitiesDeps): CommunitiesCont
   return {
     deps,
     repo,
-    rosterPage: batchedRead(repo.listRosterPages),
-    rosterMember: batchedRead(repo.findRosterMembers),
+    rosterPage: batchedRead(distinctAsks(rosterAskKey, repo.listRosterPages)),
+    rosterMember: batchedRead(distinctAsks(rosterAskKey, repo.findRosterMembers)),
     rosterCursorKey: rosterCursorKey(deps.pepper),
     reachDeps: { db: deps.db, clients: deps.clients, signer: deps.signer, deadlineMs: deps.deadlineMs },
   };

@@ -77,8 +77,8 @@ export function createCommunityRepository(db: Queryable, keptRows?: KeptRosterRo
                 THEN (SELECT json_agg(r ORDER BY r.joined_at, r.id) FROM (${ROSTER_SELECT} WHERE ${where}) r) END AS rows
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[], $7::text[], $8::text[], $9::text[])
               WITH ORDINALITY AS a(community_id, profile_id, after_joined, after_profile, lim, reach_organization, reach_user, reach_organizations, known, i)
-        CROSS JOIN LATERAL (SELECT ${IN_READ_REACH} AS in_reach) reach
-        CROSS JOIN LATERAL (SELECT CASE WHEN reach.in_reach THEN ${kept ? fingerprintOf(where) : 'NULL::text'} END AS fingerprint) page`,
+        CROSS JOIN LATERAL (SELECT ${IN_READ_REACH} AS in_reach OFFSET 0) reach
+        CROSS JOIN LATERAL (SELECT CASE WHEN reach.in_reach THEN ${kept ? fingerprintOf(where) : 'NULL::text'} END AS fingerprint OFFSET 0) page`,
       [
         column((a) => a.communityId),
         column((a) => a.profileId ?? null),
@@ -291,6 +291,11 @@ export interface RosterAsk {
   profileId?: string;
   after?: { joinedAt: string; profileId: string } | undefined;
   limit?: number;
+}
+
+/** What makes two roster reads the same read: the place and the caller's reach. */
+export function rosterAskKey(ask: RosterAsk): string {
+  return `${placeKey(ask)} ${JSON.stringify(ask.reach)}`;
 }
 
 /**

@@ -3,7 +3,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../kit/db/database.js';
 import { openTestDatabase, storeNames } from '../../test/helpers/stores.js';
-import { createCommunityRepository, type RosterAsk } from './community.repository.js';
+import { batchedRead, distinctAsks } from '../kit/batched-read.js';
+import { createCommunityRepository, rosterAskKey, type RosterAsk } from './community.repository.js';
 import { createKeptRosterRows, placeKey } from './roster-rows-kept.js';
 
 const PAGE: RosterAsk = { communityId: 'c_kept', reach: { organizationId: 'o_owner' }, limit: 10 };
@@ -43,11 +44,17 @@ describe.each(storeNames())('roster rows kept between reads on %s', (store) => {
     expect((await replica.listRosterPages([PAGE]))[0]!.rows.map((r) => r.role)).toEqual(['admin']);
   });
 
-  it('gives an ask out of reach no rows, even with its page kept for another caller', async () => {
+  it('gives an ask out of reach no rows, even with its page kept for another caller or asked for by one in the same moment', async () => {
     const repo = createCommunityRepository(db, createKeptRosterRows());
     expect((await repo.listRosterPages([PAGE]))[0]!.rows.length).toBeGreaterThan(0);
-    const [outsider] = await repo.listRosterPages([{ ...PAGE, reach: { organizationId: 'o_other' } }]);
+    const outside = { ...PAGE, reach: { organizationId: 'o_other' } };
+    const [outsider] = await repo.listRosterPages([outside]);
     expect(outsider).toEqual({ inReach: false, rows: [] });
+
+    // As the service reads them: the same page asked for together, read once per caller's reach.
+    const page = batchedRead(distinctAsks(rosterAskKey, repo.listRosterPages));
+    const answers = await Promise.all([page(PAGE), page(outside), page(PAGE)]);
+    expect(answers.map((a) => [a.inReach, a.rows.length > 0])).toEqual([[true, true], [false, false], [true, true]]);
   });
 });
 

@@ -1,7 +1,7 @@
 // What the enrichment service's handlers and domain modules share: dependencies, the runs
 // repository, what a run does outside the enrichment store (run-effects.ts) and the in-process
 // run worker (run-worker.ts) that works the runs through the provider pipeline (./pipeline).
-import { batchedRead } from '../kit/batched-read.js';
+import { batchedRead, distinctAsks } from '../kit/batched-read.js';
 import type { Config } from '../kit/config.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
 import { createEnrichmentPipeline, providerConfigFrom, type EnrichmentPipeline } from './pipeline/index.js';
@@ -67,7 +67,7 @@ export function createEnrichmentContext(deps: EnrichmentDeps, options: Enrichmen
     deps,
     runs,
     memberEnrichment: batchedRead(runs.memberEnrichments),
-    enrichedAt: batchedRead(runs.enrichedAt),
+    enrichedAt: batchedRead(distinctAsks((ask) => JSON.stringify([ask.communityId, ask.profileIds]), runs.enrichedAt)),
     effects,
     worker,
     kick: (runId) =>

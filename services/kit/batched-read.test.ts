@@ -1,8 +1,9 @@
 // Reads asked for in the same turn of the event loop are read together, each answered with its own
 // value; a later read goes in a later batch; a failed batch fails its own reads only; asks that
-// share a statement only within a group (a day, a month) are read group by group.
+// share a statement only within a group (a day, a month) are read group by group; the same ask
+// made by several requests of a moment is read once.
 import { describe, expect, it } from 'vitest';
-import { batchedRead, MAX_BATCH, perGroup } from './batched-read.js';
+import { batchedRead, distinctAsks, MAX_BATCH, perGroup } from './batched-read.js';
 
 function recording(fail?: (keys: readonly number[]) => boolean) {
   const batches: number[][] = [];
@@ -75,5 +76,21 @@ describe('perGroup', () => {
       { group: 'a', keys: ['a1', 'a2', 'a3'] },
       { group: 'b', keys: ['b1', 'b2'] },
     ]);
+  });
+});
+
+describe('distinctAsks', () => {
+  it('reads each distinct ask once and answers every ask, duplicates included, in the order asked', async () => {
+    const reads: Array<Array<{ page: string; caller: string }>> = [];
+    const readMany = distinctAsks(
+      (ask: { page: string; caller: string }) => `${ask.page} ${ask.caller}`,
+      async (asks) => {
+        reads.push([...asks]);
+        return asks.map((ask) => `${ask.page} for ${ask.caller}`);
+      },
+    );
+    const asks = [{ page: 'p1', caller: 'a' }, { page: 'p1', caller: 'b' }, { page: 'p1', caller: 'a' }, { page: 'p2', caller: 'a' }];
+    expect(await readMany(asks)).toEqual(['p1 for a', 'p1 for b', 'p1 for a', 'p2 for a']);
+    expect(reads).toEqual([[asks[0], asks[1], asks[3]]]);
   });
 });

@@ -41,3 +41,23 @@ export function perGroup<K, V>(groupOf: (key: K) => string, readGroup: (keys: K[
     return answers;
   };
 }
+
+/**
+ * A `readMany` that reads each distinct ask once (asks are the same when `keyOf` gives the same
+ * key): requests of one moment often ask the same thing (the first page of a roster many are
+ * reading), and each still gets its own answer, read after it asked.
+ */
+export function distinctAsks<K, V>(keyOf: (key: K) => string, readMany: (keys: readonly K[]) => Promise<ReadonlyArray<V>>) {
+  return async (keys: readonly K[]): Promise<V[]> => {
+    const slotOf = new Map<string, number>();
+    const distinct: K[] = [];
+    const slots = keys.map((key) => {
+      const id = keyOf(key);
+      let slot = slotOf.get(id);
+      if (slot === undefined) slotOf.set(id, (slot = distinct.push(key) - 1));
+      return slot;
+    });
+    const answers = await readMany(distinct);
+    return slots.map((slot) => answers[slot]!);
+  };
+}
