@@ -24,7 +24,7 @@ export interface CommunitiesContext {
 }
 
 export function createCommunitiesContext(deps: CommunitiesDeps): CommunitiesContext {
-  const repo = createCommunityRepository(deps.db, createKeptRosterRows());
+  const repo = createCommunityRepository(deps.db, createKeptRosterRows<RosterRow>());
   return {
     deps,
     repo,

@@ -54,7 +54,7 @@ const COMMUNITY_COLUMNS = `c.id, c.name, c.owner_type, c.owner_id, c.archived, c
             ORDER BY a.version DESC LIMIT 1), false) AS api_writes`;
 
 /** `keptRows`: roster rows kept between reads (the service's repository has them; a transaction's does not). */
-export function createCommunityRepository(db: Queryable, keptRows?: KeptRosterRows) {
+export function createCommunityRepository(db: Queryable, keptRows?: KeptRosterRows<RosterRow>) {
   /**
    * Roster rows for each of `asked`, each read only when its caller's `reach` holds for its
    * community, all in one statement: `where` selects the rows of one ask (its columns are `a.*`:

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { Database } from '../kit/db/database.js';
 import { openTestDatabase, storeNames } from '../../test/helpers/stores.js';
 import { batchedRead, distinctAsks } from '../kit/batched-read.js';
-import { createCommunityRepository, rosterAskKey, type RosterAsk } from './community.repository.js';
+import { createCommunityRepository, rosterAskKey, type RosterAsk, type RosterRow } from './community.repository.js';
 import { createKeptRosterRows, placeKey } from './roster-rows-kept.js';
 
 const PAGE: RosterAsk = { communityId: 'c_kept', reach: { organizationId: 'o_owner' }, limit: 10 };
@@ -25,8 +25,8 @@ describe.each(storeNames())('roster rows kept between reads on %s', (store) => {
 
   it('answers an unchanged page with the rows read before, and a page changed by any writer with the rows as they are now', async () => {
     // Two replicas: each with its own kept rows, over one store.
-    const replica = createCommunityRepository(db, createKeptRosterRows());
-    const other = createCommunityRepository(db, createKeptRosterRows());
+    const replica = createCommunityRepository(db, createKeptRosterRows<RosterRow>());
+    const other = createCommunityRepository(db, createKeptRosterRows<RosterRow>());
     const [first] = await replica.listRosterPages([PAGE]);
     const [again] = await replica.listRosterPages([PAGE]);
     expect(first!.rows.map((r) => r.name)).toEqual(['One', 'Two']);
@@ -45,7 +45,7 @@ describe.each(storeNames())('roster rows kept between reads on %s', (store) => {
   });
 
   it('gives an ask out of reach no rows, even with its page kept for another caller or asked for by one in the same moment', async () => {
-    const repo = createCommunityRepository(db, createKeptRosterRows());
+    const repo = createCommunityRepository(db, createKeptRosterRows<RosterRow>());
     expect((await repo.listRosterPages([PAGE]))[0]!.rows.length).toBeGreaterThan(0);
     const outside = { ...PAGE, reach: { organizationId: 'o_other' } };
     const [outsider] = await repo.listRosterPages([outside]);
@@ -63,7 +63,7 @@ describe('kept roster rows', () => {
 
   it('are answered for a minute after they were read, and dropped by the sweep after it', () => {
     vi.useFakeTimers();
-    const kept = createKeptRosterRows(() => Date.now());
+    const kept = createKeptRosterRows<RosterRow>(() => Date.now());
     const key = placeKey(PAGE);
     kept.set(key, { fingerprint: 'f', rows: [] });
     vi.advanceTimersByTime(30_000);

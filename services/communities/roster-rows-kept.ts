@@ -10,7 +10,6 @@
 // Kept rows of an erased profile are never answered again (the fingerprint changed) and are dropped
 // within KEPT_FOR_MS + SWEEP_EVERY_MS even if their page is never read again.
 import { createBoundedMap } from '../kit/bounded-map.js';
-import type { RosterRow } from './community.repository.js';
 
 const KEPT_FOR_MS = 60_000;
 const SWEEP_EVERY_MS = 30_000;
@@ -18,9 +17,10 @@ const MAX_ENTRIES = 10_000;
 /** Bytes of text at most, roughly (UTF-16 code units of the rows' text fields). */
 const MAX_TEXT = 64 * 1024 * 1024;
 
-export interface KeptRows {
+/** A page's rows (the repository's roster rows) and the fingerprint they were read as. */
+export interface KeptRows<Row extends object> {
   fingerprint: string;
-  rows: RosterRow[];
+  rows: Row[];
 }
 
 /** A roster read's place: the community, and the member or the page (cursor and size). */
@@ -35,7 +35,7 @@ export function placeKey(place: RosterPlace): string {
   return JSON.stringify([place.communityId, place.profileId ?? null, place.after?.joinedAt ?? null, place.after?.profileId ?? null, place.limit ?? null]);
 }
 
-function textSize(rows: RosterRow[]): number {
+function textSize(rows: object[]): number {
   let size = 0;
   for (const row of rows) {
     for (const value of Object.values(row)) if (typeof value === 'string') size += value.length;
@@ -44,8 +44,8 @@ function textSize(rows: RosterRow[]): number {
   return size;
 }
 
-export function createKeptRosterRows(now: () => number = Date.now) {
-  const kept = createBoundedMap<string, KeptRows & { at: number }>(MAX_ENTRIES, MAX_TEXT, (entry) => textSize(entry.rows));
+export function createKeptRosterRows<Row extends object>(now: () => number = Date.now) {
+  const kept = createBoundedMap<string, KeptRows<Row> & { at: number }>(MAX_ENTRIES, MAX_TEXT, (entry) => textSize(entry.rows));
   const fresh = (entry: { at: number } | undefined) => entry !== undefined && now() - entry.at < KEPT_FOR_MS;
   const keys = new Set<string>();
   const sweep = setInterval(() => {
@@ -59,11 +59,11 @@ export function createKeptRosterRows(now: () => number = Date.now) {
 
   return {
     /** The rows kept for a place, if kept less than KEPT_FOR_MS ago. */
-    get(key: string): KeptRows | undefined {
+    get(key: string): KeptRows<Row> | undefined {
       const entry = kept.get(key);
       return fresh(entry) ? entry : undefined;
     },
-    set(key: string, rows: KeptRows): void {
+    set(key: string, rows: KeptRows<Row>): void {
       kept.set(key, { ...rows, at: now() });
       keys.add(key);
     },
@@ -73,4 +73,4 @@ export function createKeptRosterRows(now: () => number = Date.now) {
   };
 }
 
-export type KeptRosterRows = ReturnType<typeof createKeptRosterRows>;
+export type KeptRosterRows<Row extends object> = ReturnType<typeof createKeptRosterRows<Row>>;
