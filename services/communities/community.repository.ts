@@ -340,10 +340,12 @@ function fromRosterJson(row: RosterJson): RosterRow {
  */
 function fingerprintOf(where: string): string {
   return `(SELECT coalesce(string_agg(v.version, ' ' ORDER BY v.joined_at, v.id), '')
-    FROM (SELECT m.joined_at, p.id, p.id || ':' || p.xmin || ':' || m.xmin AS version
-            FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id WHERE ${where}) v)`;
+    FROM (SELECT m.joined_at, p.id, p.id || ':' || p.xmin || ':' || m.xmin AS version FROM ${ROSTER_FROM} WHERE ${where}) v)`;
 }
+
+/** A roster's rows: memberships (m) with their profiles (p). */
+const ROSTER_FROM = 'communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id';
 
 const ROSTER_SELECT = `SELECT p.id, p.user_id, p.placeholder_user_id, p.public, p.name, p.headline, p.bio, p.organization,
     p.location, p.email, p.linkedin_url, p.orcid, p.avatar_url, m.role, m.joined_at AT TIME ZONE 'UTC' AS joined_at, m.supplied
-  FROM communities.memberships m JOIN communities.profiles p ON p.id = m.profile_id`;
+  FROM ${ROSTER_FROM}`;

@@ -47,13 +47,8 @@ function textSize(rows: object[]): number {
 export function createKeptRosterRows<Row extends object>(now: () => number = Date.now) {
   const kept = createBoundedMap<string, KeptRows<Row> & { at: number }>(MAX_ENTRIES, MAX_TEXT, (entry) => textSize(entry.rows));
   const fresh = (entry: { at: number } | undefined) => entry !== undefined && now() - entry.at < KEPT_FOR_MS;
-  const keys = new Set<string>();
   const sweep = setInterval(() => {
-    for (const key of keys) {
-      if (fresh(kept.get(key))) continue;
-      kept.delete(key);
-      keys.delete(key);
-    }
+    for (const key of kept.keys()) if (!fresh(kept.get(key))) kept.delete(key);
   }, SWEEP_EVERY_MS);
   sweep.unref();
 
@@ -65,7 +60,6 @@ export function createKeptRosterRows<Row extends object>(now: () => number = Dat
     },
     set(key: string, rows: KeptRows<Row>): void {
       kept.set(key, { ...rows, at: now() });
-      keys.add(key);
     },
     get size(): number {
       return kept.size;

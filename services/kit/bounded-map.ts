@@ -26,6 +26,11 @@ export function createBoundedMap<K, V>(limit: number, budget: number, sizeOf: (v
 
     delete: drop,
 
+    /** The keys kept, oldest first (an entry may be deleted while they are walked). */
+    keys(): IterableIterator<K> {
+      return entries.keys();
+    },
+
     get size(): number {
       return entries.size;
     },
