@@ -113,19 +113,23 @@ export function createKeyRepository(db: Queryable) {
 
     /** A live (unrevoked) key, by id, with its owner's name and its usage on `day` and in its month, in one round trip. */
     async describe(id: string, day: string): Promise<DescribedKeyRow | undefined> {
-      const rows = await db.query<DescribedKeyRow>(`SELECT ${DESCRIBED} FROM identity.api_keys k WHERE k.id = $1 AND k.revoked_at IS NULL`, [id, day]);
+      const rows = await db.query<DescribedKeyRow>(`SELECT ${DESCRIBED} FROM identity.api_keys k ${USAGE_OF_K} WHERE k.id = $1 AND k.revoked_at IS NULL`, [id, day]);
       return rows[0];
     },
 
     /**
      * The live keys of these secret hashes, described as `describe` does, in one statement: each
-     * hash looked up by its index (a lateral read per hash, whatever the table's statistics say).
+     * hash looked up by its index, whatever the table's statistics say. The lateral read per hash
+     * is fenced (OFFSET 0): a plain one is pulled up into a join, and where the statistics are
+     * those of an empty table — PGlite never analyses — that join scanned every key once per hash
+     * (400 keys, 31 hashes: 2.1 ms, against 1.0 ms fenced).
      */
     async describeByHashes(secretHashes: readonly string[], day: string): Promise<DescribedKeyRow[]> {
       return db.query<DescribedKeyRow>(
         `SELECT ${DESCRIBED}
            FROM unnest($1::text[]) AS h(secret_hash)
-           CROSS JOIN LATERAL (SELECT * FROM identity.api_keys WHERE secret_hash = h.secret_hash AND revoked_at IS NULL) k`,
+           CROSS JOIN LATERAL (SELECT * FROM identity.api_keys WHERE secret_hash = h.secret_hash AND revoked_at IS NULL OFFSET 0) k
+           ${USAGE_OF_K}`,
         [secretHashes, day],
         { genericPlan: true },
       );
@@ -138,11 +142,14 @@ export type KeyRepository = ReturnType<typeof createKeyRepository>;
 
 export type DescribedKeyRow = KeyRow & { owner_name: string | null; today: number; month: number };
 
-/** A key `k` with its owner's name and its stored request counts on day $2 and in its month. */
+/** A key `k` with its owner's name and its stored request counts on day $2 and in its month (`u`: USAGE_OF_K). */
 const DESCRIBED = `k.*,
   CASE WHEN k.owner_type = 'user' THEN (SELECT name FROM identity.users WHERE id = k.owner_id)
        ELSE (SELECT name FROM identity.organizations WHERE id = k.owner_id) END AS owner_name,
-  coalesce((SELECT sum(requests) FILTER (WHERE u.day = $2::date) FROM identity.key_usage_daily u
-             WHERE u.key_id = k.id AND u.day >= date_trunc('month', $2::date) AND u.day <= $2::date), 0)::int8 AS today,
-  coalesce((SELECT sum(requests) FROM identity.key_usage_daily u
-             WHERE u.key_id = k.id AND u.day >= date_trunc('month', $2::date) AND u.day <= $2::date), 0)::int8 AS month`;
+  u.today, u.month`;
+
+/** The stored request counts of key `k` on day $2 and in its month, from one read of the month's rows. */
+const USAGE_OF_K = `CROSS JOIN LATERAL (
+  SELECT coalesce(sum(requests) FILTER (WHERE d.day = $2::date), 0)::int8 AS today, coalesce(sum(requests), 0)::int8 AS month
+    FROM identity.key_usage_daily d
+   WHERE d.key_id = k.id AND d.day >= date_trunc('month', $2::date) AND d.day <= $2::date) u`;
