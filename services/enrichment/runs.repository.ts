@@ -292,14 +292,20 @@ export function createRunsRepository(db: Queryable) {
       return new Set(rows.map((r) => r.profile_id));
     },
 
-    /** For each ask, when its community enriched each of its people (those never enriched left out), in one statement. */
+    /**
+     * For each ask, when its community enriched each of its people (those never enriched left out),
+     * in one statement. Here and in memberEnrichments each person is read by the table's key: the
+     * lateral read is fenced (OFFSET 0), as unfenced it was pulled up into a join that read every
+     * enriched member of every community where the statistics are an empty table's (PGlite never
+     * analyses): 21 people among 2,000 enriched: 6.8 ms, 0.5 ms fenced.
+     */
     async enrichedAt(asked: readonly { communityId: string; profileIds: readonly string[] }[]): Promise<Array<{ profile_id: string; enriched_at: Date }[]>> {
       const pairs = asked.flatMap((a, i) => a.profileIds.map((profileId) => ({ i, communityId: a.communityId, profileId })));
       const rows = await db.query<{ i: number; profile_id: string; enriched_at: Date }>(
         `SELECT a.i::int8 AS i, e.profile_id, e.enriched_at
            FROM unnest($1::int8[], $2::text[], $3::text[]) AS a(i, community_id, profile_id)
           CROSS JOIN LATERAL (SELECT profile_id, enriched_at FROM enrichment.member_enrichment
-                               WHERE community_id = a.community_id AND profile_id = a.profile_id) e`,
+                               WHERE community_id = a.community_id AND profile_id = a.profile_id OFFSET 0) e`,
         [pairs.map((p) => p.i), pairs.map((p) => p.communityId), pairs.map((p) => p.profileId)],
         { genericPlan: true },
       );
@@ -346,7 +352,7 @@ export function createRunsRepository(db: Queryable) {
         `SELECT a.i::int8 AS i, e.depth, e.data, e.enriched_at
            FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS a(community_id, profile_id, i)
           CROSS JOIN LATERAL (SELECT depth, data, enriched_at FROM enrichment.member_enrichment
-                               WHERE community_id = a.community_id AND profile_id = a.profile_id) e`,
+                               WHERE community_id = a.community_id AND profile_id = a.profile_id OFFSET 0) e`,
         [asked.map((a) => a.communityId), asked.map((a) => a.profileId)],
         { genericPlan: true },
       );

@@ -4,7 +4,8 @@
 // into a join, the lookup read every key once per hash; the plan is checked here, not a timing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, storeNames } from '../../test/helpers/stores.js';
-import type { Database, QueryOptions } from '../kit/db/database.js';
+import { planOfLastStatement } from '../../test/helpers/statement-plan.js';
+import type { Database } from '../kit/db/database.js';
 import { createKeyRepository } from './key.repository.js';
 
 const KEYS = 400;
@@ -35,15 +36,8 @@ describe.each(storeNames())('keys described by the hashes of their secrets, on %
   });
 
   it('looks each hash up through the index of secret hashes, never by reading every key', async () => {
-    // The statement the repository sends, captured and explained with the same parameters.
-    let sent: { sql: string; params: readonly unknown[] } | undefined;
-    const capturing = { ...db, query: <R>(sql: string, params: readonly unknown[] = [], options?: QueryOptions) => {
-      sent = { sql, params };
-      return db.query<R>(sql, params, options);
-    } } as Database;
     const hashes = Array.from({ length: 31 }, (_, i) => hashOf(i * 12));
-    expect(await createKeyRepository(capturing).describeByHashes(hashes, DAY)).toHaveLength(31);
-    const plan = (await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sent!.sql}`, sent!.params)).map((r) => r['QUERY PLAN']).join('\n');
+    const plan = await planOfLastStatement(db, async (recording) => expect(await createKeyRepository(recording).describeByHashes(hashes, DAY)).toHaveLength(31));
     expect(plan).toMatch(/Index Scan using api_keys_secret_hash_key on api_keys/);
     expect(plan).not.toMatch(/Seq Scan on api_keys/);
   });
