@@ -112,4 +112,12 @@ describe('settings web app: naming a key and choosing its allowlist from the use
     // Exactly 100 characters is a name.
     expect((await ada.submit('/keys', '/keys', { name: 'é'.repeat(100), preset: 'read' })).status).toBe(201);
   });
+
+  it('refuses a name holding NUL (sent as %00), naming the field, and mints nothing', async () => {
+    const before = keyRowsOf((await ada.get('/keys')).text);
+    const nul = await ada.submit('/keys', '/keys', { name: 'nul\u0000key', preset: 'read' });
+    expect(nul.status).toBe(400);
+    expect(nul.text).toContain('name: must not contain the NUL character (U+0000)');
+    expect(keyRowsOf((await ada.get('/keys')).text)).toBe(before);
+  });
 });

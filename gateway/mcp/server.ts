@@ -29,6 +29,7 @@ import type { RateLimiter } from '../core/rate-limit/limiter.js';
 import { answerClientError } from '../core/client-error.js';
 import { takeOver } from '../core/early-server.js';
 import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../core/json-depth.js';
+import { utf8BodyText } from '../core/utf8-body.js';
 import { logAccess } from '../core/access-log.js';
 import { requestIdFrom } from '../core/request-id.js';
 import { annotateRequest } from '../core/request-span.js';
@@ -94,7 +95,10 @@ function hostnameOf(value: string): string | undefined {
   }
 }
 
-/** The body as text, or undefined when it is longer than `limit` bytes (the rest is not read). */
+/**
+ * The body as text, or undefined when it is longer than `limit` bytes (the rest is not read);
+ * ApiError 400 bad_request when its bytes are not UTF-8 (gateway/core/utf8-body.ts).
+ */
 async function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
   if (Number(req.headers['content-length']) > limit) return undefined;
   const chunks: Buffer[] = [];
@@ -104,7 +108,7 @@ async function readBody(req: IncomingMessage, limit: number): Promise<string | u
     if (size > limit) return undefined;
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return utf8BodyText(Buffer.concat(chunks));
 }
 
 function single(value: string | string[] | undefined): string | undefined {
@@ -237,10 +241,17 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
       ...(options.logger ? { logger: options.logger } : {}),
     });
     // A JSON body is read here, so the edge's JSON rules hold on this port too: over 1 MiB is 413,
-    // nested deeper than 64 levels is 400 (gateway/core/json-depth.ts), both in the envelope.
+    // bytes that are not UTF-8 and nesting deeper than 64 levels are 400 (gateway/core/utf8-body.ts,
+    // json-depth.ts), all in the envelope.
     let parsedBody: unknown;
     if (/^application\/json\b/i.test(single(req.headers['content-type']) ?? '')) {
-      const text = await readBody(req, MCP_BODY_LIMIT_BYTES);
+      let text: string | undefined;
+      try {
+        text = await readBody(req, MCP_BODY_LIMIT_BYTES);
+      } catch (error) {
+        if (error instanceof ApiError) return sendError(res, error, requestId);
+        throw error;
+      }
       if (text === undefined) return sendError(res, new ApiError(413, 'payload_too_large', 'request body is larger than 1 MiB'), requestId);
       if (nestsDeeperThan(text)) return sendError(res, new ApiError(400, 'bad_request', TOO_DEEP_MESSAGE), requestId);
       try {

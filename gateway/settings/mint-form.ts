@@ -1,7 +1,9 @@
 // The mint form's fields turned into a MintKeyRequest for the signed-in user. The form is checked
-// here for a clear message on the page; identity checks everything again (scopes, rate, allowlist).
+// here for a clear message on the page; identity checks everything again (scopes, rate, allowlist,
+// and at its gRPC door the text rule every request text passes: services/kit/request-text.ts).
 import type { MintKeyRequest } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
 import { keyEnvironments } from '../../services/kit/enums.js';
+import { textProblem } from '../../services/kit/request-text.js';
 import { isScope, SCOPE_TIER, SCOPES } from '../../services/kit/scopes.js';
 
 /** The longest key name identity keeps (it checks again, control characters included). */
@@ -26,6 +28,13 @@ function single(form: MintForm, name: string): string {
 }
 
 export function mintRequestOf(userId: string, form: MintForm): MintKeyRequest {
+  // Text the store cannot keep (a NUL sent as %00, say) is refused naming its field, before any rule.
+  for (const [field, values] of Object.entries(form)) {
+    for (const value of list(values)) {
+      const problem = textProblem(String(value));
+      if (problem) throw new FormError(`${field}: ${problem}`);
+    }
+  }
   const mode = single(form, 'preset');
   if (mode !== 'read' && mode !== 'advanced') throw new FormError('choose the Read preset or Advanced');
   const chosen = list(form.scopes);

@@ -2,7 +2,10 @@
 // then LinkedIn URL, then ORCID iD; an item with a name alone: a member of this community of that
 // name) or made a new unclaimed placeholder profile, and given a membership with a fresh source
 // identifier. Items are independent: one rejected item — one the edge's schema already refused,
-// or one these rules refuse — never stops the others.
+// or one these rules refuse — never stops the others. Text the store cannot keep (NUL, a lone
+// surrogate: services/kit/request-text.ts) rejects its item here, naming the field: the gRPC door
+// leaves a bulk add's items to this check (communities.service.ts `itemized`), so an internal caller
+// gets the same per-item answer as the edge.
 //
 // Concurrency: each item runs in its own short transaction that first takes an advisory lock per
 // normalized identifier (services/communities/member-write.repository.ts), so parallel adds of the
@@ -12,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { AddMemberStatus, type AddMemberItem, type AddMemberResult } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import type { RoleName } from '../kit/enums.js';
 import { newId } from '../kit/ids.js';
+import { textProblem } from '../kit/request-text.js';
 import type { CommunitiesContext } from './communities-context.js';
 import type { Supplied } from './community.repository.js';
 import { createMemberWriteRepository, type MatchField, type MemberWriteRepository } from './member-write.repository.js';
@@ -39,9 +43,19 @@ function accepted(n: Normalized): { value: string; key: string } {
   return { value: n.value, key: n.key };
 }
 
+/** An item's text fields by their API names, in the order a rejection names the first bad one. */
+const TEXT_FIELDS: Array<[string, keyof AddMemberItem]> = [
+  ['email', 'email'], ['linkedin_url', 'linkedinUrl'], ['orcid', 'orcid'], ['name', 'name'],
+  ['headline', 'headline'], ['bio', 'bio'], ['organization', 'organization'], ['location', 'location'],
+];
+
 /** Validates and normalizes one item; throws ItemRejected with the reason. */
 export function prepareItem(item: AddMemberItem): PreparedItem {
   if (item.rejectedReason) throw new ItemRejected(item.rejectedReason);
+  for (const [field, key] of TEXT_FIELDS) {
+    const problem = textProblem(String(item[key]));
+    if (problem) throw new ItemRejected(`${field}: ${problem}`);
+  }
   const prepared: PreparedItem = {
     name: text(item.name),
     seed: { headline: text(item.headline), bio: text(item.bio), organization: text(item.organization), location: text(item.location) },

@@ -186,6 +186,8 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       indexEnrichedMembers: ['service'],
       applyOwnEnrichment: ['service'],
     },
+    // A bulk add answers each item on its own: an item's unstorable text rejects that item (add-members.ts).
+    itemized: { addMembers: 'members' },
   };
   // Finishes placeholder-account work and erasure follow-ups an add or erasure could not (task-sweeper.ts).
   const sweeper = startTaskSweeper(context, { atStart: true });

@@ -8,9 +8,9 @@ import {
   IdempotencyKey,
   MemberEnrichment,
   MembershipRole,
-  noNul,
   profileFields,
   profileId,
+  storableText,
   text,
   Timestamp,
 } from './schemas.js';
@@ -82,10 +82,10 @@ const IDENTIFIERS = ['email', 'linkedin_url', 'orcid', 'name'] as const;
 
 export const AddMemberItem = z
   .strictObject({
-    email: z.email().check(noNul).optional().describe('Email address of the person (matched case-insensitively).'),
+    email: z.email().check(storableText).optional().describe('Email address of the person (matched case-insensitively).'),
     linkedin_url: z
       .url()
-      .check(noNul)
+      .check(storableText)
       .optional()
       .describe(
         'LinkedIn profile URL of the person (`https://www.linkedin.com/in/<name>`; scheme, `www.`, letter case, a trailing slash and a query do not matter). A URL that is not a LinkedIn profile rejects the item.',

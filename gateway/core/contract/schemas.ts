@@ -3,6 +3,7 @@
 // gateway/rest/openapi builds the published OpenAPI document from the very same objects, so the
 // document cannot drift from what is enforced.
 import { z } from 'zod';
+import { textProblem } from '../../../services/kit/request-text.js';
 import { SCOPES, type Scope } from '../../../services/kit/scopes.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -10,17 +11,18 @@ import { SCOPES, type Scope } from '../../../services/kit/scopes.js';
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The one text rule of every request: no string field may contain NUL (U+0000). PostgreSQL text
- * cannot hold it (storing it fails the request), and no field has a use for it. Every string of
- * every request schema carries this check — `text()` for plain strings, `.check(noNul)` on a
- * string format (email, URL, datetime) — and contract.test.ts walks each request schema to keep
- * it so. It aborts the field's other checks, so the message is this one.
+ * The one text rule of every request (services/kit/request-text.ts): no NUL (U+0000), no lone
+ * surrogate. Every request string carries it — `text()`, or `.check(storableText)` on a format
+ * (email, URL, datetime) — and request-text.test.ts walks each request schema to keep it so.
  */
-export const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
-export const noNul = z.refine((value: unknown) => typeof value !== 'string' || !value.includes('\u0000'), { message: NUL_MESSAGE, abort: true });
+export { NUL_MESSAGE } from '../../../services/kit/request-text.js';
+export const storableText = z.refine((value: unknown) => typeof value !== 'string' || textProblem(value) === undefined, {
+  error: (issue) => (typeof issue.input === 'string' && textProblem(issue.input)) || 'must be text the store can keep',
+  abort: true,
+});
 
-/** A request text field: a string without NUL. Further rules (trim, length, pattern) chain on. */
-export const text = () => z.string().check(noNul);
+/** A request text field: a string the store can keep. Further rules (trim, length, pattern) chain on. */
+export const text = () => z.string().check(storableText);
 
 /** Record ids are opaque strings over [A-Za-z0-9_.:-], 1–128 characters (services/kit/ids.ts). */
 export const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -32,7 +34,7 @@ export const communityId = () => Id.describe('Community id.');
 export const profileId = () => Id.describe('Profile id.');
 
 /** An RFC 3339 timestamp with an offset (the API answers in UTC, `Z`). */
-export const Timestamp = z.iso.datetime({ offset: true }).check(noNul);
+export const Timestamp = z.iso.datetime({ offset: true }).check(storableText);
 
 /** Opaque pagination cursor: pass back `next_cursor` unchanged. */
 export const Cursor = text().min(1);

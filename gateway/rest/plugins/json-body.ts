@@ -1,10 +1,12 @@
 // The JSON body parser of the REST surface: Fastify's own (secure-json-parse, prototype poisoning
-// refused), preceded by the nesting bound of gateway/core/json-depth.ts. A body nested deeper than
-// MAX_JSON_DEPTH is 400 bad_request before it is parsed, so the same answer comes with or without an
+// refused), preceded by the UTF-8 check of gateway/core/utf8-body.ts and the nesting bound of
+// gateway/core/json-depth.ts. A body that is not UTF-8, or nested deeper than MAX_JSON_DEPTH, is
+// 400 bad_request before it is parsed, so the same answer comes with or without an
 // Idempotency-Key: no idempotency record, no handler, nothing stored. Only JSON is read.
 import fp from 'fastify-plugin';
 import { ApiError } from '../../core/api-error.js';
 import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../../core/json-depth.js';
+import { utf8BodyText } from '../../core/utf8-body.js';
 
 export default fp(
   async (app) => {
@@ -13,9 +15,15 @@ export default fp(
     // other foreign content type.
     app.removeContentTypeParser('text/plain');
     const parse = app.getDefaultJsonParser('error', 'error');
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-      if (nestsDeeperThan(body as string)) return done(new ApiError(400, 'bad_request', TOO_DEEP_MESSAGE), undefined);
-      parse(request, body as string, done);
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+      let text: string;
+      try {
+        text = utf8BodyText(body as Buffer);
+      } catch (error) {
+        return done(error as ApiError, undefined);
+      }
+      if (nestsDeeperThan(text)) return done(new ApiError(400, 'bad_request', TOO_DEEP_MESSAGE), undefined);
+      parse(request, text, done);
     });
   },
   { name: 'json-body', dependencies: ['error-envelope'] },

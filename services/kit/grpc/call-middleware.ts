@@ -1,9 +1,9 @@
 // What every call of a service passes through before the service's own method, wherever the call
 // comes from — over gRPC (server.ts) or in process (in-process.ts): counting and timing, an error
 // boundary that never leaks internals, authentication that verifies the caller token and checks the
-// method's access list (fail-closed: a method not in the list is refused), and the refusal of NUL in
-// any request text (no-nul.ts). The request id is set on the active span and handed to the method
-// (ServiceContext), whose log lines name it.
+// method's access list (fail-closed: a method not in the list is refused), and the refusal of text
+// the store cannot keep (NUL, a lone surrogate) in any request (unstorable-text.ts). The request id
+// is set on the active span and handed to the method (ServiceContext), whose log lines name it.
 import {
   Metadata,
   ServerError,
@@ -17,8 +17,9 @@ import type { Logger } from '../logger.js';
 import { metrics, splitGrpcPath } from '../metrics.js';
 import { annotateActiveSpan, ATTR } from '../telemetry.js';
 import type { TokenVerifier } from './caller-token.js';
-import { domainError } from './errors.js';
-import { NUL_MESSAGE, nulPath } from './no-nul.js';
+import { dependencyUnavailableError, domainError, isUnavailable } from './errors.js';
+import { isDependencyUnavailable } from '../dependencies/unavailable.js';
+import { unstorableText } from './unstorable-text.js';
 import { describePrincipal, type Principal, type PrincipalKind } from './principal.js';
 
 export interface ServiceContext {
@@ -33,6 +34,12 @@ export interface ServiceRegistration<D extends TsProtoServiceDefinition = TsProt
   implementation: Partial<ServiceImplementation<D, ServiceContext>>;
   /** Who may call each method. Every method must be listed; an empty list refuses everyone. */
   access: { [M in keyof D['methods']]: readonly PrincipalKind[] };
+  /**
+   * Methods that answer the items of a top-level list field one by one (a bulk add): the field's
+   * name. The door does not refuse the request for text in those items; the method rejects the
+   * item in its result (unstorable-text.ts).
+   */
+  itemized?: { [M in keyof D['methods']]?: string };
 }
 
 /** A registration of any service, for code that starts servers (definitions differ per service). */
@@ -56,10 +63,11 @@ export function callMiddleware(options: { services: AnyServiceRegistration[]; ve
   const { verifier, logger } = options;
   // Access lists keyed by full method path, e.g. /expertnet.identity.v1.IdentityService/Authenticate.
   const access = new Map<string, readonly PrincipalKind[]>();
+  const itemized = new Map<string, string>();
   for (const s of options.services) {
-    for (const [name, kinds] of Object.entries(s.access)) {
-      access.set(`/${s.definition.fullName}/${s.definition.methods[name]!.name}`, kinds as PrincipalKind[]);
-    }
+    const pathOf = (name: string) => `/${s.definition.fullName}/${s.definition.methods[name]!.name}`;
+    for (const [name, kinds] of Object.entries(s.access)) access.set(pathOf(name), kinds as PrincipalKind[]);
+    for (const [name, field] of Object.entries(s.itemized ?? {})) if (field) itemized.set(pathOf(name), field as string);
   }
 
   /** Times a call and counts how it ended; the returned function ends it with its status code. */
@@ -76,9 +84,15 @@ export function callMiddleware(options: { services: AnyServiceRegistration[]; ve
   const codeOf = (error: unknown, context: CallContext): Status =>
     error instanceof ServerError ? error.code : context.signal.aborted ? Status.CANCELLED : Status.UNKNOWN;
 
-  /** What a failure becomes at the boundary: a ServerError (or a cancelled call's error) as is, anything else logged and INTERNAL. */
+  /**
+   * What a failure becomes at the boundary: a ServerError (or a cancelled call's error) as is; a
+   * dependency that cannot answer (Redis, the store, another service) UNAVAILABLE, not logged here
+   * (its state logs the outage once: services/kit/dependencies/state.ts); anything else logged and
+   * INTERNAL.
+   */
   function atBoundary(error: unknown, path: string, context: CallContext): unknown {
     if (error instanceof ServerError || context.signal.aborted) return error;
+    if (isDependencyUnavailable(error) || isUnavailable(error)) return dependencyUnavailableError();
     logger.error({ err: error, method: path, requestId: context.metadata.get('x-request-id') }, 'gRPC method failed');
     return new ServerError(Status.INTERNAL, 'internal error');
   }
@@ -102,9 +116,9 @@ export function callMiddleware(options: { services: AnyServiceRegistration[]; ve
     }
   }
 
-  function refuseNulIn(request: unknown): void {
-    const at = nulPath(request);
-    if (at !== undefined) throw domainError('invalid_request', `${at}: ${NUL_MESSAGE}`);
+  function refuseUnstorableIn(path: string, request: unknown): void {
+    const found = unstorableText(request, itemized.get(path));
+    if (found) throw domainError('invalid_request', `${found.path}: ${found.problem}`);
   }
 
   const requestIdOf = (context: CallContext) => String(context.metadata.get('x-request-id') ?? '');
@@ -142,14 +156,14 @@ export function callMiddleware(options: { services: AnyServiceRegistration[]; ve
   }
 
   // After authentication, so an unauthenticated caller learns nothing about its request's content.
-  async function* refuseNul<Req, Res>(call: ServerMiddlewareCall<Req, Res>, context: CallContext) {
-    if (!call.requestStream) refuseNulIn(call.request);
+  async function* refuseUnstorable<Req, Res>(call: ServerMiddlewareCall<Req, Res>, context: CallContext) {
+    if (!call.requestStream) refuseUnstorableIn(call.method.path, call.request);
     return yield* call.next(call.request, context);
   }
 
   /**
    * One unary call made in this process (in-process.ts), through the same steps in the same order
-   * as the middlewares above — measure, error boundary, authentication and access list, NUL — as
+   * as the middlewares above — measure, error boundary, authentication and access list, text — as
    * plain function calls. `principal`: the caller as the calling code of this process names it
    * (CallOptions.principal: nothing crosses a process boundary, so there is no token to verify);
    * absent, the call's metadata must carry a valid caller token, as over gRPC.
@@ -168,7 +182,7 @@ export function callMiddleware(options: { services: AnyServiceRegistration[]; ve
       if (requestId) annotateActiveSpan({ [ATTR.requestId]: requestId });
       const caller = principal ?? (await principalOf(context.metadata));
       authorize(path, caller);
-      refuseNulIn(request);
+      refuseUnstorableIn(path, request);
       // Added to the call's own context (made for this call by the in-process client), not spread
       // into a copy: a copy would read, and so make, the signal the client makes only on demand.
       const serviceContext = Object.assign(context, { principal: caller, requestId });
@@ -182,5 +196,5 @@ export function callMiddleware(options: { services: AnyServiceRegistration[]; ve
     }
   }
 
-  return { measure, errorBoundary, authenticate, refuseNul, runUnary };
+  return { measure, errorBoundary, authenticate, refuseUnstorable, runUnary };
 }

@@ -1,7 +1,7 @@
 // A client of a service that runs in this process, calling its implementation directly instead of
 // over loopback gRPC: the same generated client interface, the same steps as the gRPC server's
-// middlewares (access list, NUL refusal, error boundary, metrics: call-middleware.ts `runUnary`,
-// as plain calls rather than a chain of generators) and the same failures on the caller's side (a
+// middlewares (access list, refusal of unstorable text, error boundary, metrics: call-middleware.ts
+// `runUnary`, as plain calls rather than a chain of generators) and the same failures on the caller's side (a
 // ClientError, with ErrorInfo details when the service threw a domain error). Requests and
 // responses are copied through the generated `fromPartial`, so neither side shares objects with the
 // other, as across the wire. The caller is the principal the calling code names (`callAs`): a token

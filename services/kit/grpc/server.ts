@@ -1,6 +1,6 @@
 // A service's gRPC server: the service's own methods plus gRPC health and server reflection,
 // behind the call middlewares every call of a service passes (call-middleware.ts: counting, an
-// error boundary, caller-token authentication and access lists, NUL refusal), with gRPC error
+// error boundary, caller-token authentication and access lists, refusal of unstorable text), with gRPC error
 // details added on the wire.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,8 +30,8 @@ export async function startGrpcServer(options: {
   verifier: TokenVerifier;
   logger: Logger;
 }): Promise<RunningGrpcServer> {
-  const { measure, errorBoundary, authenticate, refuseNul } = callMiddleware(options);
-  const server = createServer().use(measure).use(errorDetailsServerMiddleware).use(errorBoundary).use(authenticate).use(refuseNul);
+  const { measure, errorBoundary, authenticate, refuseUnstorable } = callMiddleware(options);
+  const server = createServer().use(measure).use(errorDetailsServerMiddleware).use(errorBoundary).use(authenticate).use(refuseUnstorable);
   const health = HealthState();
   server.add(HealthDefinition, HealthServiceImpl(health));
   for (const s of options.services) {

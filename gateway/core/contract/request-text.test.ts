@@ -1,13 +1,14 @@
-// The NUL rule reaches every text field of every request: each string (plain or a format such as
-// email, URL or datetime) found by walking each endpoint's path, query, header and body schema, and
-// each MCP tool's input schema, carries the shared check and refuses a value holding U+0000 with its
-// message. A string field added without the rule fails here.
+// The text rule (services/kit/request-text.ts) reaches every text field of every request: each
+// string (plain or a format such as email, URL or datetime) found by walking each endpoint's path,
+// query, header and body schema, and each MCP tool's input schema, carries the shared check, refuses
+// a value holding U+0000 or a lone surrogate (high or low) with its message, and lets a noncharacter
+// through. A string field added without the rule fails here.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { registerTools, SERVER_INFO, type ToolDeps } from '../../mcp/tools.js';
 import { ENDPOINTS } from './endpoints.js';
-import { noNul, NUL_MESSAGE } from './schemas.js';
+import { NUL_MESSAGE, storableText } from './schemas.js';
 
 interface Def {
   type: string;
@@ -98,7 +99,7 @@ function toolSchemas(): Array<{ where: string; schema: z.ZodType }> {
   return Object.entries(tools).flatMap(([name, tool]) => (tool.inputSchema ? [{ where: `MCP ${name}`, schema: tool.inputSchema }] : []));
 }
 
-describe('NUL in request text', () => {
+describe('text the store cannot keep, in request text', () => {
   const fields = [...requestSchemas(), ...toolSchemas()].flatMap(({ where, schema }) =>
     strings(schema, '').map((s) => ({ name: `${where}${s.path}`, schema: s.schema })),
   );
@@ -119,12 +120,37 @@ describe('NUL in request text', () => {
   });
 
   it('every text field of every request carries the rule and refuses U+0000 with its message', () => {
-    const missing = fields.filter((f) => !(defOf(f.schema).checks ?? []).includes(noNul)).map((f) => f.name);
+    const missing = fields.filter((f) => !(defOf(f.schema).checks ?? []).includes(storableText)).map((f) => f.name);
     expect(missing).toEqual([]);
     for (const field of fields) {
       const parsed = field.schema.safeParse('ok\u0000');
       expect(parsed.success, field.name).toBe(false);
       expect(parsed.error!.issues.map((i) => i.message), field.name).toContain(NUL_MESSAGE);
+    }
+  });
+
+  it('every text field refuses a lone surrogate, high or low, naming the code unit and where it is', () => {
+    for (const field of fields) {
+      for (const [value, message] of [
+        ['ok\ud800', 'must be well-formed Unicode text: a lone surrogate (U+D800) at character 3 stands for no character'],
+        ['\udfffok', 'must be well-formed Unicode text: a lone surrogate (U+DFFF) at character 1 stands for no character'],
+        ['\ud83e\udde0\udc00', 'must be well-formed Unicode text: a lone surrogate (U+DC00) at character 3 stands for no character'],
+      ] as const) {
+        const parsed = field.schema.safeParse(value);
+        expect(parsed.success, field.name).toBe(false);
+        expect(parsed.error!.issues.map((i) => i.message), field.name).toContain(message);
+      }
+    }
+  });
+
+  it('no text field refuses a noncharacter or a surrogate pair for the text rule (they are Unicode text the store keeps)', () => {
+    const ruleMessages = /NUL character|well-formed Unicode/;
+    for (const field of fields) {
+      for (const value of ['ok\ufffe', '\uffff', '\ufdd0\ufdef', '\u{10ffff}', '\ud83e\udde0']) {
+        const parsed = field.schema.safeParse(value);
+        const messages = parsed.success ? [] : parsed.error.issues.map((i) => i.message);
+        expect(messages.filter((m) => ruleMessages.test(m)), field.name).toEqual([]);
+      }
     }
   });
 });
