@@ -5,10 +5,11 @@
 // keeping no client registration. A document that cannot be fetched, names another client_id or
 // carries a secret is refused as the client's error, and the browser is sent nowhere.
 //
-// The provider refuses to fetch from special-use addresses (loopback, private ranges: SSRF
-// protection), and this machine has no other. So the suite hands the system a fetch that reaches
-// the document server below under a public name (`https://assistant.example`, plain HTTP on
-// loopback underneath); every other URL goes through the provider's own guarded fetch.
+// The system fetches only from public addresses (loopback, private ranges: SSRF protection,
+// gateway/settings/guarded-fetch.ts), and this machine has no other. So the suite hands the system
+// a fetch that reaches the document server below under a public name (`https://assistant.example`,
+// plain HTTP on loopback underneath, through the same guarded fetch with private addresses
+// explicitly allowed); every other URL goes through the system's default guarded fetch.
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +18,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import type { OutgoingFetch } from '../gateway/settings/authorization-server.js';
+import { guardedFetch } from '../gateway/settings/guarded-fetch.js';
 import { bearer, request } from './helpers/http.js';
 import { payloadOf } from './helpers/oauth.js';
 import { followRedirects } from './helpers/oidc-identity-provider.js';
@@ -49,11 +51,11 @@ describe('OAuth client ID metadata documents', () => {
     });
     await new Promise<void>((resolve) => documentServer.listen(0, '127.0.0.1', resolve));
     const local = `http://127.0.0.1:${(documentServer.address() as AddressInfo).port}`;
-    const clientMetadataFetch: OutgoingFetch = (url, init) => {
-      if (!url.startsWith(`${PUBLIC_ORIGIN}/`)) return fetch(url, init);
-      const { dispatcher: _guarded, ...rest } = init as RequestInit & { dispatcher?: unknown };
-      return fetch(`${local}${url.slice(PUBLIC_ORIGIN.length)}`, rest);
-    };
+    const publicOnly = guardedFetch();
+    const documentServerToo = guardedFetch({ allowPrivateAddresses: true });
+    const clientMetadataFetch: OutgoingFetch = (url, init) => url.startsWith(`${PUBLIC_ORIGIN}/`)
+      ? documentServerToo(`${local}${url.slice(PUBLIC_ORIGIN.length)}`, init)
+      : publicOnly(url, init);
     sys = await startTestSystem({ seed, env: { MCP_PORT: '0' }, hooks: { clientMetadataFetch } });
     ada = new SettingsClient(sys.settingsUrl!);
     await ada.signIn(sys, 'u_ada');
@@ -126,7 +128,7 @@ describe('OAuth client ID metadata documents', () => {
     expect(await keptClients()).toEqual([]);
   });
 
-  it('refuse a client_id URL on a special-use address: the provider does not fetch from this machine', async () => {
+  it('refuse a client_id URL on a special-use address: the system does not fetch from this machine', async () => {
     const answer = await followRedirects(authorizeUrl('https://127.0.0.1:9/assistant.json').url, browserJars(), () => true);
     expect(answer.status).toBe(400);
     expect(answer.location).toBeNull();

@@ -14,7 +14,11 @@
 import { createPrivateKey } from 'node:crypto';
 import Provider, { errors, type AdapterConstructor, type Configuration } from 'oidc-provider';
 import { SCOPES } from '../../services/kit/scopes.js';
+import { guardedFetch, type OutgoingFetch } from './guarded-fetch.js';
 import { html, page } from './html.js';
+import { redirectUriProblem } from './redirect-uris.js';
+
+export type { OutgoingFetch };
 
 export interface AuthorizationServerOptions {
   /** The issuer: the settings app's public URL + /oauth (services/kit/public-urls.ts). */
@@ -28,15 +32,12 @@ export interface AuthorizationServerOptions {
   /** Where its state is kept (oauth-state.ts: the edge's schema, shared by replicas). */
   adapter: AdapterConstructor;
   /**
-   * How the provider fetches a client's metadata document (default: the global fetch, through the
-   * provider's dispatcher that refuses special-use addresses such as loopback and private ranges).
-   * The suite passes one that reaches a document server on this machine under a public name.
+   * How the provider fetches a client's metadata document and anything else a client's metadata
+   * names (default: guarded-fetch.ts, public addresses only, checked before connecting). The suite
+   * passes one that reaches a document server on this machine under a public name.
    */
   fetch?: OutgoingFetch;
 }
-
-/** The provider's outgoing request: a URL and fetch's options (the provider's dispatcher among them). */
-export type OutgoingFetch = (url: string, init: RequestInit) => Promise<Response>;
 
 /** How long an access token lives (identity accepts at most an hour). */
 export const ACCESS_TOKEN_SECONDS = 900;
@@ -50,7 +51,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const jwk = { ...createPrivateKey(options.signingKeyPem).export({ format: 'jwk' }), alg: 'EdDSA', use: 'sig', kid: 'local-oauth' };
   const configuration: Configuration = {
     adapter: options.adapter,
-    ...(options.fetch && { fetch: options.fetch as Configuration['fetch'] }),
+    fetch: (options.fetch ?? guardedFetch()) as Configuration['fetch'],
     jwks: { keys: [jwk] },
     cookies: { keys: [options.cookieKey] },
     scopes: ['openid', 'offline_access', ...SCOPES],
@@ -98,6 +99,16 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
     responseTypes: ['code'],
+    // Every client's redirect URIs, registered or in a metadata document: https, or http on a
+    // loopback address (RFC 8252), as the MCP authorization spec asks (redirect-uris.ts).
+    extraClientMetadata: {
+      properties: ['redirect_uris'],
+      validator: (_ctx, key, value) => {
+        const problem = key === 'redirect_uris' ? redirectUriProblem(value) : undefined;
+        // (The error's own description is about an authorization request's redirect_uri.)
+        if (problem) throw Object.assign(new errors.InvalidRedirectUri(), { error_description: problem });
+      },
+    },
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none',
       id_token_signed_response_alg: 'EdDSA',

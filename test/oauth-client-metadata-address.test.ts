@@ -1,0 +1,73 @@
+// A client_id naming a metadata document on this machine or its private network is refused before
+// the system connects anywhere: with the system's own fetch (no suite hooks), a client_id on a TCP
+// server on loopback — by address, by a name resolving to it, in IPv4-mapped form — is refused as
+// the client's OAuth error while the server sees no connection at all, and the answer takes the
+// same short time whether a silent server listens on the port or nothing does (no port probe).
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { followRedirects } from './helpers/oidc-identity-provider.js';
+import { startTestSystem, type TestSystem } from './helpers/test-system.js';
+
+const REDIRECT = 'http://127.0.0.1:9/callback';
+
+describe('client ID metadata documents on special-use addresses', () => {
+  let sys: TestSystem;
+  let silent: Server;
+  let connections = 0;
+  let closedPort: number;
+  beforeAll(async () => {
+    silent = createServer((socket) => {
+      connections++;
+      socket.on('error', () => undefined);
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    sys = await startTestSystem({ env: { MCP_PORT: '0' } });
+  });
+  afterAll(async () => {
+    await sys?.stop();
+    await new Promise((resolve) => silent?.close(resolve));
+  });
+
+  /** The authorization request of a client named `clientId`, answered without following the client's redirect. */
+  async function authorize(clientId: string) {
+    const url = new URL(`${sys.settingsUrl}/oauth/auth`);
+    for (const [k, v] of Object.entries({
+      client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'profile:read', resource: sys.mcpUrl!,
+      code_challenge: createHash('sha256').update(randomBytes(32)).digest('base64url'), code_challenge_method: 'S256',
+    })) url.searchParams.set(k, v);
+    const started = performance.now();
+    const answer = await followRedirects(url.href, new Map(), () => true);
+    return { ...answer, ms: performance.now() - started };
+  }
+
+  it.each([
+    ['by address', (port: number) => `https://127.0.0.1:${port}/c.json`],
+    ['by a name that resolves to loopback', (port: number) => `https://localhost:${port}/c.json`],
+    ['in IPv4-mapped IPv6 form', (port: number) => `https://[::ffff:127.0.0.1]:${port}/c.json`],
+  ])('refuses a client_id on a loopback server %s, which sees no connection', async (_case, clientIdFor) => {
+    const before = connections;
+    const answer = await authorize(clientIdFor((silent.address() as AddressInfo).port));
+    expect(answer.status).toBe(400);
+    expect(answer.location).toBeNull();
+    expect(answer.text).toContain('invalid_client: client_id metadata document fetch failed');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(connections).toBe(before);
+  });
+
+  it('answers as fast whether a silent server listens on the port or nothing does', async () => {
+    const listening = await authorize(`https://127.0.0.1:${(silent.address() as AddressInfo).port}/open.json`);
+    const nothing = await authorize(`https://127.0.0.1:${closedPort}/closed.json`);
+    for (const answer of [listening, nothing]) {
+      expect(answer.status).toBe(400);
+      // A connection attempt to the silent server would wait for the provider's 2.5 s timeout.
+      expect(answer.ms).toBeLessThan(1000);
+    }
+    expect(connections).toBe(0);
+  });
+});
