@@ -12,7 +12,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { loadConfig } from '../../services/kit/config.js';
 import { createLogger } from '../../services/kit/logger.js';
 import { mcpResourceUrlOf } from '../../services/kit/mcp-resource.js';
-import { connectRedis } from '../../services/kit/redis.js';
+import { connectRedis, redisBoundsOf } from '../../services/kit/redis.js';
 import { fromRemote } from '../../gateway/core/api-error.js';
 import { credentialOf } from '../../gateway/core/credentials.js';
 import { buildMcpServer, freshRequestId } from '../../gateway/mcp/tools.js';
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   // Logs to stderr (fd 2): stdout is the protocol.
   const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, pino.destination(2));
   // With REDIS_URL the limits are shared with the gateway replicas; otherwise kept in this process.
-  const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL) : undefined;
+  const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL, { bounds: redisBoundsOf(config) }) : undefined;
   const limiter = edgeLimiter(config, redis);
 
   try {

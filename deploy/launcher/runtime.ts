@@ -32,7 +32,8 @@ import { startGrpcServer, type AnyServiceRegistration, type RunningGrpcServer } 
 import type { Logger } from '../../services/kit/logger.js';
 import { metrics } from '../../services/kit/metrics.js';
 import { MemoryCredentialStamps, RedisCredentialStamps } from '../../services/kit/credential-stamps.js';
-import { connectRedis, type Redis } from '../../services/kit/redis.js';
+import { connectRedis, redisBoundsOf, type Redis } from '../../services/kit/redis.js';
+import { DependencyState } from '../../services/kit/dependencies/state.js';
 import { loadSecrets, type ServerSecrets } from '../../services/kit/secrets.js';
 import type { ServiceDeps } from '../../services/kit/service-deps.js';
 import { startSettingsSurface } from './settings-surface.js';
@@ -181,12 +182,14 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
       ...(settingsListener && { SETTINGS_PORT: (settingsListener.address() as AddressInfo).port }),
     };
     const checks: ReadinessChecks = {};
+    // Redis and the store log their outages here, once per change (services/kit/dependencies/state.ts).
+    const stateOf = (dependency: 'redis' | 'database') => new DependencyState(dependency, { logger, repeatMs: config.DEPENDENCY_LOG_REPEAT_SECONDS * 1000 });
     let db: Database | undefined;
     // Services keep their schemas here; the gateway keeps its idempotency records.
     // An edge surface (REST or MCP) keeps idempotency records in the edge schema.
     const edgeHere = roles.has('gateway') || roles.has('mcp');
     if (localServices.length > 0 || edgeHere) {
-      db = await openDatabase(config);
+      db = await openDatabase(config, stateOf('database'));
       const opened = db;
       stops.push(() => opened.close());
       const applied = await migrateAll(db, edgeHere ? [...localServices, 'edge'] : localServices);
@@ -203,7 +206,7 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     });
     let redis: Redis | undefined;
     if (config.REDIS_URL && (edgeHere || roles.has('identity'))) {
-      redis = await connectRedis(config.REDIS_URL);
+      redis = await connectRedis(config.REDIS_URL, { bounds: redisBoundsOf(config), state: stateOf('redis') });
       const connected = redis;
       stops.push(async () => void connected.disconnect());
       checks.redis = async () => (await connected.ping()) === 'PONG';
@@ -290,7 +293,7 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
       stops.push(() => mcp.close());
       result.mcpUrl = mcp.endpoint;
     }
-    const admin = await startAdminServer(config.HOST, config.ADMIN_PORT, checks);
+    const admin = await startAdminServer(config.HOST, config.ADMIN_PORT, checks, config.READINESS_TIMEOUT_MS);
     stops.push(() => admin.close());
     result.adminUrl = admin.url;
     return result;

@@ -2,6 +2,7 @@
 // fields the spec names. Failures from services are translated by one table (fromRemote).
 import { Status } from 'nice-grpc';
 import { readRemoteError } from '../../services/kit/grpc/errors.js';
+import { isDependencyUnavailable } from '../../services/kit/dependencies/unavailable.js';
 
 export class ApiError extends Error {
   constructor(
@@ -33,6 +34,7 @@ const STATUS_OF_CODE: Record<string, number> = {
   rate_limited: 429,
   internal: 500,
   search_unavailable: 502,
+  unavailable: 503,
 };
 
 /** When a service sends an unknown code (new codes may be added), its gRPC status decides. */
@@ -54,15 +56,31 @@ export function statusOfCode(code: string): number | undefined {
   return STATUS_OF_CODE[code];
 }
 
+/** A dependency (Redis, the store, a service) cannot answer now: retry in a second. */
+export function dependencyUnavailable(): ApiError {
+  return new ApiError(503, 'unavailable', 'a backend service is unavailable; retry shortly', {}, { 'retry-after': '1' });
+}
+
+/**
+ * A failure whose cause is logged once per outage where the dependency is seen (its state,
+ * services/kit/dependencies/state.ts), so a request failing on it logs nothing of its own: this
+ * process's Redis or store, or a service's (code `unavailable` over gRPC).
+ */
+export function isLoggedAsOutage(error: unknown): boolean {
+  return isDependencyUnavailable(error) || readRemoteError(error)?.code === 'unavailable';
+}
+
 /**
  * Translates a failed internal call. Domain failures keep their code and message; an unknown code
- * passes through leniently; anything else (a crash, a lost connection) becomes a bare 500 or 502
- * that reveals nothing of the internals.
+ * passes through leniently; a dependency that cannot answer now (a service not reached in time, a
+ * service's or this process's Redis or store) becomes 503 `unavailable` with Retry-After; anything
+ * else (a crash) becomes a bare 500 that reveals nothing of the internals.
  */
 export function fromRemote(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const remote = readRemoteError(error);
-  if (!remote) return new ApiError(500, 'internal', 'internal error');
+  if (!remote) return isDependencyUnavailable(error) ? dependencyUnavailable() : new ApiError(500, 'internal', 'internal error');
+  if (remote.code === 'unavailable') return dependencyUnavailable();
   if (remote.code) {
     const status = STATUS_OF_CODE[remote.code] ?? STATUS_OF_GRPC[remote.status] ?? 500;
     const extras: Record<string, unknown> = {};
@@ -82,8 +100,6 @@ export function fromRemote(error: unknown): ApiError {
       ? new ApiError(500, 'internal', 'internal error')
       : new ApiError(status, remote.code, remote.message, extras);
   }
-  if (remote.status === Status.UNAVAILABLE || remote.status === Status.DEADLINE_EXCEEDED) {
-    return new ApiError(503, 'unavailable', 'a backend service is unavailable; retry shortly', {}, { 'retry-after': '1' });
-  }
+  if (remote.status === Status.UNAVAILABLE || remote.status === Status.DEADLINE_EXCEEDED) return dependencyUnavailable();
   return new ApiError(500, 'internal', 'internal error');
 }

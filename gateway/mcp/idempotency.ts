@@ -12,7 +12,7 @@
 import { CredentialKind } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { Database } from '../../services/kit/db/database.js';
 import type { Logger } from '../../services/kit/logger.js';
-import { ApiError, fromRemote } from '../core/api-error.js';
+import { ApiError, fromRemote, isLoggedAsOutage } from '../core/api-error.js';
 import type { CallerContext } from '../core/edge.js';
 import { bodyFingerprint } from '../core/idempotency/fingerprint.js';
 import { checkIdempotencyKey, isStoredOutcome } from '../core/idempotency/policy.js';
@@ -68,7 +68,7 @@ export class McpIdempotency {
         fingerprint,
       );
     } catch (err) {
-      this.logger?.error({ err }, 'idempotency claim failed');
+      if (!isLoggedAsOutage(err)) this.logger?.error({ err }, 'idempotency claim failed'); // an outage: logged once by the store's state
       throw new ApiError(503, 'unavailable', 'idempotency records are unavailable; retry shortly');
     }
     switch (result.kind) {

@@ -13,7 +13,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { Logger } from '../../services/kit/logger.js';
 import { inStep } from '../../services/kit/telemetry.js';
-import { ApiError, fromRemote } from '../core/api-error.js';
+import { ApiError, fromRemote, isLoggedAsOutage } from '../core/api-error.js';
 import type { RateLimitClass } from '../core/contract/schemas.js';
 import type { RateLimiter } from '../core/rate-limit/limiter.js';
 import { refusalMessage } from '../core/rate-limit/refusal.js';
@@ -35,7 +35,8 @@ async function checkRateLimit(limiter: RateLimiter, caller: Caller, _rateLimit: 
   try {
     decision = await limiter.check({ credentialId: caller.credentialId, rateTier: caller.rateTier, requestedRate: caller.requestedRate });
   } catch (err) {
-    logger?.error({ err }, 'rate limiter unavailable');
+    // Redis's outage is logged once by its state (services/kit/redis.ts); anything else here.
+    if (!isLoggedAsOutage(err)) logger?.error({ err }, 'rate limiter unavailable');
     throw new ApiError(503, 'unavailable', 'rate limiting is unavailable; retry shortly');
   }
   if (!decision.allowed) {
@@ -71,7 +72,7 @@ export async function callTool(deps: ToolDeps, spec: ToolSpec, args: ToolArgs): 
       return await runChecked(deps, spec, args, requestId);
     } catch (error) {
       const apiError = fromRemote(error);
-      if (apiError.status >= 500 && !(error instanceof ApiError)) deps.logger?.error({ err: error, tool: spec.name }, 'tool failed');
+      if (apiError.status >= 500 && !(error instanceof ApiError) && !isLoggedAsOutage(error)) deps.logger?.error({ err: error, tool: spec.name }, 'tool failed');
       // A tool error is a result, not a throw: the span says which one, and fails only on a 5xx.
       span.setAttribute(TOOL_ATTR.errorType, apiError.code);
       if (apiError.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: apiError.message });

@@ -36,7 +36,8 @@ export function frameworkErrors(edge: Edge) {
     };
     answer().then(
       (apiError) => {
-        if (apiError.status >= 500) request.log.error({ err: error }, 'routing failed');
+        // 503: a dependency's outage, logged once by its state (services/kit/dependencies/state.ts).
+        if (apiError.status >= 500 && apiError.status !== 503) request.log.error({ err: error }, 'routing failed');
         sendError(request, reply, apiError);
       },
       (err: unknown) => {

@@ -29,8 +29,20 @@ const schema = z.object({
   // Named statements on PostgreSQL (services/kit/db/prepared-statements.ts); off behind a pooler
   // in transaction mode (PgBouncer), which cannot keep a session's prepared statements.
   DATABASE_PREPARED_STATEMENTS: onOff.default('on'),
+  // Bounds of the store's calls (PostgreSQL; docs/OPERATIONS.md "When Redis or PostgreSQL is down"):
+  // the longest wait for a connection, and the longest run of one statement (0: none).
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   DATA_DIR: z.string().min(1).default('./.data'),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected a redis:// URL').optional(),
+  // redis:// or rediss://, or a unix socket as redis+unix:///path/to/redis.sock (or unix://…).
+  REDIS_URL: z.string().regex(/^(rediss?:\/\/|(redis\+)?unix:\/\/\/)/, 'expected a redis://, rediss:// or redis+unix:/// URL').optional(),
+  // Bounds of Redis: the longest wait for one command's answer and for a connection.
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  REDIS_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  // The longest /readyz waits for one check; a check past it counts as failing.
+  READINESS_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(2000),
+  // How often a dependency that stays down is logged again while calls keep failing.
+  DEPENDENCY_LOG_REPEAT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(30),
   // Prefix of every rate-limit key in Redis: deployments (or test runs) sharing one Redis keep
   // their buckets apart by giving each its own.
   RATE_LIMIT_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'expected up to 64 letters, digits, _ : . -').default('rl:'),

@@ -3,7 +3,7 @@
 // a 5xx never carries internals, and no message quotes the request's path or input back.
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../core/api-error.js';
+import { ApiError, fromRemote, isLoggedAsOutage } from '../../core/api-error.js';
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
@@ -39,8 +39,12 @@ function fromFastify(error: FastifyError): ApiError {
 export default fp(
   async (app) => {
     app.setErrorHandler((error: FastifyError, request, reply) => {
-      const apiError = error instanceof ApiError ? error : fromFastify(error);
-      if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+      // A dependency that cannot answer (Redis, the store, a service) is this request's 503 with
+      // Retry-After; its outage is logged once where it is seen (services/kit/dependencies/state.ts),
+      // not here for every request. A 503 `unavailable` is only ever such an outage.
+      const apiError = error instanceof ApiError ? error : isLoggedAsOutage(error) ? fromRemote(error) : fromFastify(error);
+      const outage = apiError.status === 503 && apiError.code === 'unavailable';
+      if (apiError.status >= 500 && !outage) request.log.error({ err: error }, 'request failed');
       return sendError(request, reply, apiError);
     });
     app.setNotFoundHandler((request, reply) =>

@@ -18,7 +18,7 @@ import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CredentialKind } from '../../../proto/gen/expertnet/common/v1/common.js';
 import type { Database } from '../../../services/kit/db/database.js';
-import { ApiError } from '../../core/api-error.js';
+import { ApiError, isLoggedAsOutage } from '../../core/api-error.js';
 import { bodyFingerprint } from '../../core/idempotency/fingerprint.js';
 import { checkIdempotencyKey, errorCodeOf, isStoredOutcome, operationHeaders } from '../../core/idempotency/policy.js';
 import { IdempotencyStore, type Claim, type RecordScope } from '../../core/idempotency/store.js';
@@ -119,7 +119,7 @@ export default fp<IdempotencyPluginOptions>(
       try {
         result = await store.claim(scope, fingerprint);
       } catch (err) {
-        request.log.error({ err }, 'idempotency claim failed');
+        if (!isLoggedAsOutage(err)) request.log.error({ err }, 'idempotency claim failed'); // an outage: logged once by the store's state
         throw unavailable();
       }
 
@@ -206,7 +206,9 @@ export default fp<IdempotencyPluginOptions>(
         (purged) => {
           if (purged > 0) request.log.info({ purged }, 'expired idempotency records purged');
         },
-        (err: unknown) => request.log.warn({ err }, 'idempotency purge failed'),
+        (err: unknown) => {
+          if (!isLoggedAsOutage(err)) request.log.warn({ err }, 'idempotency purge failed');
+        },
       );
     });
 

@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
-import { ApiError } from '../../core/api-error.js';
+import { ApiError, isLoggedAsOutage } from '../../core/api-error.js';
 import type { RateLimitDecision, RateLimiter, RateLimitKey } from '../../core/rate-limit/limiter.js';
 import { rateLimitHeaders } from '../../core/rate-limit/headers.js';
 import { refusalMessage } from '../../core/rate-limit/refusal.js';
@@ -44,8 +44,9 @@ export default fp<RateLimitPluginOptions>(
         decision = await checkCaller(limiter, request);
       } catch (err) {
         if (err instanceof ApiError) throw err; // the refreshed credential's own refusal
-        // Fail closed: without the shared limiter no request goes through unlimited.
-        request.log.error({ err }, 'rate limiter unavailable');
+        // Fail closed: without the shared limiter no request goes through unlimited. Redis's outage
+        // is logged once by its state (services/kit/redis.ts); anything else here.
+        if (!isLoggedAsOutage(err)) request.log.error({ err }, 'rate limiter unavailable');
         throw new ApiError(503, 'unavailable', 'rate limiting is unavailable; retry shortly', {}, { 'retry-after': '1' });
       }
       // Set before throwing: the error handler keeps headers already on the reply, so the 429

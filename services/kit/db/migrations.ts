@@ -31,6 +31,8 @@ export async function migrate(db: Database, schema: string, dir: string, onCheck
   const applied: string[] = [];
   for (const migration of readMigrations(dir)) {
     const ran = await db.transaction(async (tx) => {
+      // A migration may rewrite a large table: the statement bound of requests does not apply.
+      await tx.exec('SET LOCAL statement_timeout = 0');
       await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
       await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${schema};
         CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (

@@ -21,6 +21,8 @@ export const API_ERROR_STATUS = {
   community_over_quota: Status.FAILED_PRECONDITION,
   rate_limited: Status.RESOURCE_EXHAUSTED,
   search_unavailable: Status.UNAVAILABLE,
+  // A dependency of the service (Redis, the store) cannot answer now: the edge's 503 with Retry-After.
+  unavailable: Status.UNAVAILABLE,
   internal: Status.INTERNAL,
 } as const satisfies Record<string, Status>;
 
@@ -77,4 +79,9 @@ export function relayOrUnavailable(error: unknown): never {
 export function isUnavailable(error: unknown): boolean {
   const remote = readRemoteError(error);
   return remote !== undefined && !remote.code && (remote.status === Status.UNAVAILABLE || remote.status === Status.DEADLINE_EXCEEDED);
+}
+
+/** The failure a service's dependency (Redis, the store) could not answer: UNAVAILABLE with code `unavailable`. */
+export function dependencyUnavailableError(): RichServerError {
+  return domainError('unavailable', 'a dependency of the service is unavailable; retry shortly');
 }

@@ -8,6 +8,7 @@
 // process runs is answered by the worker itself, never by reading the job's row.
 import type { Logger } from '../logger.js';
 import type { LeasedQueue, LeasedRow } from './leased-queue.js';
+import { isDependencyUnavailable } from '../dependencies/unavailable.js';
 
 /** The claim a job is worked under, as its work sees it. */
 export interface Lease {
@@ -110,7 +111,9 @@ export function createLeasedWorker<Row extends LeasedRow, R>(options: LeasedWork
         log.info({ jobId: taken.id, attempt: taken.token }, 'job claimed by the background tick');
       }
     } catch (err) {
-      log.error({ err }, 'worker tick failed');
+      // The store down: its state logs the outage once (services/kit/dependencies/state.ts), and the
+      // next tick tries again.
+      if (!isDependencyUnavailable(err)) log.error({ err }, 'worker tick failed');
     } finally {
       ticking = false;
     }
