@@ -12,6 +12,8 @@ import { contentSecurityPolicy } from './csp.js';
 import { consentPage } from './consent-view.js';
 import { asUser, type SettingsContext } from './context.js';
 import { page } from './html.js';
+import { logProviderFailures, traceOAuthAnswer } from './oauth-answers.js';
+import { guardOAuthInput } from './oauth-input.js';
 import { PageError } from './page-error.js';
 import { currentUser } from './session.js';
 
@@ -22,6 +24,7 @@ type ProviderCallback = ReturnType<Provider['callback']>;
 
 /** Hands a request to the provider (its path made relative to /oauth, as a mounted app sees it). */
 function handOver(callback: ProviderCallback, request: FastifyRequest, reply: FastifyReply, path: string): void {
+  traceOAuthAnswer(request, reply);
   reply.hijack();
   const raw = request.raw as FastifyRequest['raw'] & { originalUrl?: string };
   raw.originalUrl = `${OAUTH_PATH}${path}`;
@@ -48,11 +51,11 @@ export function registerConsentRoutes(app: FastifyInstance, context: SettingsCon
   const provider = context.authorizationServer;
   if (!provider) return;
 
-  // The provider reads its own request bodies: nothing is parsed before it.
+  // Every request is checked before the provider reads it (oauth-input.ts).
   const callback = provider.callback();
+  logProviderFailures(provider, app.log);
   void app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    guardOAuthInput(scope);
     scope.all(OAUTH_PATH, (request, reply) => handOver(callback, request, reply, '/'));
     scope.all(`${OAUTH_PATH}/*`, (request, reply) => handOver(callback, request, reply, request.raw.url!.slice(OAUTH_PATH.length)));
     scope.get(`/.well-known/oauth-authorization-server${OAUTH_PATH}`, (request, reply) =>

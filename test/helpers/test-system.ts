@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GRPC_ADDRESS_VARIABLES, loadConfig, SERVICE_ROLES } from '../../services/kit/config.js';
-import { createLogger } from '../../services/kit/logger.js';
+import { createLogger, type Logger } from '../../services/kit/logger.js';
 import { generateSecrets, type ServerSecrets } from '../../services/kit/secrets.js';
 import { startSystem, type RunningSystem, type SystemHooks } from '../../deploy/launcher/runtime.js';
 import type { SeedInput } from '../../deploy/admin/seed-schema.js';
@@ -21,7 +21,7 @@ export interface TestSystem extends RunningSystem {
 }
 
 export async function startTestSystem(
-  options: { store?: StoreName; seed?: SeedInput; env?: Record<string, string>; hooks?: SystemHooks } = {},
+  options: { store?: StoreName; seed?: SeedInput; env?: Record<string, string>; hooks?: SystemHooks; logger?: Logger } = {},
 ): Promise<TestSystem> {
   const secrets = generateSecrets();
   const database = options.store === 'postgres' ? await freshPostgresDatabase() : undefined;
@@ -41,7 +41,7 @@ export async function startTestSystem(
     env.SEED_FILE = file;
   }
   const config = loadConfig(env);
-  const system = await startSystem(config, createLogger(config.LOG_LEVEL), options.hooks);
+  const system = await startSystem(config, options.logger ?? createLogger(config.LOG_LEVEL), options.hooks);
   for (const s of SERVICE_ROLES) env[GRPC_ADDRESS_VARIABLES[s]] = system.grpcAddresses[s];
   return {
     ...system,
