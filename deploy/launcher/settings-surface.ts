@@ -1,6 +1,7 @@
 // Starts the settings web app (gateway/settings) on SETTINGS_PORT: its cookies are signed with a
-// key derived from the server secrets (one per environment, the same across replicas), its cookies
-// are Secure when its public URL is https, its sessions follow the configured lifetimes, and it
+// key derived from the server secrets (one per environment, the same across replicas), and its
+// CSRF tokens bound to the session with another, its cookies are Secure (and __Host- prefixed)
+// when its public URL is https, its sessions follow the configured lifetimes, and it
 // offers sign-in at an OpenID Connect provider when SETTINGS_OIDC_ISSUER is set (the provider sends
 // people back to the public URL, known once the port is bound); without an external issuer it
 // serves the OAuth authorization server under /oauth, its state in the edge's schema.
@@ -62,6 +63,7 @@ export async function startSettingsSurface(
     }),
     ...(server && { server }),
     cookieSecret: createHmac('sha256', secrets.apiKeyPepper).update('settings-cookie-signing').digest('base64url'),
+    csrfKey: createHmac('sha256', secrets.apiKeyPepper).update('settings-csrf-binding').digest('base64url'),
     secureCookies: (config.SETTINGS_PUBLIC_URL ?? '').startsWith('https:'),
     session: { idleSeconds: config.SETTINGS_SESSION_IDLE_SECONDS, absoluteSeconds: config.SETTINGS_SESSION_MAX_SECONDS },
   });

@@ -4,11 +4,10 @@
 //   - helmet: a strict Content-Security-Policy (this origin's stylesheet and script only, no
 //     framing: frame-ancestors 'none'), and the other protective headers;
 //   - cookies, signed with a key derived from the server secrets; forms (urlencoded bodies);
-//   - CSRF: a token in every state-changing form, checked against a signed secret cookie;
+//   - CSRF: a token in every state-changing form, bound to the browser's session (csrf.ts);
 //   - routes: sign-in (a one-time link, or an OpenID Connect provider) and sign-out, the API keys,
 //     communities, credits and usage screens, the two assets.
 import fastifyCookie from '@fastify/cookie';
-import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
 import type { Server } from 'node:http';
@@ -18,6 +17,7 @@ import { earlyServerFactory } from '../core/early-server.js';
 import { requestIdFrom } from '../core/request-id.js';
 import { SETTINGS_CSS, SETTINGS_JS } from './assets.js';
 import type { SettingsContext } from './context.js';
+import { registerCsrf } from './csrf.js';
 import { renderError } from './errors.js';
 import { page, html } from './html.js';
 import { registerCommunityRoutes } from './communities-routes.js';
@@ -32,8 +32,10 @@ import { registerUsageRoutes } from './usage-routes.js';
 
 export interface SettingsAppOptions extends SettingsContext {
   logger: Logger;
-  /** Signs the CSRF secret cookie. */
+  /** Signs the app's cookies (the CSRF secret, the pre-session). */
   cookieSecret: string;
+  /** Keys the binding of CSRF tokens to a session (csrf.ts). */
+  csrfKey: string;
   /** A server already bound to the settings port (its URL names the OAuth issuer); else the app listens itself. */
   server?: Server;
 }
@@ -41,7 +43,7 @@ export interface SettingsAppOptions extends SettingsContext {
 const FORM_BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function buildSettingsApp(options: SettingsAppOptions): Promise<FastifyInstance> {
-  const { logger, cookieSecret, server, ...context } = options;
+  const { logger, cookieSecret, csrfKey, server, ...context } = options;
   const early = server && earlyServerFactory(server);
   const app = Fastify({
     ...(early && { serverFactory: early.serverFactory }),
@@ -61,9 +63,7 @@ export async function buildSettingsApp(options: SettingsAppOptions): Promise<Fas
   });
   await app.register(fastifyCookie, { secret: cookieSecret });
   await app.register(fastifyFormbody);
-  await app.register(fastifyCsrf, {
-    cookieOpts: { signed: true, httpOnly: true, sameSite: 'strict', path: '/', secure: context.secureCookies },
-  });
+  await registerCsrf(app, context, csrfKey);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

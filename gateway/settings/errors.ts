@@ -4,6 +4,7 @@
 // someone else), and anything unexpected as a bare 500 that reveals nothing.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { fromRemote } from '../core/api-error.js';
+import { CSRF_REFUSAL } from './csrf.js';
 import { html, page } from './html.js';
 import { FormError } from './mint-form.js';
 import { PageError } from './page-error.js';
@@ -15,7 +16,7 @@ function refusalOf(error: FastifyError | Error): { status: number; message: stri
   if (error instanceof FormError) return { status: 400, message: error.message };
   const code = (error as FastifyError).code;
   if (code && CSRF_CODES.has(code)) {
-    return { status: 403, message: 'This form was not sent from a page of this site, or the page is too old. Reload the page and try again.' };
+    return { status: 403, message: CSRF_REFUSAL };
   }
   const status = (error as FastifyError).statusCode;
   if (status && status >= 400 && status < 500) return { status, message: 'The request was not understood.' };

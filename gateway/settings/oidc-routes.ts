@@ -1,16 +1,16 @@
 // Sign-in at an external OpenID Connect provider (oidc-sign-in.ts), when one is configured: the
 // sign-in page offers it; /sign-in/oidc sends the browser to the provider with PKCE, a state and a
-// nonce kept in a short-lived signed cookie bound to this browser; the callback checks them, has
-// identity sign in the user the identity is linked to, and opens a session (the id rotates).
+// nonce kept in a short-lived signed cookie bound to this browser (__Host- prefixed behind TLS);
+// the callback checks them, has identity sign in the user the identity is linked to, and opens a
+// session (the id rotates).
 // Every refusal is a page that says what to do; no code, token or claim is logged.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { asEdge, type SettingsContext } from './context.js';
 import { ProviderAnswerRefused, ProviderUnavailable, type PendingSignIn } from './oidc-sign-in.js';
 import { PageError } from './page-error.js';
-import { afterSignIn, sessionIdOf, setSessionCookie } from './session.js';
+import { afterSignIn, hostCookieName, sessionIdOf, setSessionCookie } from './session.js';
 
 const PENDING_COOKIE = 'en_oidc';
-const PENDING_PATH = '/sign-in/oidc';
 /** How long the browser may stay at the provider before the sign-in must start again. */
 const PENDING_SECONDS = 600;
 /** An OAuth error code as RFC 6749 defines them (a crafted link cannot put other words on the page). */
@@ -27,8 +27,10 @@ function unavailable(): PageError {
 }
 
 export function registerOidcRoutes(app: FastifyInstance, context: SettingsContext): void {
-  const cookieOptions = { signed: true, httpOnly: true, sameSite: 'lax' as const, secure: context.secureCookies, path: PENDING_PATH };
-  const clearPending = (reply: FastifyReply) => reply.clearCookie(PENDING_COOKIE, cookieOptions);
+  // Path=/, as the __Host- prefix requires.
+  const pendingCookie = hostCookieName(context, PENDING_COOKIE);
+  const cookieOptions = { signed: true, httpOnly: true, sameSite: 'lax' as const, secure: context.secureCookies, path: '/' };
+  const clearPending = (reply: FastifyReply) => reply.clearCookie(pendingCookie, cookieOptions);
 
   app.get('/sign-in/oidc', async (_request, reply) => {
     if (!context.oidc) throw new PageError(404, 'Sign-in with an identity provider is not set up here: use a sign-in link.');
@@ -39,13 +41,13 @@ export function registerOidcRoutes(app: FastifyInstance, context: SettingsContex
       if (error instanceof ProviderUnavailable) throw unavailable();
       throw error;
     }
-    reply.setCookie(PENDING_COOKIE, JSON.stringify(started.pending), { ...cookieOptions, maxAge: PENDING_SECONDS });
+    reply.setCookie(pendingCookie, JSON.stringify(started.pending), { ...cookieOptions, maxAge: PENDING_SECONDS });
     return reply.redirect(started.url.href, 303);
   });
 
   app.get<{ Querystring: Record<string, string | string[] | undefined> }>('/sign-in/oidc/callback', async (request, reply) => {
     if (!context.oidc) throw new PageError(404, 'Sign-in with an identity provider is not set up here: use a sign-in link.');
-    const raw = request.cookies[PENDING_COOKIE];
+    const raw = request.cookies[pendingCookie];
     clearPending(reply);
     const unsigned = raw ? request.unsignCookie(raw) : undefined;
     let pending: PendingSignIn | undefined;

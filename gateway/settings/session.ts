@@ -4,8 +4,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { asEdge, type SettingsContext, type SignedInUser } from './context.js';
 
+/**
+ * A cookie's name: with the __Host- prefix behind TLS, so the browser accepts it only Secure, for
+ * the whole of this host (Path=/) and from this host alone (no Domain): a sibling subdomain cannot
+ * set or shadow it. Every cookie of the app is named through here.
+ */
+export function hostCookieName(context: SettingsContext, name: string): string {
+  return context.secureCookies ? `__Host-${name}` : name;
+}
+
 export function sessionCookieName(context: SettingsContext): string {
-  return context.secureCookies ? '__Host-en_settings' : 'en_settings';
+  return hostCookieName(context, 'en_settings');
 }
 
 export function setSessionCookie(context: SettingsContext, reply: FastifyReply, sessionId: string): void {
@@ -55,14 +64,14 @@ const RETURN_COOKIE = 'en_return';
 /** Remembers where to go after signing in (`next`, when it is a consent page), for 10 minutes. */
 export function rememberReturn(context: SettingsContext, reply: FastifyReply, next: unknown): void {
   if (typeof next === 'string' && RETURN_PATH.test(next)) {
-    reply.setCookie(RETURN_COOKIE, next, { httpOnly: true, sameSite: 'lax', secure: context.secureCookies, path: '/', maxAge: 600 });
+    reply.setCookie(hostCookieName(context, RETURN_COOKIE), next, { httpOnly: true, sameSite: 'lax', secure: context.secureCookies, path: '/', maxAge: 600 });
   }
 }
 
 /** Where a browser that just signed in goes: the remembered consent page (once), else its keys. */
 export function afterSignIn(context: SettingsContext, request: FastifyRequest, reply: FastifyReply): string {
-  const remembered = request.cookies[RETURN_COOKIE];
+  const remembered = request.cookies[hostCookieName(context, RETURN_COOKIE)];
   if (remembered === undefined) return '/keys';
-  reply.clearCookie(RETURN_COOKIE, { path: '/', secure: context.secureCookies, httpOnly: true, sameSite: 'lax' });
+  reply.clearCookie(hostCookieName(context, RETURN_COOKIE), { path: '/', secure: context.secureCookies, httpOnly: true, sameSite: 'lax' });
   return RETURN_PATH.test(remembered) ? remembered : '/keys';
 }

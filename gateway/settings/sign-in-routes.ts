@@ -3,6 +3,7 @@
 // it opens a new session (the previous one, if any, ends: the id rotates at sign-in).
 import type { FastifyInstance } from 'fastify';
 import { asEdge, type SettingsContext } from './context.js';
+import { sameOriginForm } from './csrf.js';
 import { csrfField, html, page } from './html.js';
 import { PageError } from './page-error.js';
 import { afterSignIn, clearSessionCookie, rememberReturn, sessionIdOf, setSessionCookie } from './session.js';
@@ -35,7 +36,7 @@ export function registerSignInRoutes(app: FastifyInstance, context: SettingsCont
     }));
   });
 
-  app.post<{ Body: { token?: string } }>('/sign-in/link', { preHandler: app.csrfProtection }, async (request, reply) => {
+  app.post<{ Body: { token?: string } }>('/sign-in/link', { preHandler: [sameOriginForm, app.csrfProtection] }, async (request, reply) => {
     const token = typeof request.body?.token === 'string' ? request.body.token : '';
     let sessionId: string;
     try {

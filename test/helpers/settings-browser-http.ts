@@ -74,6 +74,9 @@ export function csrfTokenOf(html: string): string {
 }
 
 export const SESSION_COOKIE = 'en_settings';
+/** The CSRF secret's cookie, and the signed-out browser's pre-session its sign-in forms are bound to (over http). */
+export const CSRF_COOKIE = 'en_csrf';
+export const PRE_SESSION_COOKIE = 'en_presession';
 
 /** One signed-in client per user id, in the order given. */
 export async function signedInClients<const T extends readonly string[]>(
