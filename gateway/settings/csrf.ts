@@ -4,8 +4,9 @@
 // and a page on another port of this host (or a sibling subdomain, over plain http) can plant a
 // cookie. So each token is also bound to what the browser holds that no other page can know: the
 // library's `userInfo`, keyed with a server secret (its hmacKey), is
-//   - the session id (the httpOnly session cookie) when the browser has a session: a token minted
-//     for another session, or for no session, does not verify;
+//   - the session id (the httpOnly session cookie's value) when the browser has one: a token minted
+//     for another session, or for no session, does not verify (the routes still have identity
+//     decide whether the session is live);
 //   - else its pre-session: a random id in a short-lived signed cookie, set with the first signed-out
 //     form (sign-in) this browser opens, so a token from one browser's page does not verify in
 //     another browser.
@@ -44,6 +45,7 @@ function bindingOf(context: SettingsContext, request: FastifyRequest): string {
   return preSession ? `pre:${preSession}` : '';
 }
 
+/** The pre-session a request's page minted, for a second token of the same page. */
 const minted = new WeakMap<FastifyRequest, string>();
 
 /** The binding a page's forms get: a browser with neither a session nor a pre-session gets a new pre-session. */
@@ -59,8 +61,8 @@ function bindingForPage(context: SettingsContext, request: FastifyRequest, reply
 }
 
 /**
- * Registers the protection: `app.csrfProtection` (a preHandler of every state-changing form, after
- * the session is resolved where there is one) and `reply.generateCsrf()` (a page's token).
+ * Registers the protection: `app.csrfProtection` (a preHandler of every state-changing form) and
+ * `reply.generateCsrf()` (a page's token).
  * `key` keys the tokens' binding: a server secret, the same across replicas.
  */
 export async function registerCsrf(app: FastifyInstance, context: SettingsContext, key: string): Promise<void> {
