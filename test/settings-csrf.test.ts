@@ -2,12 +2,13 @@
 // made for (a pair from an anonymous page, another user's session, or the same user's previous
 // session is refused: 403, nothing changes); a signed-out form's token only in the browser whose
 // pre-session it was made for, and never posted from another origin; the legitimate forms still
-// work; behind https every cookie carries the __Host- prefix. The same attacks from a page in a
-// real browser: settings-csrf-browser.test.ts.
+// work; behind https every cookie (the OpenID Connect sign-in's too) carries the __Host- prefix.
+// The same attacks from a page in a real browser: settings-csrf-browser.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { mintSignInLink } from '../deploy/launcher/sign-in-link.js';
 import { callAs } from '../services/kit/grpc/client.js';
+import { startIdentityProvider, type TestIdentityProvider } from './helpers/oidc-identity-provider.js';
 import { CSRF_COOKIE, csrfTokenOf, PRE_SESSION_COOKIE, SESSION_COOKIE, SettingsClient } from './helpers/settings-browser-http.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
@@ -119,11 +120,19 @@ describe('settings web app: CSRF tokens bound to the session', () => {
 });
 
 describe('settings web app behind https: every cookie carries the __Host- prefix', () => {
+  let idp: TestIdentityProvider;
   let sys: TestSystem;
   beforeAll(async () => {
-    sys = await startTestSystem({ seed, env: { SETTINGS_PUBLIC_URL: 'https://settings.example.test' } });
+    idp = await startIdentityProvider();
+    idp.register({ client_id: 'settings-app', token_endpoint_auth_method: 'none', redirect_uris: ['https://settings.example.test/sign-in/oidc/callback'] });
+    sys = await startTestSystem({
+      seed, env: { SETTINGS_PUBLIC_URL: 'https://settings.example.test', SETTINGS_OIDC_ISSUER: idp.issuer, SETTINGS_OIDC_CLIENT_ID: 'settings-app' },
+    });
   });
-  afterAll(async () => sys?.stop());
+  afterAll(async () => {
+    await sys?.stop();
+    await idp?.stop();
+  });
 
   /** The Set-Cookie line of `name`, checked to be a __Host- cookie: Secure, Path=/, no Domain. */
   function hostCookie(headers: Headers, name: string): string {
@@ -151,5 +160,12 @@ describe('settings web app behind https: every cookie carries the __Host- prefix
     hostCookie(signedIn.headers, 'en_settings');
     expect(signedIn.headers.getSetCookie().filter((c) => !c.startsWith('__Host-'))).toEqual([]);
     expect((await browser.submit('/keys', '/keys', { preset: 'read' })).status).toBe(201);
+  });
+
+  it('keeps an OpenID Connect sign-in in progress in a __Host- cookie', async () => {
+    const browser = new SettingsClient(sys.settingsUrl!);
+    const start = await browser.get('/sign-in/oidc');
+    expect(start.status).toBe(303);
+    hostCookie(start.headers, 'en_oidc');
   });
 });
