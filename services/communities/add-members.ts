@@ -11,6 +11,12 @@
 // normalized identifier (services/communities/member-write.repository.ts), so parallel adds of the
 // same person — in this community or any other — find one profile instead of creating two, and
 // the membership insert is ON CONFLICT DO NOTHING. No remote call happens inside a transaction.
+//
+// Whole or not at all: an item's transaction writes its profile, its membership (which is what makes
+// the person eligible for the community's enrichment runs) and the follow-up that owes the person's
+// search document (index-followup.ts), so a fault after the commit — search unreachable, the
+// process gone — leaves the document to the sweeper rather than losing it; an item that fails
+// before its commit writes nothing.
 import { randomUUID } from 'node:crypto';
 import { AddMemberStatus, type AddMemberItem, type AddMemberResult } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import type { RoleName } from '../kit/enums.js';
@@ -18,6 +24,7 @@ import { newId } from '../kit/ids.js';
 import { textProblem } from '../kit/request-text.js';
 import type { CommunitiesContext } from './communities-context.js';
 import type { Supplied } from './community.repository.js';
+import { createIndexFollowupRepository } from './index-followup.repository.js';
 import { createMemberWriteRepository, type MatchField, type MemberWriteRepository } from './member-write.repository.js';
 import { normalizeEmail, normalizeLinkedinUrl, normalizeOrcid, type Normalized } from './normalize.js';
 import { runCreateAccount } from './placeholders.js';
@@ -156,6 +163,8 @@ async function place(context: CommunitiesContext, communityId: string, role: Rol
       orcid: p.orcid?.value ?? null,
     };
     const added = await writes.insertMembershipIfAbsent(communityId, profileId, role, `src_${randomUUID()}`, supplied);
+    // The person's search document is owed from this commit on, added or already a member.
+    await createIndexFollowupRepository(tx).add(communityId, profileId);
     return { profileId, created, added };
   });
 }

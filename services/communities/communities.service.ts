@@ -189,7 +189,7 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
     // A bulk add answers each item on its own: an item's unstorable text rejects that item (add-members.ts).
     itemized: { addMembers: 'members' },
   };
-  // Finishes placeholder-account work and erasure follow-ups an add or erasure could not (task-sweeper.ts).
+  // Finishes placeholder-account work, an add's indexing and erasure follow-ups left undone (task-sweeper.ts).
   const sweeper = startTaskSweeper(context, { atStart: true });
   return { registration, stop: () => sweeper.stop() };
 }

@@ -5,6 +5,7 @@
 //   1. search:      this community's documents (embeddings) of the person;
 //   2. enrichment:  this community's enrichment data of the person;
 //   3. communities: one transaction — the membership (with the community's source identifier),
+//                   an add's pending search indexing of the person here (index-followup.ts),
 //                   a durable follow-up for step 4, and, for an unclaimed placeholder now in no
 //                   community, its profile row plus a durable task to delete its auth account;
 //   4. search and enrichment: once more, for a document indexed or a run's items created while
@@ -19,6 +20,7 @@ import type { CommunitiesContext } from './communities-context.js';
 import { domainError } from '../kit/grpc/errors.js';
 import { createErasureFollowupRepository } from './erasure-followup.repository.js';
 import { runErasureFollowup } from './erasure-followup.js';
+import { createIndexFollowupRepository } from './index-followup.repository.js';
 import { createMemberWriteRepository } from './member-write.repository.js';
 import { runDeleteAccount } from './placeholders.js';
 import { asCommunitiesService, relayOrUnavailable } from './remote.js';
@@ -58,6 +60,7 @@ export async function eraseMember(
     // Locked first: a concurrent add of this person (any community) waits, or finds no profile.
     const profile = await writes.lockProfile(profileId);
     const deleted = await writes.deleteMembership(communityId, profileId);
+    await createIndexFollowupRepository(tx).remove(communityId, [profileId]);
     await createErasureFollowupRepository(tx).add(communityId, profileId);
     if (!profile || profile.user_id || (await writes.hasAnyMembership(profileId))) return { deleted, cleanup: undefined };
     // An unclaimed placeholder in no community any more: its profile carries only what the

@@ -11,7 +11,7 @@ import { ADD_MEMBERS_MAX, addMembers as addEach } from './add-members.js';
 import type { CommunitiesContext } from './communities-context.js';
 import type { CommunityRow } from './community.repository.js';
 import { eraseMember } from './erasure.js';
-import { indexAddedMembers } from './search-index.js';
+import { indexAddedMembers } from './index-followup.js';
 import { isWriteOperation, requireWritable, requireWriteReach } from './write-gating.js';
 
 /** The role a bulk add grants: member (also when unspecified) or admin. Owner is never granted. */

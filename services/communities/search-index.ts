@@ -1,6 +1,7 @@
 // Keeps the search service's corpus in step with communities (docs/SEARCH.md "Corpus upkeep"). The
 // search service owns its corpus; communities only tells it what changed, as itself:
-//   - a membership (seed/operator upsert, bulk add) → that community's document of the person;
+//   - a membership (seed/operator upsert, bulk add) → that community's document of the person (a
+//     bulk add's indexing is durable: index-followup.ts);
 //   - a profile (seed/operator upsert, self-enrichment) → its document in every community it belongs
 //     to, and in the public corpus ('') exactly while it is public and claimed (otherwise it is
 //     taken out);
@@ -23,7 +24,6 @@ async function suppliedOf(context: CommunitiesContext, pairs: Array<{ communityI
 }
 import { profileTextMessage } from '../kit/profile-fields.js';
 import type { Document } from '../../proto/gen/expertnet/search/v1/search_service.js';
-import { AddMemberStatus, type AddMemberResult } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import type { ProfileRow, Supplied } from './community.repository.js';
 import type { CommunitiesContext } from './communities-context.js';
 import { asCommunitySees } from './member-view.js';
@@ -48,7 +48,7 @@ function documentOf(p: ProfileRow, communityId: string, enrichmentText = ''): Do
 }
 
 /** Indexes these members of one community. Failures are relayed (the caller decides). */
-export async function indexMemberships(context: CommunitiesContext, communityId: string, profileIds: string[], requestId: string): Promise<void> {
+export async function indexMemberships(context: CommunitiesContext, communityId: string, profileIds: string[], requestId: string | undefined): Promise<void> {
   const documents: Document[] = [];
   const ids = [...new Set(profileIds)];
   const supplied = await suppliedOf(context, ids.map((profileId) => ({ communityId, profileId })));
@@ -93,20 +93,6 @@ export async function indexProfile(context: CommunitiesContext, profileId: strin
   const options = await asCommunitiesService(context, requestId);
   if (documents.length > 0) await context.deps.clients.search.indexDocuments({ documents }, options).catch(relayOrUnavailable);
   if (!searchable) await context.deps.clients.search.removePublicDocument({ profileId }, options).catch(relayOrUnavailable);
-}
-
-/**
- * After a bulk add: indexes every person the add placed (added or already a member). The people
- * are members whatever happens here, so a failure is logged, not answered; applying the membership
- * again (or the next add of the person) indexes it.
- */
-export async function indexAddedMembers(context: CommunitiesContext, communityId: string, results: AddMemberResult[], requestId: string): Promise<void> {
-  const placed = results.filter((r) => r.status !== AddMemberStatus.ADD_MEMBER_STATUS_REJECTED && r.profileId).map((r) => r.profileId);
-  try {
-    await indexMemberships(context, communityId, placed, requestId);
-  } catch (err) {
-    context.deps.logger.warn({ err, requestId, communityId, people: placed.length }, 'search indexing after add failed');
-  }
 }
 
 export interface ReindexCounts {

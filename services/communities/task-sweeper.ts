@@ -1,9 +1,11 @@
 // The communities service's background sweeper: it finishes the durable work an add or an erasure
 // recorded in its transaction but could not complete inline (identity or another service
 // unreachable, or the process died between the commit and the call) — placeholder-account tasks
-// (placeholders.ts) and erasure follow-ups (erasure-followup.ts). Work younger than `graceMs` is
+// (placeholders.ts), an add's search indexing (index-followup.ts) and erasure follow-ups
+// (erasure-followup.ts). Work younger than `graceMs` is
 // left to its inline attempt. Several replicas may sweep at once: every piece of work is idempotent.
 import { sweepErasureFollowups } from './erasure-followup.js';
+import { sweepIndexFollowups } from './index-followup.js';
 import type { CommunitiesContext } from './communities-context.js';
 import { sweepPlaceholderTasks } from './placeholders.js';
 
@@ -29,6 +31,7 @@ export function startTaskSweeper(context: CommunitiesContext, options: SweeperOp
   const sweep = async () => {
     if (stopped) return;
     await sweepPlaceholderTasks(context, graceMs, shouldStop);
+    await sweepIndexFollowups(context, graceMs, shouldStop);
     await sweepErasureFollowups(context, graceMs, shouldStop);
   };
   const tick = () => {
