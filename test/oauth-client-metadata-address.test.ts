@@ -3,6 +3,8 @@
 // server on loopback — by address, by a name resolving to it, in IPv4-mapped form — is refused as
 // the client's OAuth error while the server sees no connection at all, and the answer takes the
 // same short time whether a silent server listens on the port or nothing does (no port probe).
+// The operator's switch for local development (OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_URLS=true) lets
+// the same request through to the server.
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +12,18 @@ import { followRedirects } from './helpers/oidc-identity-provider.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
+
+/** The authorization request of a client named `clientId`, answered without following the client's redirect. */
+async function authorizeAt(sys: TestSystem, clientId: string) {
+  const url = new URL(`${sys.settingsUrl}/oauth/auth`);
+  for (const [k, v] of Object.entries({
+    client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'profile:read', resource: sys.mcpUrl!,
+    code_challenge: createHash('sha256').update(randomBytes(32)).digest('base64url'), code_challenge_method: 'S256',
+  })) url.searchParams.set(k, v);
+  const started = performance.now();
+  const answer = await followRedirects(url.href, new Map(), () => true);
+  return { ...answer, ms: performance.now() - started };
+}
 
 describe('client ID metadata documents on special-use addresses', () => {
   let sys: TestSystem;
@@ -34,17 +48,7 @@ describe('client ID metadata documents on special-use addresses', () => {
     await new Promise((resolve) => silent?.close(resolve));
   });
 
-  /** The authorization request of a client named `clientId`, answered without following the client's redirect. */
-  async function authorize(clientId: string) {
-    const url = new URL(`${sys.settingsUrl}/oauth/auth`);
-    for (const [k, v] of Object.entries({
-      client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'profile:read', resource: sys.mcpUrl!,
-      code_challenge: createHash('sha256').update(randomBytes(32)).digest('base64url'), code_challenge_method: 'S256',
-    })) url.searchParams.set(k, v);
-    const started = performance.now();
-    const answer = await followRedirects(url.href, new Map(), () => true);
-    return { ...answer, ms: performance.now() - started };
-  }
+  const authorize = (clientId: string) => authorizeAt(sys, clientId);
 
   it.each([
     ['by address', (port: number) => `https://127.0.0.1:${port}/c.json`],
@@ -69,5 +73,33 @@ describe('client ID metadata documents on special-use addresses', () => {
       expect(answer.ms).toBeLessThan(1000);
     }
     expect(connections).toBe(0);
+  });
+});
+
+describe('client ID metadata documents with OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_URLS=true', () => {
+  let sys: TestSystem;
+  let server: Server;
+  let connections = 0;
+  beforeAll(async () => {
+    server = createServer((socket) => {
+      connections++;
+      socket.on('error', () => undefined);
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    sys = await startTestSystem({ env: { MCP_PORT: '0', OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_URLS: 'true' } });
+  });
+  afterAll(async () => {
+    await sys?.stop();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  it('fetches from a loopback address: the server sees the connection (and, silent, times out)', async () => {
+    const answer = await authorizeAt(sys, `https://127.0.0.1:${(server.address() as AddressInfo).port}/c.json`);
+    // (The provider looks the client up, and so fetches, twice while refusing the request.)
+    expect(connections).toBeGreaterThanOrEqual(1);
+    expect(answer.status).toBe(400);
+    expect(answer.text).toContain('invalid_client: client_id metadata document fetch failed');
+    expect(answer.ms).toBeGreaterThan(2000);
   });
 });

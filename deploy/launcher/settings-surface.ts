@@ -41,6 +41,7 @@ function authorizationServerOf(config: Config, secrets: ServerSecrets, db: Query
     cookieKey: createHmac('sha256', secrets.apiKeyPepper).update('settings-oauth-cookie-signing').digest('base64url'),
     adapter: oauthStateAdapter(db),
     ...(fetch && { fetch }),
+    fetchPrivateAddresses: config.OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_URLS,
   });
 }
 

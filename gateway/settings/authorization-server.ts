@@ -37,6 +37,8 @@ export interface AuthorizationServerOptions {
    * passes one that reaches a document server on this machine under a public name.
    */
   fetch?: OutgoingFetch;
+  /** The default fetch may reach loopback and private addresses (OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_URLS). */
+  fetchPrivateAddresses?: boolean;
 }
 
 /** How long an access token lives (identity accepts at most an hour). */
@@ -51,7 +53,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const jwk = { ...createPrivateKey(options.signingKeyPem).export({ format: 'jwk' }), alg: 'EdDSA', use: 'sig', kid: 'local-oauth' };
   const configuration: Configuration = {
     adapter: options.adapter,
-    fetch: (options.fetch ?? guardedFetch()) as Configuration['fetch'],
+    fetch: (options.fetch ?? guardedFetch({ allowPrivateAddresses: options.fetchPrivateAddresses === true })) as Configuration['fetch'],
     jwks: { keys: [jwk] },
     cookies: { keys: [options.cookieKey] },
     scopes: ['openid', 'offline_access', ...SCOPES],

@@ -71,6 +71,9 @@ const schema = z.object({
   // The REST API's audience; unset: http://HOST:PORT/v1, with the port bound (public-urls.ts).
   OAUTH_AUDIENCE: z.string().min(1).optional(),
   OAUTH_JWKS_URL: z.string().url('expected the JWKS URL').optional(),
+  // Local development only: the authorization server may fetch client ID metadata documents (and
+  // other URLs a client names) from loopback and private addresses (gateway/settings/guarded-fetch.ts).
+  OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   // MCP surface (docs/MCP.md): the Host and Origin values it accepts (DNS-rebinding protection;
   // unset: localhost forms only) and its public resource URL (unset: built from HOST and MCP_PORT).
   MCP_ALLOWED_HOSTS: z.string().default('').transform((s) => s.split(',').map((h) => h.trim()).filter(Boolean)),
