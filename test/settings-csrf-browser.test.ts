@@ -5,6 +5,8 @@
 // state-changing form of the app, the victim's browser gets the 403 page and nothing changes: the
 // token is bound to the victim's session (or, signed out, the form refuses another origin's post).
 import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
@@ -42,6 +44,8 @@ interface StolenPair {
 /** A state-changing form: where it posts and what, once the victim's page is ready (`prepare`). */
 interface Form {
   name: string;
+  /** The route it posts to, as the app declares it. */
+  route: string;
   signedOut?: boolean;
   prepare(page: Page): Promise<{ path: string; fields: Record<string, string> }>;
 }
@@ -140,28 +144,37 @@ describe('settings web app in a browser: forged forms from another port of the s
   }
 
   const FORMS: Form[] = [
-    { name: 'key mint', prepare: async () => ({ path: '/keys', fields: { preset: 'read', name: 'forged' } }) },
-    { name: 'key revoke', prepare: async () => ({ path: '/keys/k_ada/revoke', fields: {} }) },
-    { name: 'connected application revoke', prepare: async () => ({ path: `/grants/${grantId}/revoke`, fields: {} }) },
-    { name: 'global-search wallet preference', prepare: async () => ({ path: '/credits/preference', fields: { wallet: 'user:u_ada' } }) },
-    { name: 'API writes on', prepare: async () => ({ path: '/communities/c_off/writes', fields: { enabled: 'on', attest: 'yes' } }) },
-    { name: 'API writes off', prepare: async () => ({ path: '/communities/c_on/writes', fields: { enabled: 'off' } }) },
-    { name: 'own just-in-time consent off', prepare: async () => ({ path: '/jit-consent', fields: { enabled: 'off' } }) },
-    { name: "an organization's just-in-time consent on", prepare: async () => ({ path: '/jit-consent', fields: { enabled: 'on', organization: 'o_lab' } }) },
-    { name: 'consent request approve', prepare: async () => ({ path: `/consent/${consentId}`, fields: { decision: 'approve' } }) },
-    { name: 'consent request deny', prepare: async () => ({ path: `/consent/${consentId}`, fields: { decision: 'deny' } }) },
-    { name: 'OAuth consent approve', prepare: (page) => consentForm(page, 'approve') },
-    { name: 'OAuth consent deny', prepare: (page) => consentForm(page, 'deny') },
-    { name: 'sign-out', prepare: async () => ({ path: '/sign-out', fields: {} }) },
-    { name: "sign-in with the attacker's link, signed in", prepare: async () => ({ path: '/sign-in/link', fields: { token: await signInLinkOfMallory() } }) },
-    { name: "sign-in with the attacker's link, signed out", signedOut: true, prepare: async () => ({ path: '/sign-in/link', fields: { token: await signInLinkOfMallory() } }) },
+    { name: 'key mint', route: '/keys', prepare: async () => ({ path: '/keys', fields: { preset: 'read', name: 'forged' } }) },
+    { name: 'key revoke', route: '/keys/:id/revoke', prepare: async () => ({ path: '/keys/k_ada/revoke', fields: {} }) },
+    { name: 'connected application revoke', route: '/grants/:id/revoke', prepare: async () => ({ path: `/grants/${grantId}/revoke`, fields: {} }) },
+    { name: 'global-search wallet preference', route: '/credits/preference', prepare: async () => ({ path: '/credits/preference', fields: { wallet: 'user:u_ada' } }) },
+    { name: 'API writes on', route: '/communities/:id/writes', prepare: async () => ({ path: '/communities/c_off/writes', fields: { enabled: 'on', attest: 'yes' } }) },
+    { name: 'API writes off', route: '/communities/:id/writes', prepare: async () => ({ path: '/communities/c_on/writes', fields: { enabled: 'off' } }) },
+    { name: 'own just-in-time consent off', route: '/jit-consent', prepare: async () => ({ path: '/jit-consent', fields: { enabled: 'off' } }) },
+    { name: "an organization's just-in-time consent on", route: '/jit-consent', prepare: async () => ({ path: '/jit-consent', fields: { enabled: 'on', organization: 'o_lab' } }) },
+    { name: 'consent request approve', route: '/consent/:id', prepare: async () => ({ path: `/consent/${consentId}`, fields: { decision: 'approve' } }) },
+    { name: 'consent request deny', route: '/consent/:id', prepare: async () => ({ path: `/consent/${consentId}`, fields: { decision: 'deny' } }) },
+    { name: 'OAuth consent approve', route: '/authorize/:uid', prepare: (page) => consentForm(page, 'approve') },
+    { name: 'OAuth consent deny', route: '/authorize/:uid', prepare: (page) => consentForm(page, 'deny') },
+    { name: 'sign-out', route: '/sign-out', prepare: async () => ({ path: '/sign-out', fields: {} }) },
+    { name: "sign-in with the attacker's link, signed in", route: '/sign-in/link', prepare: async () => ({ path: '/sign-in/link', fields: { token: await signInLinkOfMallory() } }) },
+    { name: "sign-in with the attacker's link, signed out", route: '/sign-in/link', signedOut: true, prepare: async () => ({ path: '/sign-in/link', fields: { token: await signInLinkOfMallory() } }) },
   ];
+
+  it('covers every state-changing route the app declares', () => {
+    const dir = join(import.meta.dirname, '..', 'gateway/settings');
+    const declared = readdirSync(dir).filter((f) => f.endsWith('-routes.ts'))
+      .flatMap((f) => [...readFileSync(join(dir, f), 'utf8').matchAll(/app\.(?:post|put|patch|delete)(?:<.*?>)?\('([^']+)'/g)].map((m) => m[1]!));
+    expect(declared.length).toBeGreaterThan(0);
+    expect([...new Set(declared)].sort()).toEqual([...new Set(FORMS.map((f) => f.route))].sort());
+  });
 
   it.each(FORMS)('refuses a forged $name (403) and changes nothing', async (form) => {
     const page = await victimPage(!form.signedOut);
     try {
       for (const pair of [await anonymousPair(), await attackersSessionPair()]) {
         const { path, fields } = await form.prepare(page);
+        expect(path).toMatch(new RegExp(`^${form.route.replace(/:\w+/g, '[^/]+')}$`));
         const before = await storedState();
         const action = `${suite.sys.settingsUrl}${path}`;
         const answered = page.waitForResponse((r) => r.url() === action && r.request().method() === 'POST');
