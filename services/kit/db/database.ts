@@ -19,10 +19,18 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
 }
 
+export interface TransactionOptions {
+  /**
+   * The transaction's own bound of one statement (ms; 0: none) in place of the store's
+   * (DATABASE_STATEMENT_TIMEOUT_MS): migrations, which may rewrite a large table. PostgreSQL only.
+   */
+  statementTimeoutMs?: number;
+}
+
 export interface Database extends Queryable {
   readonly engine: 'postgres' | 'pglite';
   /** Runs fn in one transaction: committed when fn resolves, rolled back when it throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
 }
 

@@ -30,9 +30,8 @@ export async function migrate(db: Database, schema: string, dir: string, onCheck
   if (!/^[a-z_]+$/.test(schema)) throw new Error(`bad schema name ${schema}`);
   const applied: string[] = [];
   for (const migration of readMigrations(dir)) {
+    // A migration may rewrite a large table: the statement bound of requests does not apply.
     const ran = await db.transaction(async (tx) => {
-      // A migration may rewrite a large table: the statement bound of requests does not apply.
-      await tx.exec('SET LOCAL statement_timeout = 0');
       await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
       await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${schema};
         CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
@@ -45,7 +44,7 @@ export async function migrate(db: Database, schema: string, dir: string, onCheck
         migration.name,
       ]);
       return true;
-    });
+    }, { statementTimeoutMs: 0 });
     if (ran) applied.push(migration.name);
     onChecked?.(migration.name);
   }
