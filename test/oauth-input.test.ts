@@ -83,6 +83,12 @@ describe.each(storeNames())('the authorization server’s input on %s', (store) 
     const basic = `Basic ${Buffer.from('%00:secret').toString('base64')}`;
     await expectRefused(form('/oauth/token', 'grant_type=client_credentials', { authorization: basic }), ['invalid_request'], /client_id .*NUL/);
     await expectRefused(request(sys.settingsUrl!, 'GET', '/oauth/reg/%00'), ['invalid_request'], /path .*NUL/);
+    await expectRefused(request(sys.settingsUrl!, 'PUT', '/oauth/reg/%00', { body: registration() }), ['invalid_request'], /path .*NUL/);
+  });
+
+  it('refuses a path the router cannot decode as the authorization server would: 400 JSON with the request id', async () => {
+    await expectRefused(request(sys.settingsUrl!, 'GET', '/oauth/%ZZ'), ['invalid_request'], /path is not valid percent-encoded UTF-8/);
+    await expectRefused(request(sys.settingsUrl!, 'GET', '/oauth/reg/%E0%80%AF'), ['invalid_request'], /percent-encoded UTF-8/);
   });
 
   it('refuses a form body that is not UTF-8, and one over the provider’s limit', async () => {

@@ -19,6 +19,7 @@ import { SETTINGS_CSS, SETTINGS_JS } from './assets.js';
 import type { SettingsContext } from './context.js';
 import { registerCsrf } from './csrf.js';
 import { renderError } from './errors.js';
+import { settingsFrameworkErrors } from './framework-errors.js';
 import { page, html } from './html.js';
 import { registerCommunityRoutes } from './communities-routes.js';
 import { registerConsentRoutes } from './consent-routes.js';
@@ -51,6 +52,7 @@ export async function buildSettingsApp(options: SettingsAppOptions): Promise<Fas
     bodyLimit: FORM_BODY_LIMIT_BYTES,
     genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
+    frameworkErrors: settingsFrameworkErrors,
   }) as unknown as FastifyInstance;
   // A server bound early answers 503 until every route is registered (early-server.ts).
   if (early) app.addHook('onReady', async () => early.serveWhenReady());

@@ -96,19 +96,32 @@ function checkBasicCredentials(authorization: string | undefined): void {
   if (colon !== -1) check('client_secret', decoded(credentials.slice(colon + 1), true));
 }
 
+/** An OAuth error for input the provider may not be handed. */
+export interface InputRefusal {
+  error: 'invalid_request' | 'invalid_client_metadata';
+  description: string;
+}
+
 /** Why the request may not reach the provider, or undefined when it may. */
-export function oauthInputProblem(request: FastifyRequest): string | undefined {
+export function oauthInputProblem(request: FastifyRequest): InputRefusal | undefined {
+  const url = request.raw.url ?? '/';
+  const q = url.indexOf('?');
   try {
-    const url = request.raw.url ?? '/';
-    const q = url.indexOf('?');
     for (const segment of (q === -1 ? url : url.slice(0, q)).split('/')) check('the path', decoded(segment, false));
     if (q !== -1) checkForm(url.slice(q + 1));
     checkBasicCredentials(request.headers.authorization);
+  } catch (error) {
+    if (error instanceof InputRefused) return { error: 'invalid_request', description: error.message };
+    throw error;
+  }
+  try {
     if (Buffer.isBuffer(request.body)) checkBody(request, request.body);
     return undefined;
   } catch (error) {
-    if (error instanceof InputRefused) return error.message;
-    throw error;
+    if (!(error instanceof InputRefused)) throw error;
+    // A registration's body is its client metadata (RFC 7591 §3.2.2).
+    const registration = /^\/oauth\/reg(\/|\?|$)/.test(url);
+    return { error: registration ? 'invalid_client_metadata' : 'invalid_request', description: error.message };
   }
 }
 
@@ -127,10 +140,7 @@ export function guardOAuthInput(scope: FastifyInstance): void {
   scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
   scope.addHook('preHandler', async (request, reply) => {
     const problem = oauthInputProblem(request);
-    if (problem) {
-      const registration = request.method !== 'GET' && /^\/oauth\/reg(\/|\?|$)/.test(request.raw.url ?? '') && Buffer.isBuffer(request.body);
-      return refuse(request, reply, 400, registration ? 'invalid_client_metadata' : 'invalid_request', problem);
-    }
+    if (problem) return refuse(request, reply, 400, problem.error, problem.description);
     if (Buffer.isBuffer(request.body)) (request.raw as typeof request.raw & { body?: Buffer }).body = request.body;
     return undefined;
   });
