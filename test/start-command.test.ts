@@ -1,6 +1,7 @@
 // The operator contract's first command: `npm start` (deploy/launcher/main.ts) on an empty data folder
 // seeds the demo data, prints the REST URL and a demo key that works, stops cleanly on SIGTERM,
-// and on the next start keeps its data (and the key) without seeding again.
+// and on the next start keeps its data (and the key) without seeding again, printing instead the
+// admin commands that make a new sign-in link and a new key.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseListenReport, type ListenReport } from '../deploy/launcher/listen-report.js';
 import { repoRoot } from '../services/kit/paths.js';
+import { dataDirOnlyEnv, runAdminCli } from './helpers/admin-cli.js';
 import { bearer, request } from './helpers/http.js';
 
 interface Started {
@@ -72,12 +74,33 @@ describe('npm start', () => {
     expect((await request(first.listening.admin, 'GET', '/readyz')).status).toBe(200);
     expect(await stop(first.child)).toBe(0);
 
+    expect(first.output()).not.toContain('npm run admin --');
+
     const second = await start(env);
     expect(second.output()).not.toContain('svc_test_');
     expect(second.output()).not.toContain('/sign-in/link');
     const again = await request(second.listening.rest!, 'GET', '/v1/me', { headers: bearer(demoKey!) });
     expect(again.status).toBe(200);
     expect(again.body.usage.requests_today).toBe(me.body.usage.requests_today + 1);
+
+    // The way back in: the secret and the link were shown once, so a later start prints the
+    // commands that make new ones — which work as printed, given nothing but the data folder.
+    const signIn = /^Sign in:\s+DATA_DIR=(\S+) npm run admin -- (users sign-in-link --user u_demo)\s/m.exec(second.output());
+    const newKey = /^New key:\s+DATA_DIR=(\S+) npm run admin -- (keys mint --user u_demo --scopes \S+)\s/m.exec(second.output());
+    expect(signIn?.[1]).toBe(env.DATA_DIR);
+    expect(newKey?.[1]).toBe(env.DATA_DIR);
+    const [linked, minted] = await Promise.all([
+      runAdminCli(dataDirOnlyEnv(signIn![1]!), signIn![2]!.split(' ')),
+      runAdminCli(dataDirOnlyEnv(newKey![1]!), newKey![2]!.split(' ')),
+    ]);
+    expect(linked.stderr + minted.stderr).toBe('');
+    const newLink = /^url\s+(\S+)$/m.exec(linked.stdout)?.[1];
+    expect(newLink?.startsWith(`${second.listening.settings}/sign-in/link?token=`)).toBe(true);
+    expect((await fetch(newLink!)).status).toBe(200);
+    const newSecret = /secret \(shown once, keep it\): (svc_test_\w{49})$/m.exec(minted.stdout)?.[1];
+    const mintedMe = await request(second.listening.rest!, 'GET', '/v1/me', { headers: bearer(newSecret!) });
+    expect(mintedMe.status).toBe(200);
+    expect(mintedMe.body.scopes).toEqual(me.body.scopes);
     expect(await stop(second.child)).toBe(0);
   }, 240_000);
 });

@@ -10,6 +10,8 @@ const { createLogger } = await import('../../services/kit/logger.js');
 const { startSystem } = await import('./runtime.js');
 const { formatListenReport } = await import('./listen-report.js');
 const { SERVICE_ROLES } = await import('../../services/kit/config.js');
+const { removeRunningFile, writeRunningFile } = await import('./running-file.js');
+const { wayBackIn } = await import('./way-back-in.js');
 
 async function main(): Promise<void> {
   let config;
@@ -37,9 +39,19 @@ async function main(): Promise<void> {
   for (const [userId, link] of Object.entries(system.signInLinks)) {
     lines.push(`Sign in to the settings as ${userId} (one-time link, until ${link.expiresAt}): ${link.url}`);
   }
+  // A later start shows no secret and no link (they are shown once): it says how to get new ones.
+  if (system.settingsUrl && Object.keys(system.signInLinks).length === 0) lines.push(...(await wayBackIn(config, system)));
   // The ports this process bound, in one machine-readable line (any of them may have been 0).
   const grpc = Object.fromEntries(SERVICE_ROLES.filter((s) => config.ROLES.includes(s)).map((s) => [s, system.grpcAddresses[s]]));
-  lines.push(formatListenReport({ admin: system.adminUrl!, rest: system.restUrl, mcp: system.mcpUrl, settings: system.settingsUrl, grpc }));
+  const listening = { admin: system.adminUrl!, rest: system.restUrl, mcp: system.mcpUrl, settings: system.settingsUrl, grpc };
+  lines.push(formatListenReport(listening));
+  // A process serving every service is what the admin CLI reaches from the same DATA_DIR
+  // (running-file.ts); a process of a multi-process topology is given its addresses instead.
+  const runsEveryService = SERVICE_ROLES.every((s) => config.ROLES.includes(s));
+  if (runsEveryService) {
+    const settingsPublicUrl = config.SETTINGS_PUBLIC_URL?.replace(/\/+$/, '') ?? system.settingsUrl;
+    writeRunningFile(config.DATA_DIR, { pid: process.pid, startedAt: new Date().toISOString(), listening, ...(settingsPublicUrl && { settingsPublicUrl }) });
+  }
   console.log(lines.join('\n'));
 
   let stopping = false;
@@ -47,6 +59,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    // Gone first: from now on the CLI says nothing runs rather than calling a system going away.
+    if (runsEveryService) removeRunningFile(config.DATA_DIR, process.pid);
     system.stop().then(
       () => telemetry.shutdown().then(() => process.exit(0)),
       (err) => {

@@ -23,11 +23,11 @@ export interface ServiceConnection {
 }
 
 /**
- * Clients of a running system's services at the configured addresses, for a process that runs
- * none of them itself; it must run where the system's configuration is (same environment, DATA_DIR).
+ * Clients of a running system's services at the configured addresses (or the ones given: the admin
+ * CLI finds them in DATA_DIR), for a process that runs none of them itself; it must run where the
+ * system's configuration is (same environment, DATA_DIR).
  */
-export function connectToServices(config: Config): ServiceConnection {
-  const addresses = grpcAddressesOf(config);
+export function connectToServices(config: Config, addresses: Record<ServiceRole, string> = grpcAddressesOf(config)): ServiceConnection {
   const clients = createServiceClients(addresses);
   const signer = new TokenSigner(loadSecrets(config).callerTokenPrivateKey);
   return { addresses, clients, signer };

@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { GRPC_ADDRESS_VARIABLES, SERVICE_ROLES } from '../../services/kit/config.js';
 import { repoRoot } from '../../services/kit/paths.js';
 
 const tsxCli = join(repoRoot, 'node_modules/tsx/dist/cli.mjs');
@@ -31,4 +32,19 @@ export async function adminJson(env: Record<string, string | undefined>, args: s
   expect(result.stderr, `${args.join(' ')}: stderr`).toBe('');
   expect(result.code, `${args.join(' ')}: exit code`).toBe(0);
   return JSON.parse(result.stdout);
+}
+
+/**
+ * The environment of an operator who gives the CLI nothing but the data folder: no gRPC address,
+ * no store, no public URL (whatever the suite's own environment holds), so the CLI must find the
+ * system through DATA_DIR/running.json.
+ */
+export function dataDirOnlyEnv(dataDir: string): Record<string, string> {
+  return {
+    DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    REDIS_URL: '',
+    SETTINGS_PUBLIC_URL: '',
+    ...Object.fromEntries(SERVICE_ROLES.map((s) => [GRPC_ADDRESS_VARIABLES[s], ''])),
+  };
 }

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { SERVICE_ROLES, type ServiceRole } from '../../services/kit/config.js';
-import { parseListenReport } from '../../deploy/launcher/listen-report.js';
+import { parseListenReport, type ListenReport } from '../../deploy/launcher/listen-report.js';
 import { repoRoot } from '../../services/kit/paths.js';
 import { ANY_PORT_ENV } from './any-port-env.js';
 
@@ -16,6 +16,8 @@ export interface MainProcess {
   mcpUrl: string;
   /** Where each service's gRPC server listens (as it reported). */
   grpcAddresses: Record<ServiceRole, string>;
+  /** Its whole LISTENING line (the settings app's address too). */
+  listening: ListenReport;
   /** The tail of its stdout and stderr. */
   output(): string;
   /** Sends the signal and waits for the process to exit. */
@@ -71,6 +73,7 @@ export async function startMainProcess(env: Record<string, string>, timeoutMs = 
     adminUrl,
     mcpUrl: report.mcp ?? '',
     grpcAddresses: grpc as Record<ServiceRole, string>,
+    listening: report,
     output: () => tail,
     async kill(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);

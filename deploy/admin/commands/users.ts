@@ -1,9 +1,8 @@
 // `users list|set-plan|set-jit|sign-in-link`: the users the identity service keeps.
 import type { Command } from 'commander';
 import { ListUsersResponse, SetUserPlanResponse, UpsertUserResponse } from '../../../proto/gen/expertnet/identity/v1/identity_service.js';
-import { loadConfig } from '../../../services/kit/config.js';
 import { plans, type PlanName } from '../../../services/kit/enums.js';
-import { mintSignInLink, settingsBaseUrl } from '../../launcher/sign-in-link.js';
+import { mintSignInLink } from '../../launcher/sign-in-link.js';
 import { apiJson } from '../api-json.js';
 import { limit, oneOf } from '../args.js';
 import type { AdminContext } from '../context.js';
@@ -49,11 +48,11 @@ export function registerUsers(program: Command, ctx: AdminContext): Command {
     });
 
   withJson(users.command('sign-in-link'))
-    .description('a one-time link to the settings web app, valid 15 minutes (built on SETTINGS_PUBLIC_URL, else HOST and SETTINGS_PORT)')
+    .description('a one-time link to the settings web app, valid 15 minutes (built on SETTINGS_PUBLIC_URL, else the settings address the running system bound)')
     .requiredOption('--user <id>', 'the user who signs in')
     .action(async (options: { user: string; json?: boolean }) => {
       const { clients, signer } = ctx.services();
-      const link = await mintSignInLink({ clients, signer, deadlineMs: 30_000 }, settingsBaseUrl(loadConfig()), options.user, ctx.actor);
+      const link = await mintSignInLink({ clients, signer, deadlineMs: 30_000 }, ctx.location().settingsUrl, options.user, ctx.actor);
       print({ url: link.url, expires_at: link.expiresAt }, options);
     });
   return users;
