@@ -89,6 +89,11 @@ describe.each(storeNames())('the authorization server’s input on %s', (store) 
   it('refuses a path the router cannot decode as the authorization server would: 400 JSON with the request id', async () => {
     await expectRefused(request(sys.settingsUrl!, 'GET', '/oauth/%ZZ'), ['invalid_request'], /path is not valid percent-encoded UTF-8/);
     await expectRefused(request(sys.settingsUrl!, 'GET', '/oauth/reg/%E0%80%AF'), ['invalid_request'], /percent-encoded UTF-8/);
+    // Elsewhere on the settings port it is the app's error page, with the request id too.
+    const page = await request(sys.settingsUrl!, 'GET', '/keys/%ZZ');
+    expect(page.status).toBe(400);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('x-request-id')).toBeTruthy();
   });
 
   it('refuses a form body that is not UTF-8, and one over the provider’s limit', async () => {
