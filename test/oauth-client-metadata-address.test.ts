@@ -7,7 +7,9 @@
 // the same request through to the server.
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Server } from 'node:net';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../services/kit/logger.js';
 import { followRedirects } from './helpers/oidc-identity-provider.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
@@ -30,6 +32,7 @@ describe('client ID metadata documents on special-use addresses', () => {
   let silent: Server;
   let connections = 0;
   let closedPort: number;
+  const lines: Array<Record<string, unknown>> = [];
   beforeAll(async () => {
     silent = createServer((socket) => {
       connections++;
@@ -41,7 +44,13 @@ describe('client ID metadata documents on special-use addresses', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     closedPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    sys = await startTestSystem({ env: { MCP_PORT: '0' } });
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    sys = await startTestSystem({ env: { MCP_PORT: '0' }, logger: createLogger('info', sink) });
   });
   afterAll(async () => {
     await sys?.stop();
@@ -56,12 +65,17 @@ describe('client ID metadata documents on special-use addresses', () => {
     ['in IPv4-mapped IPv6 form', (port: number) => `https://[::ffff:127.0.0.1]:${port}/c.json`],
   ])('refuses a client_id on a loopback server %s, which sees no connection', async (_case, clientIdFor) => {
     const before = connections;
+    const linesBefore = lines.length;
     const answer = await authorize(clientIdFor((silent.address() as AddressInfo).port));
     expect(answer.status).toBe(400);
     expect(answer.location).toBeNull();
     expect(answer.text).toContain('invalid_client: client_id metadata document fetch failed');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(connections).toBe(before);
+    // The operator reads why in the log line of the refusal.
+    expect(lines.slice(linesBefore)).toContainEqual(expect.objectContaining({
+      msg: 'oauth request refused', status: 400, error: 'invalid_client', cause: expect.stringMatching(/is not a public address$/),
+    }));
   });
 
   it('answers as fast whether a silent server listens on the port or nothing does', async () => {

@@ -114,7 +114,7 @@ describe.each(storeNames())('the authorization server’s input on %s', (store) 
     expect(answer.body.error).toBe('invalid_client');
     const requestId = answer.headers.get('x-request-id');
     expect(requestId).toBeTruthy();
-    await expect.poll(() => lines.some((l) => l.requestId === requestId && l.msg === 'oauth request refused' && l.status === 401)).toBe(true);
+    await expect.poll(() => lines.some((l) => l.requestId === requestId && l.msg === 'oauth request refused' && l.status === 401 && l.error === 'invalid_client')).toBe(true);
   });
 
   describe('redirect URIs', () => {
