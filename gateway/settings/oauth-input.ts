@@ -20,11 +20,11 @@ class InputRefused extends Error {}
 
 const nameOf = (name: string) => (QUOTABLE_NAME.test(name) ? name : 'a parameter');
 
-function decoded(component: string, plusIsSpace: boolean): string {
+function decoded(component: string, plusIsSpace: boolean, what = 'a parameter'): string {
   try {
     return decodeURIComponent(plusIsSpace ? component.replace(/\+/g, ' ') : component);
   } catch {
-    throw new InputRefused('a parameter is not percent-encoded UTF-8');
+    throw new InputRefused(`${what} is not percent-encoded UTF-8`);
   }
 }
 
@@ -107,7 +107,7 @@ export function oauthInputProblem(request: FastifyRequest): InputRefusal | undef
   const url = request.raw.url ?? '/';
   const q = url.indexOf('?');
   try {
-    for (const segment of (q === -1 ? url : url.slice(0, q)).split('/')) check('the path', decoded(segment, false));
+    for (const segment of (q === -1 ? url : url.slice(0, q)).split('/')) check('the path', decoded(segment, false, 'the path'));
     if (q !== -1) checkForm(url.slice(q + 1));
     checkBasicCredentials(request.headers.authorization);
   } catch (error) {
