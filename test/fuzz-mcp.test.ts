@@ -1,5 +1,6 @@
 // Property-based fuzzing of the MCP tools at /mcp on the MCP port: every tool the server lists,
-// with arguments built from its input schema, valid or broken (NUL in any string at any depth, wrong types,
+// with arguments built from its input schema, valid or broken (NUL, a lone surrogate or a
+// noncharacter in any string at any depth, bytes that are not UTF-8 inside one, wrong types,
 // unknown fields, over-long values), under every kind of credential, plus odd JSON-RPC messages.
 // Whatever is sent: no 5xx and no JSON-RPC internal error; a tool error is the REST error envelope
 // carrying the X-Request-Id (or the SDK's documented argument-validation text, docs/MCP.md), never
@@ -8,8 +9,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerProblems, describeFailure, fuzzParameters } from './helpers/fuzz-checks.js';
-import { credentialArbitrary } from './helpers/fuzz-credentials.js';
-import { anyJson, brokenValue, nastyString, validValue, withNulSomewhere, type OpenApiDocument } from './helpers/fuzz-schema.js';
+import { credentialArbitrary, type FuzzCredential } from './helpers/fuzz-credentials.js';
+import { anyIndex, anyJson, brokenValue, jsonWithBadBytes, nastyString, validValue, withBadTextSomewhere, type OpenApiDocument } from './helpers/fuzz-schema.js';
 import { settledSnapshot, startFuzzSystem, storedSince, type FuzzSystem, type StoreSnapshot } from './helpers/fuzz-system.js';
 import { buildRequest, sendRaw, type RawAnswer } from './helpers/raw-http.js';
 import { storeNames } from './helpers/stores.js';
@@ -24,7 +25,7 @@ interface Tool {
 /** The schemas of tools/list are self-contained: no components to resolve. */
 const NO_COMPONENTS: OpenApiDocument = { paths: {}, components: { schemas: {} } };
 
-function rpc(url: string, headers: Array<[string, string]>, body: string): Buffer {
+function rpc(url: string, headers: Array<[string, string]>, body: string | Buffer): Buffer {
   const utf8 = headers.map(([n, v]) => [n, Buffer.from(v, 'utf8').toString('latin1')] as [string, string]);
   return buildRequest(url, {
     method: 'POST',
@@ -84,8 +85,10 @@ describe.each(storeNames())('MCP fuzzing on %s', (store) => {
       fc.oneof(
         { weight: 3, arbitrary: validValue(NO_COMPONENTS, tool.inputSchema) },
         { weight: 4, arbitrary: brokenValue(NO_COMPONENTS, tool.inputSchema) },
-        { weight: 2, arbitrary: fc.tuple(validValue(NO_COMPONENTS, tool.inputSchema), fc.nat()).map(([v, i]) => withNulSomewhere(v, i)) },
+        { weight: 2, arbitrary: fc.tuple(validValue(NO_COMPONENTS, tool.inputSchema), anyIndex, anyIndex).map(([v, i, kind]) => withBadTextSomewhere(v, i, kind)) },
       );
+    // One call in ten goes with bytes that are not UTF-8 inside one string of the message (`badBytes`: which string, which bytes).
+    const badBytes = fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.tuple(anyIndex, anyIndex) });
     const call = fc.oneof(
       { weight: 10, arbitrary: fc.constantFrom(...tools).chain((tool) => args(tool).map((a) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: a } }))) },
       {
@@ -96,11 +99,32 @@ describe.each(storeNames())('MCP fuzzing on %s', (store) => {
         ),
       },
     );
+    // Calls that get past everything but their text: the key with every scope, known community and
+    // profile ids, valid arguments with NUL, a lone surrogate or a noncharacter in one string. In a
+    // fully random call an unknown id or the wrong key answers first, and the text never reaches a handler.
+    const allScopes: FuzzCredential = { label: 'key with every scope', headers: [['Authorization', `Bearer ${f.keys.all}`]], none: false };
+    // Bulk-add items keep their name and seed fields: the identifiers built from the schema (odd
+    // emails, URLs that are not LinkedIn's, iDs whose check digit is wrong) reject the item first.
+    const byName = (item: unknown) =>
+      item && typeof item === 'object' ? { name: 'Fuzz Person', ...Object.fromEntries(Object.entries(item).filter(([k]) => !['email', 'linkedin_url', 'orcid'].includes(k))) } : item;
+    const known = (a: unknown) =>
+      a && typeof a === 'object' && !Array.isArray(a)
+        ? {
+            ...a,
+            ...('community_id' in a && { community_id: 'c_bio' }),
+            ...('profile_id' in a && { profile_id: 'p_one' }),
+            ...('members' in a && Array.isArray(a.members) && { members: a.members.map(byName) }),
+          }
+        : a;
+    const pastTheChecks = fc.constantFrom(...tools).chain((tool) =>
+      fc.tuple(validValue(NO_COMPONENTS, tool.inputSchema), anyIndex, anyIndex)
+        .map(([v, pick, kind]) => [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: withBadTextSomewhere(known(v), pick, kind) } }, allScopes] as const));
+    const calls = fc.oneof({ weight: 8, arbitrary: fc.tuple(call, credentialArbitrary(f.keys)) }, { weight: 2, arbitrary: pastTheChecks });
     let baseline: StoreSnapshot | undefined;
     await fc.assert(
-      fc.asyncProperty(call, credentialArbitrary(f.keys), async (message, credential) => {
+      fc.asyncProperty(calls, badBytes, async ([message, credential], bytes) => {
         baseline ??= await settledSnapshot(f.db);
-        const body = JSON.stringify(message);
+        const body = bytes ? jsonWithBadBytes(message, bytes[0], bytes[1]) : JSON.stringify(message);
         const answer = await sendRaw(f.mcpUrl, rpc(f.mcpUrl, credential.headers, body));
         const problems = answerProblems(answer, { noCredential: credential.none });
         const rpcCheck = rpcProblems(answer);
@@ -111,7 +135,8 @@ describe.each(storeNames())('MCP fuzzing on %s', (store) => {
         } else {
           baseline = undefined;
         }
-        if (problems.length > 0) throw new Error(describeFailure(problems, `${body.slice(0, 500)} [${credential.label}]`, answer));
+        const shown = Buffer.isBuffer(body) ? body.toString('latin1') : body;
+        if (problems.length > 0) throw new Error(describeFailure(problems, `${shown.slice(0, 500)} [${credential.label}]`, answer));
       }),
       fuzzParameters(RUNS[store]),
     );

@@ -1,10 +1,11 @@
 // Hand-written arbitraries for the raw HTTP layer: messages a parser must refuse or survive —
 // malformed request lines, control characters and NUL in paths and headers, bad percent-encoding,
 // duplicate or conflicting Content-Length, huge headers, chunked and compressed bodies that lie,
-// deeply nested JSON, bodies over 1 MiB, foreign content types. Each case says whether Node can
+// deeply nested JSON, bodies over 1 MiB, foreign content types, JSON strings holding bytes that are
+// not UTF-8 (overlong forms, encoded surrogates), lone surrogate escapes and noncharacters. Each case says whether Node can
 // parse it as HTTP at all: a parseable request without a credential must be answered 401 first.
 import fc from 'fast-check';
-import { nestedJsonText } from './fuzz-schema.js';
+import { BAD_TEXT, BAD_UTF8, nestedJsonText } from './fuzz-schema.js';
 
 export interface RawCase {
   label: string;
@@ -30,6 +31,36 @@ function message(method: string, target: string, headers: Array<[string, string]
   return Buffer.concat([Buffer.from(head, 'latin1'), b ?? Buffer.alloc(0)]);
 }
 
+/** A JSON body of a surface's operation with a hole in one string: what goes in the hole is the case. */
+interface TextHole {
+  path: string;
+  before: string;
+  after: string;
+}
+
+const REST_HOLES: TextHole[] = [
+  { path: '/v1/search', before: '{"query":"pond ', after: '","scope":"all","wait_seconds":0}' },
+  { path: '/v1/communities/c_bio/members', before: '{"members":[{"email":"raw.bytes@example.org","name":"Raw ', after: ' Name"},{"name":"Fine Name"}]}' },
+  { path: '/v1/communities/c_bio/members', before: '{"members":[{"name":"Raw","headline":"', after: '"}]}' },
+  { path: '/v1/communities/c_bio/enrich', before: '{"dry_run":true,"profile_ids":["p_one', after: '"]}' },
+];
+const MCP_HOLES: TextHole[] = [
+  { path: '/mcp', before: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_experts","arguments":{"query":"pond ', after: '","scope":"all","wait_seconds":0}}}' },
+  { path: '/mcp', before: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_community_members","arguments":{"community_id":"c_bio","members":[{"name":"Raw ', after: ' Name"}]}}}' },
+  { path: '/mcp', before: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_community_members","arguments":{"community_id":"c_bio","after":"', after: '"}}}' },
+];
+
+/** What fills a hole: raw bytes that are not UTF-8, or text (a JSON escape of a lone surrogate, or a character sent as UTF-8). */
+const holeFilling: fc.Arbitrary<{ label: string; bytes: Buffer }> = fc.oneof(
+  fc.constantFrom(...BAD_UTF8).map((b) => ({ label: `bytes ${b.map((x) => x.toString(16).toUpperCase().padStart(2, '0')).join(' ')}`, bytes: Buffer.from(b) })),
+  fc.constantFrom(...BAD_TEXT).map((t) => {
+    // A lone surrogate cannot be sent as UTF-8: it travels as its JSON escape; the rest as UTF-8.
+    const lone = (c: string) => c.length === 1 && c >= '\ud800' && c <= '\udfff';
+    const escaped = [...t].map((c) => (lone(c) || c === '\u0000' ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c)).join('');
+    return { label: `text ${JSON.stringify(escaped)}`, bytes: Buffer.from(escaped, 'utf8') };
+  }),
+);
+
 const jsonType: [string, string] = ['Content-Type', 'application/json'];
 const mcpAccept: [string, string] = ['Accept', 'application/json, text/event-stream'];
 const ctl = fc.integer({ min: 0, max: 0x1f }).filter((c) => c !== 0x0a && c !== 0x0d).map((c) => String.fromCharCode(c));
@@ -45,7 +76,13 @@ export function rawCaseArbitrary(surface: 'rest' | 'mcp'): fc.Arbitrary<RawCase>
   const ok = (label: string, build: RawCase['build'], more: Partial<RawCase> = {}): RawCase => named({ label, build, parseable: true, ...more });
   const bad = (label: string, build: RawCase['build']): RawCase => named({ label, build, parseable: false });
 
+  const holes = surface === 'rest' ? REST_HOLES : MCP_HOLES;
   const parseable: fc.Arbitrary<RawCase>[] = [
+    // Every text field of a body the surface reads, holding bytes that are not UTF-8, a lone
+    // surrogate, NUL or a noncharacter: 400 or a per-item rejection, or stored as sent — never a 5xx.
+    fc.tuple(fc.constantFrom(...holes), holeFilling).map(([hole, fill]) =>
+      ok(`POST ${hole.path} JSON string with ${fill.label}`, (s) =>
+        message('POST', hole.path, [['Host', s.host], ...s.credential, ...extra], Buffer.concat([Buffer.from(hole.before), fill.bytes, Buffer.from(hole.after)])), { path: hole.path })),
     // Bad percent-encoding and odd characters in the path, all legal on the wire.
     fc.tuple(method, path, fc.constantFrom('%', '%zz', '%C0%AF', '%ED%A0%80', '%FF', '%00', '%2F..%2F', '%25', '/..', '//', '/./', ';x', '~', '%E2%80%AE')).map(([m, p, odd]) =>
       ok(`${m} ${p}${odd}`, (s) => message(m, `${p}${odd}`, [['Host', s.host], ...s.credential]))),

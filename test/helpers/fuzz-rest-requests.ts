@@ -1,8 +1,12 @@
 // Fuzzed REST requests, one operation of the served OpenAPI document at a time: its path and query
-// parameters and its body, valid or broken, under any credential, sent as raw bytes.
+// parameters and its body, valid or broken (NUL, a lone surrogate or a noncharacter in any string
+// at any depth; bytes that are not UTF-8 inside one), under any credential, sent as raw bytes.
 import fc from 'fast-check';
 import { credentialArbitrary, type FuzzCredential } from './fuzz-credentials.js';
-import { anyJson, brokenValue, nastyString, nestedJsonText, pathParamValue, queryParamValue, validValue, withNulSomewhere, type OpenApiDocument, type Operation } from './fuzz-schema.js';
+import {
+  anyIndex, anyJson, brokenValue, jsonWithBadBytes, KNOWN_IDS, nastyString, nestedJsonText, pathParamValue, queryParamValue, validValue, withBadTextSomewhere,
+  type OpenApiDocument, type Operation,
+} from './fuzz-schema.js';
 import type { FuzzKeys } from './fuzz-system.js';
 import { buildRequest, encodeSegment } from './raw-http.js';
 
@@ -10,13 +14,14 @@ export interface FuzzRequest {
   method: string;
   target: string;
   headers: Array<[string, string]>;
-  body?: string;
+  /** Text is sent as UTF-8; bytes as they are (not always UTF-8). */
+  body?: string | Buffer;
   credential: FuzzCredential;
 }
 
 interface FuzzBody {
   contentType?: string;
-  text?: string;
+  text?: string | Buffer;
 }
 
 function bodyArbitrary(doc: OpenApiDocument, op: Operation): fc.Arbitrary<FuzzBody> {
@@ -44,13 +49,39 @@ function bodyArbitrary(doc: OpenApiDocument, op: Operation): fc.Arbitrary<FuzzBo
   return fc.oneof(
     { weight: 3, arbitrary: valid.map(json) },
     { weight: 4, arbitrary: brokenValue(doc, op.body).map(json) },
-    { weight: 2, arbitrary: fc.tuple(valid, fc.nat()).map(([v, i]) => json(withNulSomewhere(v, i))) },
+    { weight: 2, arbitrary: fc.tuple(valid, anyIndex, anyIndex).map(([v, i, kind]) => json(withBadTextSomewhere(v, i, kind))) },
+    { weight: 1, arbitrary: fc.tuple(valid, anyIndex, anyIndex).map(([v, i, kind]) => ({ contentType: 'application/json', text: jsonWithBadBytes(v, i, kind) })) },
     { weight: 1, arbitrary: fc.constant<FuzzBody>({}) },
     { weight: 2, arbitrary: odd },
   );
 }
 
+/**
+ * A request that gets past everything but its text: a known id in every path parameter, the key
+ * with every scope, and a valid body with NUL, a lone surrogate or a noncharacter in one string, or
+ * bytes that are not UTF-8 inside one. The text reaches the handler (and the store) this way; in a
+ * fully random request an unknown id or the wrong key answers first.
+ */
+function badTextPastTheChecks(doc: OpenApiDocument, ops: Operation[], keys: FuzzKeys): fc.Arbitrary<FuzzRequest> {
+  const credential: FuzzCredential = { label: 'key with every scope', headers: [['Authorization', `Bearer ${keys.all}`]], none: false };
+  // The seed's community with writes allowed (and a member of it) where a parameter names one.
+  const known = (name: string) => ({ id: 'c_bio', profile_id: 'p_one' })[name] ?? KNOWN_IDS[0]!;
+  return fc.constantFrom(...ops.filter((op) => op.body)).chain((op) =>
+    fc.tuple(validValue(doc, op.body!), anyIndex, anyIndex, fc.boolean()).map(([value, pick, kind, bytes]) => {
+      const path = op.pathParams.map((p) => known(p.name as string));
+      let i = 0;
+      const target = op.template.replace(/\{[^}]+\}/g, () => encodeSegment(String(path[i++] ?? '')));
+      const body = bytes ? jsonWithBadBytes(value, pick, kind) : JSON.stringify(withBadTextSomewhere(value, pick, kind));
+      return { method: op.method, target, headers: [...credential.headers, ['Content-Type', 'application/json']], body, credential };
+    }),
+  );
+}
+
 export function restRequestArbitrary(doc: OpenApiDocument, ops: Operation[], keys: FuzzKeys): fc.Arbitrary<FuzzRequest> {
+  return fc.oneof({ weight: 8, arbitrary: anyRequest(doc, ops, keys) }, { weight: 2, arbitrary: badTextPastTheChecks(doc, ops, keys) });
+}
+
+function anyRequest(doc: OpenApiDocument, ops: Operation[], keys: FuzzKeys): fc.Arbitrary<FuzzRequest> {
   return fc.constantFrom(...ops).chain((op) =>
     fc.record({
       method: fc.oneof({ weight: 12, arbitrary: fc.constant(op.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS') }),
@@ -87,6 +118,8 @@ export function toBytes(url: string, request: FuzzRequest): Buffer {
 
 /** A one-line summary of a request for failure messages (bodies cut). */
 export function summarize(request: FuzzRequest): string {
-  const body = request.body === undefined ? '' : ` body=${JSON.stringify(request.body.length > 300 ? `${request.body.slice(0, 300)}…(${request.body.length})` : request.body)}`;
+  // Bytes are shown as latin1 text: each byte one character, so bytes that are not UTF-8 show.
+  const text = Buffer.isBuffer(request.body) ? request.body.toString('latin1') : request.body;
+  const body = text === undefined ? '' : ` body=${JSON.stringify(text.length > 300 ? `${text.slice(0, 300)}…(${text.length})` : text)}`;
   return `${request.method} ${request.target.length > 300 ? `${request.target.slice(0, 300)}…` : request.target} [${request.credential.label}] headers=${JSON.stringify(request.headers.filter(([n]) => !/authorization|x-api-key/i.test(n)))}${body}`;
 }

@@ -1,7 +1,7 @@
 // Arbitraries built from the served OpenAPI document: for every operation, a request with path
 // parameters, query parameters and a JSON body that are valid by the schema or deliberately broken
-// (wrong types, missing or unknown fields, NUL and control characters, over-long strings, deep
-// nesting). The document decides what is generated, so a new endpoint or field is fuzzed without
+// (wrong types, missing or unknown fields, NUL and control characters, lone surrogates and
+// noncharacters, bytes that are not UTF-8, over-long strings, deep nesting). The document decides what is generated, so a new endpoint or field is fuzzed without
 // touching the suite.
 import fc from 'fast-check';
 
@@ -20,12 +20,33 @@ export interface Operation {
 }
 
 /** Ids the seed knows, so that generated requests also reach the rows behind the refusals. */
-const KNOWN_IDS = ['c_bio', 'c_closed', 'c_bob', 'c_none', 'p_ada', 'p_one', 'p_two', 'p_bob', 'p_free', 'p_none', 'srch_1', 'run_1'];
+export const KNOWN_IDS = ['c_bio', 'c_closed', 'c_bob', 'c_none', 'p_ada', 'p_one', 'p_two', 'p_bob', 'p_free', 'p_none', 'srch_1', 'run_1'];
 const WORDS = ['protein', 'enzyme', 'soil', 'ecology', 'marine', 'microscopy', 'design', 'the', 'and', 'ÄÖü', '日本語', '🧬'];
 
-/** Strings no API field should choke on: NUL, control characters, lone surrogates, huge ones. */
+/**
+ * Text the store cannot keep or that is easy to get wrong, put into one string of a value: NUL,
+ * lone surrogates high and low (alone, at either end, reversed), and noncharacters (text: stored
+ * as is). docs/API-DECISIONS.md says which are refused.
+ */
+export const BAD_TEXT = [
+  '\u0000', '\ud800', '\udbff', '\udc00', '\udfff', '\udc00\ud800', 'x\ud83e', '\udde0x',
+  '\ufffe', '\uffff', '\ufdd0', '\ufdef', '\u{1fffe}', '\u{10ffff}',
+] as const;
+
+/**
+ * Byte sequences that are not UTF-8, sent raw inside a JSON string: overlong forms of "/" and of
+ * NUL, an encoded surrogate (CESU-8), a lone continuation byte, bytes UTF-8 never uses, a
+ * sequence cut short.
+ */
+export const BAD_UTF8: readonly number[][] = [
+  [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xf0, 0x80, 0x80, 0xaf], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf],
+  [0x80], [0xff], [0xfe], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xe2, 0x82],
+];
+
+/** Strings no API field should choke on: NUL, control characters, lone surrogates, noncharacters, huge ones. */
 const shortNasty: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('\u0000', 'a\u0000b', '\u0000'.repeat(5), '\u0001\u0002\u001f\u007f', '\r\n', '\ud800', '\udfff x', '\u202e', '\ufeff', '%00', '%', '%zz', '..', '../..', '\\', "'; DROP TABLE x; --", '${x}', '<script>', ' ', ''),
+  fc.constantFrom(...BAD_TEXT),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 10 }),
 );
@@ -124,8 +145,14 @@ export function validValue(doc: OpenApiDocument, raw: Schema, depth = 0): fc.Arb
   }
 }
 
-/** The same value with NUL put into one of its strings, however deep (a nested member's e-mail, say). */
-export function withNulSomewhere(value: unknown, pick: number): unknown {
+/**
+ * An index to pick with (which string of a value, which bad text): uniform, since fast-check's
+ * integers lean to small values, and a leaning pick would hit a value's first string most times.
+ */
+export const anyIndex: fc.Arbitrary<number> = fc.noBias(fc.nat());
+
+/** The paths of every string inside a value (the value itself: an empty path). */
+function stringPaths(value: unknown): Array<Array<string | number>> {
   const paths: Array<Array<string | number>> = [];
   const walk = (v: unknown, path: Array<string | number>) => {
     if (typeof v === 'string') paths.push(path);
@@ -133,15 +160,38 @@ export function withNulSomewhere(value: unknown, pick: number): unknown {
     else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
   };
   walk(value, []);
+  return paths;
+}
+
+/** The same value with `insert` put into one of its strings, however deep (a nested member's e-mail, say); `pick` chooses which. */
+export function withTextSomewhere(value: unknown, pick: number, insert: string): unknown {
+  const paths = stringPaths(value);
   if (paths.length === 0) return value;
   const target = paths[pick % paths.length]!;
   const copy = structuredClone(value) as any;
-  if (target.length === 0) return `${copy}\u0000`;
+  if (target.length === 0) return `${copy}${insert}`;
   let at = copy;
   for (const step of target.slice(0, -1)) at = at[step];
   const last = target[target.length - 1]!;
-  at[last] = `${String(at[last]).slice(0, 3)}\u0000${String(at[last]).slice(3)}`;
+  at[last] = `${String(at[last]).slice(0, 3)}${insert}${String(at[last]).slice(3)}`;
   return copy;
+}
+
+/** The same value with one of BAD_TEXT (NUL, a lone surrogate, a noncharacter) in one of its strings. */
+export const withBadTextSomewhere = (value: unknown, pick: number, kind: number) => withTextSomewhere(value, pick, BAD_TEXT[kind % BAD_TEXT.length]!);
+
+/** Marks where raw bytes go in JSON text (ASCII, so JSON.stringify leaves it as is). */
+const BYTES_MARK = '~BAD-UTF8~';
+
+/**
+ * The value as JSON bytes with one of BAD_UTF8 sent raw inside one of its strings (`pick` chooses
+ * the string, `kind` the bytes): what a client that builds JSON by hand, or a broken encoder, sends.
+ */
+export function jsonWithBadBytes(value: unknown, pick: number, kind: number): Buffer {
+  const text = JSON.stringify(withTextSomewhere(value, pick, BYTES_MARK) ?? null);
+  const bytes = Buffer.from(BAD_UTF8[kind % BAD_UTF8.length]!);
+  const parts = text.split(BYTES_MARK).map((part) => Buffer.from(part, 'utf8'));
+  return Buffer.concat(parts.flatMap((part, i) => (i === 0 ? [part] : [bytes, part])));
 }
 
 /** A value the schema should refuse, or one at its edges: every way a client gets it wrong. */

@@ -98,6 +98,7 @@ export async function startFuzzSystem(store: StoreName): Promise<FuzzSystem> {
  */
 const WATCHED = [
   'communities.memberships', 'communities.profiles', 'communities.consent_requests', 'communities.placeholder_tasks', 'communities.erasure_followups',
+  'communities.index_followups',
   'communities.write_attestations', 'billing.ledger_entries', 'billing.wallets', 'billing.free_self_enrichments',
   'billing.delegation_charges', 'billing.delegation_consumption', 'edge.idempotency_records', 'search.search_jobs',
   'enrichment.runs', 'enrichment.run_items', 'enrichment.self_enrichment',
