@@ -89,7 +89,7 @@ describe('settings web app in a browser: forged forms from another port of the s
       pendingConsents(),
     ]);
     return {
-      keys: keys.keys.map((k) => `${k.id}:${k.revokedAt ? 'revoked' : 'active'}`).sort(),
+      keys: keys.keys.map((k) => `${k.id}:${k.name}:${k.revokedAt ? 'revoked' : 'active'}:${k.expiresAt ?? ''}`).sort(),
       grants: grants.grants.map((g) => `${g.clientId}:${g.revokedAt ? 'revoked' : 'active'}`).sort(),
       writes: controlled.communities.map((c) => `${c.community!.id}:${c.community!.apiWrites}:${c.attestations.length}`).sort(),
       jit: [user.user!.jitConsent, organization.organization!.jitConsent],
@@ -146,6 +146,8 @@ describe('settings web app in a browser: forged forms from another port of the s
   const FORMS: Form[] = [
     { name: 'key mint', route: '/keys', prepare: async () => ({ path: '/keys', fields: { preset: 'read', name: 'forged' } }) },
     { name: 'key revoke', route: '/keys/:id/revoke', prepare: async () => ({ path: '/keys/k_ada/revoke', fields: {} }) },
+    { name: 'key roll', route: '/keys/:id/roll', prepare: async () => ({ path: '/keys/k_ada/roll', fields: { grace_seconds: '3600' } }) },
+    { name: 'key rename', route: '/keys/:id/rename', prepare: async () => ({ path: '/keys/k_ada/rename', fields: { name: 'forged' } }) },
     { name: 'connected application revoke', route: '/grants/:id/revoke', prepare: async () => ({ path: `/grants/${grantId}/revoke`, fields: {} }) },
     { name: 'global-search wallet preference', route: '/credits/preference', prepare: async () => ({ path: '/credits/preference', fields: { wallet: 'user:u_ada' } }) },
     { name: 'API writes on', route: '/communities/:id/writes', prepare: async () => ({ path: '/communities/c_off/writes', fields: { enabled: 'on', attest: 'yes' } }) },

@@ -60,7 +60,7 @@ describe('settings web app: CSRF tokens bound to the session', () => {
     }
     expect((await keysOf('u_ada')).length).toBe(before);
     // The session is untouched: its own page's token works.
-    expect((await ada.submit('/keys', '/keys', { preset: 'read' })).status).toBe(201);
+    expect((await ada.submit('/keys', '/keys', { preset: 'read' })).status).toBe(303);
     expect((await keysOf('u_ada')).length).toBe(before + 1);
   });
 
@@ -68,7 +68,7 @@ describe('settings web app: CSRF tokens bound to the session', () => {
     const ada = new SettingsClient(base);
     await ada.signIn(sys, 'u_ada');
     const minted = await ada.submit('/keys', '/keys', { preset: 'read', name: 'to revoke' });
-    expect(minted.status).toBe(201);
+    expect(minted.status).toBe(303);
     const key = (await keysOf('u_ada')).find((k) => k.name === 'to revoke' && !k.revokedAt)!;
     expect((await ada.submit(`/keys/${key.id}/revoke`, `/keys/${key.id}/revoke`)).status).toBe(303);
     expect((await keysOf('u_ada')).find((k) => k.id === key.id)!.revokedAt).toBeTruthy();
@@ -159,7 +159,7 @@ describe('settings web app behind https: every cookie carries the __Host- prefix
     expect(signedIn.status).toBe(303);
     hostCookie(signedIn.headers, 'en_settings');
     expect(signedIn.headers.getSetCookie().filter((c) => !c.startsWith('__Host-'))).toEqual([]);
-    expect((await browser.submit('/keys', '/keys', { preset: 'read' })).status).toBe(201);
+    expect((await browser.submit('/keys', '/keys', { preset: 'read' })).status).toBe(303);
   });
 
   it('keeps an OpenID Connect sign-in in progress in a __Host- cookie', async () => {

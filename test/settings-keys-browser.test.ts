@@ -1,12 +1,14 @@
 // The API keys screen in a real browser (headless Chromium): sign in with a one-time link, mint a
 // named key with the Read preset and an allowlist ticked from the user's reach, copy the secret shown
-// once, use it on the API, revoke it with a confirmation, and the very next API request with it is
-// refused; the legacy key of an organization the user manages is listed beside. Also at phone
-// width, by keyboard.
+// once, reload that page (nothing is minted again), use it on the API, revoke it with a
+// confirmation, and the very next API request with it is refused; the legacy key of an organization
+// the user manages is listed beside. Also at phone width, by keyboard; the keys table with a long
+// unbroken name at 1280 and 375 px; the Advanced scopes offered under Advanced only.
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { mintSignInLink } from '../deploy/launcher/sign-in-link.js';
+import { callAs } from '../services/kit/grpc/client.js';
 import { screenshotPath, useSystemWithBrowser } from './helpers/chromium.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
@@ -23,6 +25,9 @@ const seed: SeedInput = {
 
 describe('settings web app in a browser: the API keys screen', () => {
   const suite = useSystemWithBrowser(seed);
+
+  const asOperator = () => callAs(suite.sys.signer, { kind: 'operator', actor: 'browser-test' }, undefined, 10_000);
+  const ownKeys = async () => (await suite.sys.clients.identity.listKeys({ userId: 'u_ada', pageSize: 100, pageToken: '' }, await asOperator())).keys.map((k) => k.id);
 
   async function signedInPage(width = 1100): Promise<Page> {
     const context = await suite.browser.newContext({ viewport: { width, height: 900 } });
@@ -47,6 +52,7 @@ describe('settings web app in a browser: the API keys screen', () => {
     await page.getByLabel('Biology').check();
     await page.getByLabel('Test').check();
     await page.getByRole('button', { name: 'Create key' }).click();
+    await page.waitForURL('**/keys/*/created');
     await page.getByRole('button', { name: 'Copy secret' }).click();
     await page.getByText('Copied.').waitFor();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
@@ -58,6 +64,14 @@ describe('settings web app in a browser: the API keys screen', () => {
       await page.locator('#new-secret').evaluate((el) => { el.textContent = 'svc_test_••••••••••••••••••••••••••••••••••••••••••'; });
       await page.screenshot({ path: created, fullPage: true });
     }
+
+    // Reloading the created page mints nothing: it says the secret was shown, and shows it no more.
+    const keysBefore = await ownKeys();
+    await page.reload();
+    await page.getByText('already shown').waitFor();
+    await expect(page.locator('#new-secret').count()).resolves.toBe(0);
+    expect(await ownKeys()).toEqual(keysBefore);
+    expect(keysBefore).toHaveLength(1);
 
     const me = await request(suite.sys.restUrl, 'GET', '/v1/me', { headers: bearer(copied) });
     expect(me.status).toBe(200);
@@ -96,20 +110,61 @@ describe('settings web app in a browser: the API keys screen', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('alert').waitFor();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('choose at least one scope');
+    // The refusal is beside the form, which keeps what was chosen: Advanced, its scopes on offer.
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('API keys');
+    await expect(page.getByLabel('Advanced', { exact: false }).isChecked()).resolves.toBe(true);
     const refusal = screenshotPath('phone-refusal');
     if (refusal) await page.screenshot({ path: refusal, fullPage: true });
-    await page.goBack();
     await page.getByLabel('self:enrich', { exact: false }).check();
-    await page.getByLabel('Advanced', { exact: false }).check();
     await page.getByLabel('Requested rate (requests per minute)').fill('30');
     await page.getByRole('button', { name: 'Create key' }).click();
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Key created');
     await expect(page.locator('main').textContent()).resolves.toContain('self:enrich');
+    await expect(page.locator('main').textContent()).resolves.toContain('svc_test_');
     const phone = screenshotPath('phone-key-created');
     if (phone) {
-      await page.locator('#new-secret').evaluate((el) => { el.textContent = 'svc_live_••••••••••••••••••••••••••••••••••••••••••'; });
+      await page.locator('#new-secret').evaluate((el) => { el.textContent = 'svc_test_••••••••••••••••••••••••••••••••••••••••••'; });
       await page.screenshot({ path: phone, fullPage: true });
     }
     await page.context().close();
+  });
+
+  it('offers the Advanced scopes under Advanced only, so the preset and ticked scopes cannot disagree', async () => {
+    const page = await signedInPage();
+    await expect(page.getByLabel('Read preset', { exact: false }).isChecked()).resolves.toBe(true);
+    await expect(page.getByLabel('member:write', { exact: false }).isVisible()).resolves.toBe(false);
+    await page.getByLabel('Advanced', { exact: false }).check();
+    await page.getByLabel('member:write', { exact: false }).check();
+    // Back to Read: the ticked scope is no longer on offer, and not sent.
+    await page.getByLabel('Read preset', { exact: false }).check();
+    await expect(page.getByLabel('member:write', { exact: false }).isVisible()).resolves.toBe(false);
+    await expect(page.getByLabel('Test', { exact: true }).isChecked()).resolves.toBe(true);
+    await page.getByLabel('Name (optional)').fill('Read only after all');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.waitForURL('**/keys/*/created');
+    await expect(page.locator('main').textContent()).resolves.toContain('search:read, profile:read, enrich:read.');
+    await page.context().close();
+  });
+
+  it('keeps the keys table within the page at 1280 and 375 px, a 100-character unbroken name included', async () => {
+    const long = 'N'.repeat(100);
+    await suite.sys.clients.identity.mintKey({ userId: 'u_ada', name: long, preset: 'read' }, await asOperator());
+    for (const width of [1280, 375]) {
+      const page = await signedInPage(width);
+      const overflow = await page.evaluate(() => ({
+        page: document.documentElement.scrollWidth - window.innerWidth,
+        tables: [...document.querySelectorAll('.table-wrap')].map((w) => w.scrollWidth - w.clientWidth),
+      }));
+      expect(overflow.page, `${width} px`).toBeLessThanOrEqual(0);
+      for (const table of overflow.tables) expect(table, `${width} px`).toBeLessThanOrEqual(0);
+      // Each row's Revoke link is on the screen; the whole name is in the shortened one's title.
+      const revoke = page.getByRole('link', { name: `Revoke ${long}` });
+      const box = (await revoke.boundingBox())!;
+      expect(box.x + box.width, `${width} px`).toBeLessThanOrEqual(width);
+      await expect(page.locator(`[title="${long}"]`).count()).resolves.toBe(1);
+      const shot = screenshotPath(`keys-table-${width}`);
+      if (shot) await page.screenshot({ path: shot, fullPage: true });
+      await page.context().close();
+    }
   });
 });

@@ -39,8 +39,8 @@ describe('settings web app: key rights', () => {
   beforeAll(async () => {
     sys = await startTestSystem({ seed });
     [ada, bob] = await signedInClients(sys, 'u_ada', 'u_bob');
-    const minted = await ada.submit('/keys', '/keys', { preset: 'read', environment: 'live' });
-    expect(minted.status).toBe(201);
+    const minted = await ada.mint({ preset: 'read', environment: 'live' });
+    expect(minted.status).toBe(200);
     expect(minted.headers.get('cache-control')).toBe('no-store');
     adaSecret = mintedSecretOf(minted.text);
     [adaKeyId] = keyIdsOf((await ada.get('/keys')).text) as [string];
@@ -91,8 +91,8 @@ describe('settings web app: key rights', () => {
   });
 
   it('mints under Advanced exactly the scopes chosen, with the allowlist and environment asked for', async () => {
-    const minted = await bob.submit('/keys', '/keys', { preset: 'advanced', scopes: ['search:read', 'self:enrich'], environment: 'test', allowlist: ['c_one', 'c_two'], requested_rate: '30' });
-    expect(minted.status).toBe(201);
+    const minted = await bob.mint({ preset: 'advanced', scopes: ['search:read', 'self:enrich'], environment: 'test', allowlist: ['c_one', 'c_two'], requested_rate: '30' });
+    expect(minted.status).toBe(200);
     const me = await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(mintedSecretOf(minted.text)) });
     expect(me.status).toBe(200);
     expect(me.body.scopes).toEqual(['search:read', 'self:enrich']);

@@ -58,7 +58,7 @@ describe('settings web app: legacy organization keys', () => {
       expect(page).toContain('href="/keys/k_lab/revoke"');
       expect(page).not.toContain('k_other');
       expect(page).not.toContain(otherKey.slice(0, 15));
-      expect(page).toContain('<td>Lab community</td>');
+      expect(page).toContain('<td data-label="Allowlist">Lab community</td>');
     }
   });
 

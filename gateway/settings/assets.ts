@@ -1,6 +1,7 @@
 // The settings app's only assets, served from this origin (the CSP allows nothing else): the
-// stylesheet (readable at phone width, visible keyboard focus, the usage charts' colours) and the one script, which makes the
-// copy button copy the secret shown once. Pages work without the script.
+// stylesheet (readable at phone width, visible keyboard focus, the usage charts' colours, key
+// tables that never overflow) and the one script, which makes the copy button copy the secret shown
+// once and offers the mint form's Advanced scopes only under Advanced. Pages work without the script.
 export const SETTINGS_CSS = `
 *{box-sizing:border-box}
 body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1b1b1f;background:#fafafa}
@@ -31,6 +32,19 @@ input[type=text],input[type=number],select{padding:.35rem;border:1px solid #888;
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{border:1px solid #ddd;padding:.4rem .5rem;text-align:left;vertical-align:top}
 form.inline{display:inline}
+table.keys td{overflow-wrap:break-word}
+table.keys td[data-label=Name],table.keys td[data-label=Prefix],table.keys td[data-label=Allowlist]{overflow-wrap:anywhere}
+@media (min-width:48.01rem){table.keys td[data-label=Name]{min-width:7rem}}
+.wrap{overflow-wrap:anywhere}
+ul.actions{list-style:none;margin:0;padding:0}
+@media (max-width:48rem){
+table.keys,table.keys tbody,table.keys tr,table.keys td{display:block;width:100%}
+table.keys thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.keys caption{display:block;text-align:left}
+table.keys tr{border:1px solid #ddd;margin:0 0 .75rem}
+table.keys td{border:0;border-bottom:1px solid #eee}
+table.keys td::before{content:attr(data-label);display:block;font-weight:600;font-size:.85rem;color:#555}
+}
 .who{color:#555}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 section.usage{background:#fff;border:1px solid #ddd;border-radius:4px;padding:.25rem 1rem 1rem;margin:0 0 1rem}
@@ -50,6 +64,21 @@ summary{cursor:pointer;color:#0b57d0}
 `;
 
 export const SETTINGS_JS = `
+// The mint form's Advanced scopes are offered under Advanced only: hidden and disabled (so not
+// sent) while the Read preset is chosen, and the two can never disagree.
+function offerAdvancedScopes(form) {
+  var advanced = form.querySelector('input[name=preset][value=advanced]');
+  var scopes = form.querySelector('.advanced-scopes');
+  if (!advanced || !scopes) return;
+  scopes.disabled = !advanced.checked;
+  scopes.hidden = !advanced.checked;
+}
+document.querySelectorAll('form.mint').forEach(function (form) {
+  offerAdvancedScopes(form);
+  form.addEventListener('change', function (event) {
+    if (event.target.name === 'preset') offerAdvancedScopes(form);
+  });
+});
 document.addEventListener('click', function (event) {
   var button = event.target.closest('[data-copy]');
   if (!button) return;

@@ -2,16 +2,24 @@
 // revokes only that user's own keys, and the legacy keys of organizations the user manages (any
 // other key is not found); it re-checks that a new key's allowlist is within the user's reach,
 // which the communities service computes (and the form offers). The screen also lists the user's
-// connected applications (OAuth grants; grants-routes.ts revokes them).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// connected applications (OAuth grants; grants-routes.ts revokes them). Roll and rename are
+// key-actions-routes.ts's.
+// Minting is post/redirect/get: the POST mints, keeps the secret for one showing (secret-flash.ts)
+// and answers 303 to the created page, so reloading that page never mints another key. A refused
+// form is the keys screen again, with the reason beside the form and what was entered.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Community } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import type { ApiKey, OAuthGrant, OrganizationKeys } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
 import { asUser, type SettingsContext } from './context.js';
 import { grantsList } from './grants-view.js';
 import { html, page } from './html.js';
-import { keysList, mintForm, organizationKeysList, revokeConfirmation, secretShownOnce, type CommunityNames } from './keys-view.js';
+import { registerKeyActionRoutes } from './key-actions-routes.js';
+import { keysList, mintForm, organizationKeysList, revokeConfirmation, secretAlreadyShown, secretShownOnce, type CommunityNames } from './keys-view.js';
+import { formRefusalOf, type FormRefusal } from './form-refusal.js';
 import { mintRequestOf, type MintForm } from './mint-form.js';
+import { ownKey, ownKeysOf } from './own-keys.js';
 import { PageError } from './page-error.js';
+import { createSecretFlash } from './secret-flash.js';
 import { requireSession } from './session.js';
 
 const LIST_PAGE_SIZE = 100;
@@ -36,6 +44,25 @@ async function keysScreenOf(context: SettingsContext, request: FastifyRequest): 
   return { own: own.keys, organizations: organizations.organizations, reach: reach.communities, grants: grants.grants };
 }
 
+interface KeysQuery {
+  revoked?: string;
+  revoked_grant?: string;
+  renamed?: string;
+}
+
+/** What the keys screen says after a revocation, a disconnection or a rename it was sent back from. */
+function noticeOf(screen: KeysScreen, query: KeysQuery): { kind: 'ok'; text: string } | undefined {
+  const pick = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const allKeys = [...screen.own, ...screen.organizations.flatMap((o) => o.keys)];
+  const revoked = allKeys.find((k) => k.id === pick(query.revoked));
+  if (revoked) return { kind: 'ok', text: `Key ${revoked.prefix}… was revoked: requests with it are refused.` };
+  const grant = screen.grants.find((g) => g.id === pick(query.revoked_grant) && g.revokedAt);
+  if (grant) return { kind: 'ok', text: `${grant.clientId} was disconnected: requests with its access tokens are refused.` };
+  const renamed = screen.own.find((k) => k.id === pick(query.renamed));
+  if (renamed) return { kind: 'ok', text: `Key ${renamed.prefix}… was renamed${renamed.name ? `: ${renamed.name}` : ''}.` };
+  return undefined;
+}
+
 function namesOf(reach: readonly Community[]): CommunityNames {
   return new Map(reach.map((c) => [c.id, c.name]));
 }
@@ -55,31 +82,48 @@ export function registerKeyRoutes(app: FastifyInstance, context: SettingsContext
   const signedIn = { preHandler: requireSession(context) };
   const protectedForm = { preHandler: [requireSession(context), app.csrfProtection] };
 
-  app.get<{ Querystring: { revoked?: string; revoked_grant?: string } }>('/keys', signedIn, async (request, reply) => {
+  const flash = createSecretFlash(app, context);
+
+  /** The keys screen; after a refused mint, with what was sent and why (`status` 4xx). */
+  async function keysPage(request: FastifyRequest, reply: FastifyReply, query: KeysQuery, refused?: { sent: MintForm; refusal: FormRefusal }) {
     const screen = await keysScreenOf(context, request);
-    const revokedId = typeof request.query.revoked === 'string' ? request.query.revoked : undefined;
-    const revoked = revokedId ? [...screen.own, ...screen.organizations.flatMap((o) => o.keys)].find((k) => k.id === revokedId) : undefined;
-    const grantId = typeof request.query.revoked_grant === 'string' ? request.query.revoked_grant : undefined;
-    const revokedGrant = grantId ? screen.grants.find((g) => g.id === grantId && g.revokedAt) : undefined;
     const csrf = reply.generateCsrf();
-    const notice = revoked
-      ? { kind: 'ok' as const, text: `Key ${revoked.prefix}… was revoked: requests with it are refused.` }
-      : revokedGrant ? { kind: 'ok' as const, text: `${revokedGrant.clientId} was disconnected: requests with its access tokens are refused.` } : undefined;
+    const notice = noticeOf(screen, query);
     const names = namesOf(screen.reach);
-    return reply.type('text/html').send(page({
+    return reply.code(refused?.refusal.status ?? 200).type('text/html').send(page({
       title: 'API keys', user: request.user!, csrf, current: '/keys', ...(notice && { notice }),
-      body: html`${keysList(screen.own, names)}${organizationKeysList(screen.organizations, names)}${grantsList(screen.grants)}${mintForm(csrf, screen.reach)}`,
+      body: html`${keysList(screen.own, names)}${organizationKeysList(screen.organizations, names)}${grantsList(screen.grants)}${mintForm(csrf, screen.reach, refused?.sent, refused?.refusal)}`,
+    }));
+  }
+
+  app.get<{ Querystring: KeysQuery }>('/keys', signedIn, async (request, reply) => keysPage(request, reply, request.query));
+
+  app.post<{ Body: MintForm }>('/keys', protectedForm, async (request, reply) => {
+    const sent = request.body ?? {};
+    let minted;
+    try {
+      minted = await context.clients.identity.mintKey(mintRequestOf(request.user!.id, sent), await asUser(context, request));
+    } catch (error) {
+      return keysPage(request, reply, {}, { sent, refusal: formRefusalOf(error) });
+    }
+    // The secret is never stored server-side, logged or put in a URL: it waits, sealed, for its page.
+    flash.keep(request, reply, minted.key!.id, minted.secret);
+    return reply.redirect(`/keys/${encodeURIComponent(minted.key!.id)}/created`, 303);
+  });
+
+  // Shows the secret kept for this key once; a reload (or any later visit) says it was shown.
+  app.get<{ Params: { id: string } }>('/keys/:id/created', signedIn, async (request, reply) => {
+    const own = await ownKeysOf(context, request);
+    const key = ownKey(own, request.params.id);
+    const replaced = own.find((k) => k.replacedByKeyId === key.id);
+    const secret = flash.take(request, reply, key.id);
+    return reply.type('text/html').header('cache-control', 'no-store').send(page({
+      title: 'Key created', user: request.user!, csrf: reply.generateCsrf(), current: '/keys',
+      body: secret ? secretShownOnce(key, secret, replaced) : secretAlreadyShown(key, replaced),
     }));
   });
 
-  app.post<{ Body: MintForm }>('/keys', protectedForm, async (request, reply) => {
-    const mint = mintRequestOf(request.user!.id, request.body ?? {});
-    const { key, secret } = await context.clients.identity.mintKey(mint, await asUser(context, request));
-    // The secret travels in this one response only: never stored, logged or put in a URL.
-    return reply.code(201).type('text/html').header('cache-control', 'no-store').send(page({
-      title: 'Key created', user: request.user!, csrf: reply.generateCsrf(), current: '/keys', body: secretShownOnce(key!, secret),
-    }));
-  });
+  registerKeyActionRoutes(app, context, flash);
 
   app.get<{ Params: { id: string } }>('/keys/:id/revoke', signedIn, async (request, reply) => {
     const found = revocable(await keysScreenOf(context, request), request.params.id);

@@ -1,8 +1,10 @@
 // The mint form's fields turned into a MintKeyRequest for the signed-in user. The form is checked
-// here for a clear message on the page; identity checks everything again (scopes, rate, allowlist,
-// and at its gRPC door the text rule every request text passes: services/kit/request-text.ts).
+// here for a clear message beside the form, which is shown again with what was entered; identity
+// checks everything again (scopes, rate, allowlist, expiry, and at its gRPC door the text rule
+// every request text passes: services/kit/request-text.ts). Nothing the form sent is dropped
+// silently: scopes ticked under the Read preset are a contradiction, refused with a message.
 import type { MintKeyRequest } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
-import { keyEnvironments } from '../../services/kit/enums.js';
+import { DEFAULT_KEY_ENVIRONMENT, keyEnvironments } from '../../services/kit/enums.js';
 import { textProblem } from '../../services/kit/request-text.js';
 import { isScope, SCOPE_TIER, SCOPES } from '../../services/kit/scopes.js';
 
@@ -12,16 +14,24 @@ export const MAX_KEY_NAME_LENGTH = 100;
 /** Scopes chosen one by one under Advanced: self:enrich and the write scopes, plus the read ones. */
 export const ADVANCED_SCOPES = SCOPES;
 
+/** The lifetimes the form offers, in days; 0: the key never expires. */
+export const EXPIRY_DAYS = [0, 7, 30, 90] as const;
+
 export type MintForm = Record<string, string | string[] | undefined>;
 
-export class FormError extends Error {}
+/** A form the page would not accept; `field` names the input it is about (for aria-invalid). */
+export class FormError extends Error {
+  constructor(message: string, readonly field?: string) {
+    super(message);
+  }
+}
 
-function list(value: string | string[] | undefined): string[] {
+export function list(value: string | string[] | undefined): string[] {
   if (value === undefined) return [];
   return Array.isArray(value) ? value : [value];
 }
 
-function single(form: MintForm, name: string): string {
+export function single(form: MintForm, name: string): string {
   const values = list(form[name]);
   if (values.length > 1) throw new FormError(`${name} was sent more than once`);
   return (values[0] ?? '').trim();
@@ -32,35 +42,41 @@ export function mintRequestOf(userId: string, form: MintForm): MintKeyRequest {
   for (const [field, values] of Object.entries(form)) {
     for (const value of list(values)) {
       const problem = textProblem(String(value));
-      if (problem) throw new FormError(`${field}: ${problem}`);
+      if (problem) throw new FormError(`${field}: ${problem}`, field);
     }
   }
   const mode = single(form, 'preset');
-  if (mode !== 'read' && mode !== 'advanced') throw new FormError('choose the Read preset or Advanced');
+  if (mode !== 'read' && mode !== 'advanced') throw new FormError('choose the Read preset or Advanced', 'preset');
   const chosen = list(form.scopes);
   const unknown = chosen.filter((s) => !isScope(s));
-  if (unknown.length > 0) throw new FormError(`unknown scope: ${unknown.join(', ')}`);
-  if (mode === 'advanced' && chosen.length === 0) throw new FormError('under Advanced, choose at least one scope');
-  const environment = single(form, 'environment') || 'live';
-  if (!keyEnvironments.isName(environment)) throw new FormError('environment must be live or test');
+  if (unknown.length > 0) throw new FormError(`unknown scope: ${unknown.join(', ')}`, 'scopes');
+  if (mode === 'advanced' && chosen.length === 0) throw new FormError('under Advanced, choose at least one scope', 'scopes');
+  if (mode === 'read' && chosen.length > 0) {
+    throw new FormError(`the Read preset has its own scopes: choose Advanced to pick ${chosen.join(', ')}, or untick them`, 'scopes');
+  }
+  const environment = single(form, 'environment') || DEFAULT_KEY_ENVIRONMENT;
+  if (!keyEnvironments.isName(environment)) throw new FormError('environment must be live or test', 'environment');
+  const expiryText = single(form, 'expires_in_days') || '0';
+  const expiryDays = EXPIRY_DAYS.find((d) => String(d) === expiryText);
+  if (expiryDays === undefined) throw new FormError('choose when the key expires: never, or in 7, 30 or 90 days', 'expires_in_days');
   const rateText = single(form, 'requested_rate');
   const rate = rateText === '' ? 0 : Number(rateText);
-  if (!Number.isInteger(rate) || rate < 0) throw new FormError('requested rate must be a whole number of requests per minute');
+  if (!Number.isInteger(rate) || rate < 0) throw new FormError('requested rate must be a whole number of requests per minute', 'requested_rate');
   // Ticked communities of the user's reach; none ticked: no allowlist (the key reaches all of it).
   // Identity re-checks that each one is in the user's reach.
   const ticked = [...new Set(list(form.allowlist).map((id) => id.trim()).filter(Boolean))];
   const allowlist = ticked.length === 0 ? undefined : { communityIds: ticked };
   const name = single(form, 'name');
-  if ([...name].length > MAX_KEY_NAME_LENGTH) throw new FormError(`name is at most ${MAX_KEY_NAME_LENGTH} characters`);
+  if ([...name].length > MAX_KEY_NAME_LENGTH) throw new FormError(`name is at most ${MAX_KEY_NAME_LENGTH} characters`, 'name');
   return {
     userId,
     name,
-    // The Read preset never carries a scope beyond the read tier, whatever else the form held.
     preset: mode === 'read' ? 'read' : '',
     scopes: mode === 'read' ? [] : chosen,
     environment: keyEnvironments.toEnum(environment),
     requestedRate: rate,
     allowlist,
+    expiresInSeconds: expiryDays * 24 * 3600,
     id: '',
     secret: '',
   };

@@ -40,6 +40,7 @@ export async function authenticate(context: IdentityContext, request: Authentica
     const today = utcDay(new Date());
     const row = await context.describeKeyByHash({ secretHash, day: today });
     if (!row) throw refused();
+    if (hasExpired(row)) throw expired(row);
     context.keyUsage.record(row.id);
     return { caller: callerOfKey(row), description: describedKey(context, row, today), stamp: '' };
   }
@@ -51,15 +52,26 @@ export async function authenticate(context: IdentityContext, request: Authentica
   }
   const readAt = Date.now();
   const row = await context.keys.findActiveByHash(secretHash);
-  if (!row) {
+  if (!row || hasExpired(row)) {
     if (request.refresh) await uncountRefused(context, secretHash);
-    throw refused();
+    throw row ? expired(row) : refused();
   }
   // A refresh is the same request as the cached answer before it, which counted it.
   if (!request.refresh) context.keyUsage.record(row.id);
   const caller = callerOfKey(row);
-  if (callers && (request.acceptCached || request.refresh)) await callers.remember(secretHash, caller, readAt);
+  // The cache keeps the caller no later than the key expires (credential-cache.ts).
+  if (callers && (request.acceptCached || request.refresh)) await callers.remember(secretHash, caller, readAt, row.expires_at);
   return { caller, description: undefined, stamp: '' };
+}
+
+/** A key past its expiry (chosen at mint, or the end of a roll's grace period) authenticates no more. */
+function hasExpired(row: { expires_at: Date | null }, now = Date.now()): boolean {
+  return row.expires_at !== null && row.expires_at.getTime() <= now;
+}
+
+/** The refusal of an expired key says so, and when: its owner then knows to mint or roll one. */
+function expired(row: { expires_at: Date | null }) {
+  return domainError('unauthorized', `API key expired at ${row.expires_at!.toISOString()}`);
 }
 
 /**
@@ -80,6 +92,7 @@ export async function describeCredential(context: IdentityContext, ctx: ServiceC
   const today = utcDay(new Date());
   const row = await context.keys.describe(caller.credentialId, today);
   if (!row) throw domainError('unauthorized', 'invalid or revoked API key');
+  if (hasExpired(row)) throw expired(row);
   return describedKey(context, row, today);
 }
 

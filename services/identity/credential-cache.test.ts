@@ -10,7 +10,7 @@ import type { AuthenticatedKeyRow } from './key.repository.js';
 const row: AuthenticatedKeyRow = {
   id: 'k_one', secret_hash: 'h_one', display_prefix: 'svc_test_abc', environment: 'test', owner_type: 'user', owner_id: 'u_ada',
   minted_by_user_id: 'u_ada', scopes: ['search:read'], allowlist: null, rate_tier: 'standard', requested_rate: 60, name: '',
-  created_at: new Date(), last_used_at: null, revoked_at: null, managed_organization_ids: ['o_lab'],
+  created_at: new Date(), last_used_at: null, revoked_at: null, expires_at: null, replaced_by: null, managed_organization_ids: ['o_lab'],
 };
 
 describe('the credential cache', () => {
@@ -40,5 +40,17 @@ describe('the credential cache', () => {
     expect(stamps.current('k_one')).not.toBe(before);
     await cache.publish([{ ...row, revoked_at: new Date() }]);
     expect(stamps.current('k_one')).toBe('revoked');
+  });
+
+  it('keeps an expiring key no later than it expires, and its stamp changes with its expiry (a roll)', async () => {
+    const stamps = new MemoryCredentialStamps();
+    const cache = createCredentialCache(stamps);
+    const soon = new Date(Date.now() + 50);
+    await cache.remember('h_one', callerOfKey(row), Date.now(), soon);
+    expect(cache.get('h_one')).toBeDefined();
+    expect(stampOfKey({ ...row, expires_at: soon })).toBe(cache.get('h_one')?.stamp);
+    expect(stampOfKey(row)).not.toBe(cache.get('h_one')?.stamp);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(cache.get('h_one')).toBeUndefined();
   });
 });

@@ -12,14 +12,17 @@ import type { AuthenticatedKeyRow } from './key.repository.js';
 const REVOKED = 'revoked';
 const MAX_ENTRIES = 10_000;
 
-/** A digest of everything the key's caller is made of; `revoked` once the key is. */
+/**
+ * A digest of everything the key's caller is made of, and of when the key expires (a roll sets
+ * the old key's expiry: a caller cached before it must be read again); `revoked` once the key is.
+ */
 export function stampOfKey(row: AuthenticatedKeyRow): string {
   if (row.revoked_at) return REVOKED;
-  return stampOfCaller(callerOfKey(row));
+  return stampOfCaller(callerOfKey(row), row.expires_at);
 }
 
-function stampOfCaller(caller: Caller): string {
-  return createHash('sha256').update(JSON.stringify(Caller.toJSON(caller))).digest('base64url').slice(0, 22);
+function stampOfCaller(caller: Caller, expiresAt: Date | null): string {
+  return createHash('sha256').update(JSON.stringify([Caller.toJSON(caller), expiresAt?.toISOString() ?? null])).digest('base64url').slice(0, 22);
 }
 
 interface Entry {
@@ -48,16 +51,20 @@ export function createCredentialCache(stamps: CredentialStamps) {
     /**
      * Keeps a caller read live (the read began at `readAt`, ms), and seeds its stamp for the edge's
      * check. A read slow enough that a stamp published after it began could have expired since is
-     * not kept: its seed could otherwise bring back the state from before that change.
+     * not kept: its seed could otherwise bring back the state from before that change. A key that
+     * expires (`keyExpiresAt`) is kept no later than that: its next request then reads it live
+     * and is refused as expired.
      */
-    async remember(secretHash: string, caller: Caller, readAt: number): Promise<void> {
+    async remember(secretHash: string, caller: Caller, readAt: number, keyExpiresAt: Date | null = null): Promise<void> {
       if (Date.now() - readAt >= STAMP_TTL_MS / 2) return;
-      const stamp = stampOfCaller(caller);
+      const stamp = stampOfCaller(caller, keyExpiresAt);
       // Bounded: the oldest entry goes first (a Map keeps insertion order).
       if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
       entries.delete(secretHash);
-      // No longer than a stamp lives: a stamp never outlives the state it was read from by more.
-      entries.set(secretHash, { caller, stamp, expiresAt: Date.now() + STAMP_TTL_MS });
+      // No longer than a stamp lives (a stamp never outlives the state it was read from by more),
+      // nor than the key itself.
+      const expiresAt = Math.min(Date.now() + STAMP_TTL_MS, keyExpiresAt?.getTime() ?? Infinity);
+      entries.set(secretHash, { caller, stamp, expiresAt });
       await stamps.seed(caller.credentialId, stamp);
     },
 

@@ -19,6 +19,8 @@ export function toApiKey(row: KeyRow): ApiKey {
     allowlist: row.allowlist === null ? undefined : { communityIds: row.allowlist },
     mintedByUserId: row.minted_by_user_id ?? '',
     name: row.name,
+    expiresAt: row.expires_at?.toISOString(),
+    replacedByKeyId: row.replaced_by ?? '',
   });
 }
 

@@ -1,17 +1,18 @@
 // The identity service: authenticate credentials (API keys and OAuth access tokens), describe
-// them, mint/list/revoke keys, create/list/revoke OAuth grants, keep users and organizations,
+// them, mint/list/revoke/roll/rename keys, create/list/revoke OAuth grants, keep users and organizations,
 // placeholder accounts and the seed ledger. Each handler delegates to the domain module named for
 // what it does and maps the result with identity-messages.ts.
 import { IdentityServiceDefinition } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
 import type { ServiceRegistration } from '../kit/grpc/server.js';
 import { authenticate, describeCredential } from './authentication.js';
+import { IDENTITY_ACCESS } from './identity-access.js';
 import { createIdentityContext, type IdentityDeps, type IdentityOptions } from './identity-context.js';
 import { toApiKey, toOAuthGrant, toOrganization, toSeedState, toUser, toUserOrganization } from './identity-messages.js';
 import * as jitConsent from './jit-consent.js';
 import * as keyManagement from './key-management.js';
 import * as oauthGrants from './oauth-grants.js';
 import { listOrganizationKeys } from './organization-keys.js';
-import { requireOwnKey, requireSelf } from './own-keys.js';
+import { requireOwnKey, requireOwnPersonalKey, requireSelf } from './own-keys.js';
 import { createPlaceholderAccount, deletePlaceholderAccount } from './placeholder-accounts.js';
 import { recordSeedRecords } from './seed-ledger.js';
 import { getUsage } from './usage-history.js';
@@ -53,6 +54,17 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
     async revokeKey(request, ctx) {
       await requireOwnKey(context, ctx, request.keyId);
       return { key: toApiKey(await keyManagement.revokeKey(context, request.keyId)) };
+    },
+
+    async rollKey(request, ctx) {
+      await requireOwnPersonalKey(context, ctx, request.keyId);
+      const { row, secret, previous } = await keyManagement.rollKey(context, request, ctx);
+      return { key: toApiKey(row), secret, previous: toApiKey(previous) };
+    },
+
+    async renameKey(request, ctx) {
+      await requireOwnPersonalKey(context, ctx, request.keyId);
+      return { key: toApiKey(await keyManagement.renameKey(context, request)) };
     },
 
     async createGrant(request, ctx) {
@@ -161,38 +173,7 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
   const registration: ServiceRegistration<typeof IdentityServiceDefinition> = {
     definition: IdentityServiceDefinition,
     implementation,
-    access: {
-      authenticate: ['edge'],
-      describeCredential: ['caller'],
-      mintKey: ['operator', 'user'],
-      listKeys: ['operator', 'user'],
-      revokeKey: ['operator', 'user'],
-      listOrganizationKeys: ['operator', 'user'],
-      importLegacyOrganizationKey: ['operator'],
-      upsertUser: ['operator'],
-      getUser: ['operator', 'service', 'user'],
-      listUsers: ['operator'],
-      setUserPlan: ['operator'],
-      upsertOrganization: ['operator'],
-      getOrganization: ['operator', 'service'],
-      listUserOrganizations: ['operator', 'service'],
-      createPlaceholderAccount: ['service'],
-      deletePlaceholderAccount: ['service'],
-      createGrant: ['operator', 'user'],
-      issueAccessToken: ['operator'],
-      revokeGrant: ['operator', 'user'],
-      listGrants: ['operator', 'user'],
-      getSeedState: ['operator'],
-      recordSeedRecords: ['operator'],
-      createSignInLink: ['operator'],
-      redeemSignInLink: ['edge'],
-      signInWithProvider: ['edge'],
-      resolveSession: ['edge'],
-      endSession: ['edge'],
-      getUsage: ['operator', 'user'],
-      setJitConsent: ['operator', 'user'],
-      listManagedOrganizations: ['operator', 'user'],
-    },
+    access: IDENTITY_ACCESS,
   };
   return { registration, stop: async () => void (await Promise.all([context.keyUsage.stop(), context.grantUsage.stop()])) };
 }

@@ -1,5 +1,5 @@
 // API keys: mint a personal key (or re-apply a seeded one), import a legacy organization key, list
-// the keys a user minted, revoke a key. The minting rules are key-minting.ts's; the SQL is
+// the keys a user minted (newest first), revoke, roll and rename a key. The minting rules are key-minting.ts's; the SQL is
 // key.repository.ts's.
 import type { ImportLegacyOrganizationKeyRequest, MintKeyRequest } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
 import { isUniqueViolation } from '../kit/db/database.js';
@@ -12,7 +12,8 @@ import { checkSecret, displayPrefixOf, generateSecret, hashSecret } from './api-
 import type { IdentityContext } from './identity-context.js';
 import type { KeyRow, NewKey } from './key.repository.js';
 import { requireAllowlistWithinReach } from './allowlist-reach.js';
-import { rateTierFor, scopesWithPreset, validAllowlist, validKeyName, validRequestedRate, validScopes } from './key-minting.js';
+import { expiryAfter, rateTierFor, scopesWithPreset, validAllowlist, validGrace, validKeyName, validRequestedRate, validScopes } from './key-minting.js';
+import { createKeyRepository } from './key.repository.js';
 import { personalRateTier } from './personal-rate-tier.js';
 import { publishKeyStamps } from './stamp-publishing.js';
 
@@ -31,6 +32,7 @@ export async function mintKey(context: IdentityContext, request: MintKeyRequest,
   const allowlist = validAllowlist(request.allowlist?.communityIds);
   const requestedRate = validRequestedRate(request.requestedRate);
   const name = validKeyName(request.name);
+  const expiresAt = expiryAfter(request.expiresInSeconds);
   // A signed-in user names only communities they reach (the operator's seeds may run ahead of
   // memberships; an allowlist only ever narrows reach at use, so nothing widens either way).
   if (allowlist && ctx.principal.kind === 'user') await requireAllowlistWithinReach(context, ctx, user.id, allowlist);
@@ -50,6 +52,7 @@ export async function mintKey(context: IdentityContext, request: MintKeyRequest,
     rate_tier: tier,
     requested_rate: requestedRate,
     name,
+    expires_at: expiresAt,
   }, Boolean(request.secret));
   // A re-applied key keeps its original secret, which is never shown again.
   return { row, secret: reapplied ? '' : secret };
@@ -92,6 +95,59 @@ export async function revokeKey(context: IdentityContext, keyId: string): Promis
   const row = await context.keys.revoke(keyId);
   if (!row) throw domainError('not_found', `key ${keyId} not found`);
   await publishKeyStamps(context, [row.id]);
+  return row;
+}
+
+/**
+ * Rolls a personal key: a new key with its name, scopes, allowlist, environment and requested rate
+ * (the tier decided now, as at any mint) and a new secret; a key that expires gets the same
+ * lifetime again from now. The old key is revoked at once (no grace) or expires at the end of the
+ * grace period (never later than it already would), and names its replacement. One transaction:
+ * a key is rolled once, and a concurrent roll or revocation leaves nothing half done.
+ */
+export async function rollKey(context: IdentityContext, request: { keyId: string; graceSeconds: number }, ctx: ServiceContext) {
+  const graceSeconds = validGrace(request.graceSeconds);
+  const old = await context.keys.findById(request.keyId);
+  if (!old) throw domainError('not_found', `key ${request.keyId} not found`);
+  if (old.owner_type !== 'user') throw domainError('invalid_request', 'a legacy organization key cannot be rolled; revoke it and mint a personal key');
+  const now = new Date();
+  if (old.revoked_at || (old.expires_at && old.expires_at <= now)) throw domainError('invalid_request', 'only an active key can be rolled');
+  if (old.replaced_by) throw domainError('invalid_request', `this key was already rolled: key ${old.replaced_by} replaced it`);
+  const user = await context.users.findUser(old.owner_id);
+  if (!user) throw domainError('not_found', `key ${request.keyId} not found`);
+  const secret = generateSecret(old.environment);
+  const lifetimeMs = old.expires_at ? old.expires_at.getTime() - old.created_at.getTime() : 0;
+  const tier = await personalRateTier(context, user, ctx);
+  const { row, previous } = await context.deps.db.transaction(async (tx) => {
+    const keys = createKeyRepository(tx);
+    const row = (await keys.insert({
+      id: newId('key'),
+      secret_hash: hashSecret(secret, context.deps.pepper),
+      display_prefix: displayPrefixOf(secret),
+      environment: old.environment,
+      owner_type: 'user',
+      owner_id: old.owner_id,
+      minted_by_user_id: old.minted_by_user_id,
+      scopes: old.scopes,
+      allowlist: old.allowlist,
+      rate_tier: tier,
+      requested_rate: old.requested_rate,
+      name: old.name,
+      expires_at: lifetimeMs > 0 ? new Date(now.getTime() + lifetimeMs) : null,
+    }))!;
+    const previous = await keys.markReplaced(old.id, row.id, graceSeconds === 0 ? null : new Date(now.getTime() + graceSeconds * 1000));
+    if (!previous) throw domainError('invalid_request', 'this key was revoked or rolled meanwhile');
+    return { row, previous };
+  });
+  // The old key's stamp carries its expiry (or `revoked`): a caller cached before the roll is stale.
+  await publishKeyStamps(context, [previous.id]);
+  return { row, secret, previous };
+}
+
+/** A key's new name (the rules of a name at mint). */
+export async function renameKey(context: IdentityContext, request: { keyId: string; name: string }): Promise<KeyRow> {
+  const row = await context.keys.rename(request.keyId, validKeyName(request.name));
+  if (!row) throw domainError('not_found', `key ${request.keyId} not found`);
   return row;
 }
 

@@ -65,3 +65,25 @@ export function validKeyName(name: string): string {
   if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw domainError('invalid_request', 'name may not contain control characters');
   return trimmed;
 }
+
+/** The longest a key may be minted to live (the settings app offers 7, 30 or 90 days). */
+export const MAX_KEY_LIFETIME_SECONDS = 365 * 24 * 3600;
+/** The longest an old secret may keep working after a roll (the settings app offers up to 7 days). */
+export const MAX_ROLL_GRACE_SECONDS = 7 * 24 * 3600;
+
+/** When a key minted now for `seconds` expires; null for 0 (never). */
+export function expiryAfter(seconds: number, now = new Date()): Date | null {
+  if (seconds === 0) return null;
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_KEY_LIFETIME_SECONDS) {
+    throw domainError('invalid_request', `expires_in_seconds must be 0 (never) to ${MAX_KEY_LIFETIME_SECONDS} (365 days)`);
+  }
+  return new Date(now.getTime() + seconds * 1000);
+}
+
+/** A roll's grace period, checked: 0 (the old key is revoked at once) to 7 days. */
+export function validGrace(seconds: number): number {
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_ROLL_GRACE_SECONDS) {
+    throw domainError('invalid_request', `grace_seconds must be 0 to ${MAX_ROLL_GRACE_SECONDS} (7 days)`);
+  }
+  return seconds;
+}

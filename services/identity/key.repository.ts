@@ -19,9 +19,13 @@ export interface KeyRow {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  /** When it stops authenticating; null: never. */
+  expires_at: Date | null;
+  /** The key a roll minted in its place; null until rolled. */
+  replaced_by: string | null;
 }
 
-export type NewKey = Omit<KeyRow, 'created_at' | 'last_used_at' | 'revoked_at'>;
+export type NewKey = Omit<KeyRow, 'created_at' | 'last_used_at' | 'revoked_at' | 'expires_at' | 'replaced_by'> & { expires_at?: Date | null };
 
 /** A live key as authentication reads it: with the organizations its user manages (null: an organization's key). */
 export type AuthenticatedKeyRow = KeyRow & WithManagedOrganizations;
@@ -66,11 +70,11 @@ export function createKeyRepository(db: Queryable) {
     async insert(key: NewKey): Promise<KeyRow | undefined> {
       const rows = await db.query<KeyRow>(
         `INSERT INTO identity.api_keys (id, secret_hash, display_prefix, environment, owner_type, owner_id,
-           minted_by_user_id, scopes, allowlist, rate_tier, requested_rate, name)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+           minted_by_user_id, scopes, allowlist, rate_tier, requested_rate, name, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
          ON CONFLICT (id) DO NOTHING RETURNING *`,
         [key.id, key.secret_hash, key.display_prefix, key.environment, key.owner_type, key.owner_id,
-          key.minted_by_user_id, key.scopes, key.allowlist, key.rate_tier, key.requested_rate, key.name],
+          key.minted_by_user_id, key.scopes, key.allowlist, key.rate_tier, key.requested_rate, key.name, key.expires_at ?? null],
       );
       return rows[0];
     },
@@ -84,14 +88,42 @@ export function createKeyRepository(db: Queryable) {
       return rows[0]!;
     },
 
-    /** Keys the user minted; `personalOnly` leaves out legacy organization keys the user minted. */
+    /**
+     * Keys the user minted, newest first; `personalOnly` leaves out legacy organization keys the
+     * user minted. A page starts after the key `afterId` (the previous page's last) in that order;
+     * its own stored time is compared, so no precision is lost in a token.
+     */
     async listMintedBy(userId: string, limit: number, afterId: string, personalOnly = false): Promise<KeyRow[]> {
       return db.query<KeyRow>(
-        `SELECT * FROM identity.api_keys WHERE minted_by_user_id = $1 AND id > $2
+        `SELECT * FROM identity.api_keys WHERE minted_by_user_id = $1
+            AND ($2 = '' OR (created_at, id) < (SELECT created_at, id FROM identity.api_keys WHERE id = $2))
             AND (NOT $4::boolean OR (owner_type = 'user' AND owner_id = $1))
-          ORDER BY id LIMIT $3`,
+          ORDER BY created_at DESC, id DESC LIMIT $3`,
         [userId, afterId, limit, personalOnly],
       );
+    },
+
+    /** A new name; undefined when there is no such key. */
+    async rename(id: string, name: string): Promise<KeyRow | undefined> {
+      const rows = await db.query<KeyRow>('UPDATE identity.api_keys SET name = $2 WHERE id = $1 RETURNING *', [id, name]);
+      return rows[0];
+    },
+
+    /**
+     * The old side of a roll: replaced by `newId`, and revoked now (no grace) or expiring at
+     * `expiresAt` (never later than it already expires). Only a live key that was not rolled yet
+     * is changed; undefined otherwise (a concurrent roll or revocation won).
+     */
+    async markReplaced(id: string, newId: string, expiresAt: Date | null): Promise<KeyRow | undefined> {
+      const rows = await db.query<KeyRow>(
+        `UPDATE identity.api_keys
+            SET replaced_by = $2,
+                revoked_at = CASE WHEN $3::timestamptz IS NULL THEN now() ELSE revoked_at END,
+                expires_at = CASE WHEN $3::timestamptz IS NULL THEN expires_at ELSE least(expires_at, $3::timestamptz) END
+          WHERE id = $1 AND revoked_at IS NULL AND replaced_by IS NULL RETURNING *`,
+        [id, newId, expiresAt],
+      );
+      return rows[0];
     },
 
     /** The legacy keys owned by these organizations, each organization's newest first. */

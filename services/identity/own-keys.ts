@@ -24,3 +24,13 @@ export async function requireOwnKey(context: IdentityContext, ctx: ServiceContex
     : (await managedOrganizationIds(context, userId)).includes(key.owner_id));
   if (!mayRevoke) throw domainError('not_found', `key ${keyId} not found`);
 }
+
+/**
+ * Refuses rolling or renaming a key that is not the signed-in user's own personal key (as not
+ * found): legacy organization keys cannot be changed, only revoked. The operator passes.
+ */
+export async function requireOwnPersonalKey(context: IdentityContext, ctx: ServiceContext, keyId: string): Promise<void> {
+  if (ctx.principal.kind !== 'user') return;
+  const key = await context.keys.findById(keyId);
+  if (!key || key.owner_type !== 'user' || key.owner_id !== ctx.principal.userId) throw domainError('not_found', `key ${keyId} not found`);
+}

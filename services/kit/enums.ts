@@ -29,6 +29,12 @@ export const plans = mapping({ free: Plan.PLAN_FREE, trial: Plan.PLAN_TRIAL, pai
 export const rateTiers = mapping({ restricted: RateTier.RATE_TIER_RESTRICTED, standard: RateTier.RATE_TIER_STANDARD });
 export const credentialKinds = mapping({ api_key: CredentialKind.CREDENTIAL_KIND_API_KEY, oauth: CredentialKind.CREDENTIAL_KIND_OAUTH });
 export const keyEnvironments = mapping({ live: KeyEnvironment.KEY_ENVIRONMENT_LIVE, test: KeyEnvironment.KEY_ENVIRONMENT_TEST });
+/**
+ * A new key's environment where a person names none, the same on every surface (the settings
+ * form, the admin CLI's `keys mint`): test, the safer one to hand out by mistake. Test and live keys
+ * read and write the same data and spend the same credits: the prefix is only a label.
+ */
+export const DEFAULT_KEY_ENVIRONMENT = 'test' as const;
 export const roles = mapping({ member: Role.ROLE_MEMBER, admin: Role.ROLE_ADMIN, owner: Role.ROLE_OWNER });
 
 export type OwnerTypeName = (typeof ownerTypes.names)[number];

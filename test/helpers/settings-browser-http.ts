@@ -54,6 +54,15 @@ export class SettingsClient {
     return this.send('POST', action, { _csrf: csrfTokenOf(page.text), ...fields });
   }
 
+  /**
+   * Mints a key with the settings form as a browser does: the POST, then (when it is the 303 of a
+   * minted key) the created page it leads to, which shows the secret once. A refused form's page as is.
+   */
+  async mint(fields: Record<string, string | string[]>): Promise<PageResponse> {
+    const posted = await this.submit('/keys', '/keys', fields);
+    return posted.status === 303 ? this.get(posted.headers.get('location')!) : posted;
+  }
+
   /** Signs in with a fresh one-time link for `userId`: opens it and presses Sign in. */
   async signIn(sys: TestSystem, userId: string): Promise<PageResponse> {
     const link = await mintSignInLink({ clients: sys.clients, signer: sys.signer, deadlineMs: 10_000 }, this.baseUrl, userId, 'test');

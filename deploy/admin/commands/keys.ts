@@ -1,8 +1,9 @@
 // `keys mint|list|revoke`: API keys of a user, minted by the same path as any key (the tier follows
-// the owner's standing). A new key is a test key unless --live: a live one is asked for on purpose.
+// the owner's standing). A new key is a test key unless --live (DEFAULT_KEY_ENVIRONMENT, as on the
+// settings form): a live one is asked for on purpose. Test and live keys share data and credits.
 import type { Command } from 'commander';
 import { ListKeysResponse, MintKeyResponse, RevokeKeyResponse } from '../../../proto/gen/expertnet/identity/v1/identity_service.js';
-import { keyEnvironments } from '../../../services/kit/enums.js';
+import { DEFAULT_KEY_ENVIRONMENT, keyEnvironments } from '../../../services/kit/enums.js';
 import { apiJson } from '../api-json.js';
 import { commaList, limit, oneOf, wholeNumber } from '../args.js';
 import { UsageError, type AdminContext } from '../context.js';
@@ -12,12 +13,15 @@ import { record } from '../table.js';
 
 const KEY_COLUMNS = ['id', 'prefix', 'environment', 'owner', 'scopes', 'rate_tier', 'created_at', 'last_used_at', 'revoked_at', 'name'];
 
+/** Said with every minted key: the environment is a label, not a sandbox (the contract's prefix rule). */
+const ENVIRONMENT_NOTE = 'test and live keys read and write the same data and spend the same credits: the prefix is only a label';
+
 interface MintOptions { user: string; name?: string; scopes?: string[]; preset?: string; allowlist?: string[]; rate?: number; live?: boolean; env?: 'live' | 'test'; json?: boolean }
 
 /** --live, or the older --env live|test; test when neither is given. */
 function environmentOf(options: MintOptions): 'live' | 'test' {
   if (options.live && options.env === 'test') throw new UsageError('--live and --env test contradict each other');
-  return options.live ? 'live' : (options.env ?? 'test');
+  return options.live ? 'live' : (options.env ?? DEFAULT_KEY_ENVIRONMENT);
 }
 
 export function registerKeys(program: Command, ctx: AdminContext): void {
@@ -31,7 +35,7 @@ export function registerKeys(program: Command, ctx: AdminContext): void {
     .option('--preset <name>', 'a named scope set instead of --scopes (e.g. read)')
     .option('--allowlist <list>', 'comma-separated community ids the key is limited to', commaList)
     .option('--rate <n>', 'requested requests per minute (capped by the tier)', wholeNumber)
-    .option('--live', 'mint a live key (svc_live_…) instead of a test key')
+    .option('--live', 'mint a live key (svc_live_…) instead of a test key; both read and write the same data and spend the same credits')
     .option('--env <environment>', 'live or test (same as --live when live)', oneOf('live', 'test'))
     .action(async (options: MintOptions) => {
       const environment = environmentOf(options);
@@ -44,7 +48,7 @@ export function registerKeys(program: Command, ctx: AdminContext): void {
         await ctx.call(),
       );
       print(apiJson(MintKeyResponse, minted), options, {
-        human: (r) => `${record(r.key as Record<string, unknown>)}\n\nsecret (shown once, keep it): ${String(r.secret)}`,
+        human: (r) => `${record(r.key as Record<string, unknown>)}\n\nsecret (shown once, keep it): ${String(r.secret)}\n${ENVIRONMENT_NOTE}`,
       });
     });
 

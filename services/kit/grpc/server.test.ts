@@ -54,6 +54,8 @@ function crashingIdentity(): ServiceRegistration<typeof IdentityServiceDefinitio
       mintKey: operatorOnly,
       listKeys: operatorOnly,
       revokeKey: operatorOnly,
+      rollKey: operatorOnly,
+      renameKey: operatorOnly,
       listOrganizationKeys: operatorOnly,
       importLegacyOrganizationKey: operatorOnly,
       upsertUser: operatorOnly,

@@ -124,6 +124,12 @@ export interface ApiKey {
   mintedByUserId: string;
   /** What its owner calls it (up to 100 characters); empty when unnamed. */
   name: string;
+  /** When it stops authenticating (401, saying it expired); unset: never. */
+  expiresAt:
+    | string
+    | undefined;
+  /** The key a roll minted in its place (this one then expires at the end of the grace period). */
+  replacedByKeyId: string;
 }
 
 /** Exactly one of api_key and access_token is set. */
@@ -215,6 +221,11 @@ export interface MintKeyRequest {
   preset: string;
   /** Optional: what the owner calls the key, up to 100 characters (no control characters). */
   name: string;
+  /**
+   * Optional: the key expires this many seconds after it is minted (at most 365 days). 0: never.
+   * The settings app offers 7, 30 or 90 days.
+   */
+  expiresInSeconds: number;
 }
 
 export interface MintKeyResponse {
@@ -242,6 +253,7 @@ export interface ListKeysRequest {
   pageToken: string;
 }
 
+/** Newest first (by creation, then id). */
 export interface ListKeysResponse {
   keys: ApiKey[];
   nextPageToken: string;
@@ -252,6 +264,39 @@ export interface RevokeKeyRequest {
 }
 
 export interface RevokeKeyResponse {
+  key: ApiKey | undefined;
+}
+
+export interface RollKeyRequest {
+  keyId: string;
+  /**
+   * How long the old secret keeps working, at most 7 days (the settings app offers none, 1 h,
+   * 24 h, 7 days). 0: the old key is revoked at once. It never outlives its own expiry.
+   */
+  graceSeconds: number;
+}
+
+export interface RollKeyResponse {
+  /**
+   * The new key: the old one's name, scopes, allowlist, environment and requested rate; a key
+   * that expires gets the same lifetime again, from now.
+   */
+  key:
+    | ApiKey
+    | undefined;
+  /** Shown once; only its hash is stored. */
+  secret: string;
+  /** The old key as it is now: revoked, or expiring at the end of the grace period. */
+  previous: ApiKey | undefined;
+}
+
+export interface RenameKeyRequest {
+  keyId: string;
+  /** Up to 100 characters (no control characters); empty: unnamed. */
+  name: string;
+}
+
+export interface RenameKeyResponse {
   key: ApiKey | undefined;
 }
 
@@ -1255,6 +1300,8 @@ function createBaseApiKey(): ApiKey {
     revokedAt: undefined,
     mintedByUserId: "",
     name: "",
+    expiresAt: undefined,
+    replacedByKeyId: "",
   };
 }
 
@@ -1298,6 +1345,12 @@ export const ApiKey: MessageFns<ApiKey> = {
     }
     if (message.name !== "") {
       writer.uint32(106).string(message.name);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(114).fork()).join();
+    }
+    if (message.replacedByKeyId !== "") {
+      writer.uint32(122).string(message.replacedByKeyId);
     }
     return writer;
   },
@@ -1419,6 +1472,22 @@ export const ApiKey: MessageFns<ApiKey> = {
             message.name = reader.string();
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.replacedByKeyId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1470,6 +1539,16 @@ export const ApiKey: MessageFns<ApiKey> = {
         ? globalThis.String(object.minted_by_user_id)
         : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : undefined,
+      replacedByKeyId: isSet(object.replacedByKeyId)
+        ? globalThis.String(object.replacedByKeyId)
+        : isSet(object.replaced_by_key_id)
+        ? globalThis.String(object.replaced_by_key_id)
+        : "",
     };
   },
 
@@ -1514,6 +1593,12 @@ export const ApiKey: MessageFns<ApiKey> = {
     if (message.name !== "") {
       obj.name = message.name;
     }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt;
+    }
+    if (message.replacedByKeyId !== "") {
+      obj.replacedByKeyId = message.replacedByKeyId;
+    }
     return obj;
   },
 
@@ -1539,6 +1624,8 @@ export const ApiKey: MessageFns<ApiKey> = {
     message.revokedAt = object.revokedAt ?? undefined;
     message.mintedByUserId = object.mintedByUserId ?? "";
     message.name = object.name ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    message.replacedByKeyId = object.replacedByKeyId ?? "";
     return message;
   },
 };
@@ -2171,6 +2258,7 @@ function createBaseMintKeyRequest(): MintKeyRequest {
     secret: "",
     preset: "",
     name: "",
+    expiresInSeconds: 0,
   };
 }
 
@@ -2202,6 +2290,9 @@ export const MintKeyRequest: MessageFns<MintKeyRequest> = {
     }
     if (message.name !== "") {
       writer.uint32(74).string(message.name);
+    }
+    if (message.expiresInSeconds !== 0) {
+      writer.uint32(80).uint32(message.expiresInSeconds);
     }
     return writer;
   },
@@ -2291,6 +2382,14 @@ export const MintKeyRequest: MessageFns<MintKeyRequest> = {
             message.name = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.expiresInSeconds = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2322,6 +2421,11 @@ export const MintKeyRequest: MessageFns<MintKeyRequest> = {
       secret: isSet(object.secret) ? globalThis.String(object.secret) : "",
       preset: isSet(object.preset) ? globalThis.String(object.preset) : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
+      expiresInSeconds: isSet(object.expiresInSeconds)
+        ? globalThis.Number(object.expiresInSeconds)
+        : isSet(object.expires_in_seconds)
+        ? globalThis.Number(object.expires_in_seconds)
+        : 0,
     };
   },
 
@@ -2354,6 +2458,9 @@ export const MintKeyRequest: MessageFns<MintKeyRequest> = {
     if (message.name !== "") {
       obj.name = message.name;
     }
+    if (message.expiresInSeconds !== 0) {
+      obj.expiresInSeconds = Math.round(message.expiresInSeconds);
+    }
     return obj;
   },
 
@@ -2373,6 +2480,7 @@ export const MintKeyRequest: MessageFns<MintKeyRequest> = {
     message.secret = object.secret ?? "";
     message.preset = object.preset ?? "";
     message.name = object.name ?? "";
+    message.expiresInSeconds = object.expiresInSeconds ?? 0;
     return message;
   },
 };
@@ -2981,6 +3089,358 @@ export const RevokeKeyResponse: MessageFns<RevokeKeyResponse> = {
   },
   fromPartial(object: DeepPartial<RevokeKeyResponse>): RevokeKeyResponse {
     const message = createBaseRevokeKeyResponse();
+    message.key = (object.key !== undefined && object.key !== null) ? ApiKey.fromPartial(object.key) : undefined;
+    return message;
+  },
+};
+
+function createBaseRollKeyRequest(): RollKeyRequest {
+  return { keyId: "", graceSeconds: 0 };
+}
+
+export const RollKeyRequest: MessageFns<RollKeyRequest> = {
+  encode(message: RollKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.keyId !== "") {
+      writer.uint32(10).string(message.keyId);
+    }
+    if (message.graceSeconds !== 0) {
+      writer.uint32(16).uint32(message.graceSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RollKeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRollKeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.graceSeconds = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RollKeyRequest {
+    return {
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+      graceSeconds: isSet(object.graceSeconds)
+        ? globalThis.Number(object.graceSeconds)
+        : isSet(object.grace_seconds)
+        ? globalThis.Number(object.grace_seconds)
+        : 0,
+    };
+  },
+
+  toJSON(message: RollKeyRequest): unknown {
+    const obj: any = {};
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    if (message.graceSeconds !== 0) {
+      obj.graceSeconds = Math.round(message.graceSeconds);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RollKeyRequest>): RollKeyRequest {
+    return RollKeyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RollKeyRequest>): RollKeyRequest {
+    const message = createBaseRollKeyRequest();
+    message.keyId = object.keyId ?? "";
+    message.graceSeconds = object.graceSeconds ?? 0;
+    return message;
+  },
+};
+
+function createBaseRollKeyResponse(): RollKeyResponse {
+  return { key: undefined, secret: "", previous: undefined };
+}
+
+export const RollKeyResponse: MessageFns<RollKeyResponse> = {
+  encode(message: RollKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== undefined) {
+      ApiKey.encode(message.key, writer.uint32(10).fork()).join();
+    }
+    if (message.secret !== "") {
+      writer.uint32(18).string(message.secret);
+    }
+    if (message.previous !== undefined) {
+      ApiKey.encode(message.previous, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RollKeyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRollKeyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = ApiKey.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.previous = ApiKey.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RollKeyResponse {
+    return {
+      key: isSet(object.key) ? ApiKey.fromJSON(object.key) : undefined,
+      secret: isSet(object.secret) ? globalThis.String(object.secret) : "",
+      previous: isSet(object.previous) ? ApiKey.fromJSON(object.previous) : undefined,
+    };
+  },
+
+  toJSON(message: RollKeyResponse): unknown {
+    const obj: any = {};
+    if (message.key !== undefined) {
+      obj.key = ApiKey.toJSON(message.key);
+    }
+    if (message.secret !== "") {
+      obj.secret = message.secret;
+    }
+    if (message.previous !== undefined) {
+      obj.previous = ApiKey.toJSON(message.previous);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RollKeyResponse>): RollKeyResponse {
+    return RollKeyResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RollKeyResponse>): RollKeyResponse {
+    const message = createBaseRollKeyResponse();
+    message.key = (object.key !== undefined && object.key !== null) ? ApiKey.fromPartial(object.key) : undefined;
+    message.secret = object.secret ?? "";
+    message.previous = (object.previous !== undefined && object.previous !== null)
+      ? ApiKey.fromPartial(object.previous)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRenameKeyRequest(): RenameKeyRequest {
+  return { keyId: "", name: "" };
+}
+
+export const RenameKeyRequest: MessageFns<RenameKeyRequest> = {
+  encode(message: RenameKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.keyId !== "") {
+      writer.uint32(10).string(message.keyId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenameKeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenameKeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenameKeyRequest {
+    return {
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: RenameKeyRequest): unknown {
+    const obj: any = {};
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RenameKeyRequest>): RenameKeyRequest {
+    return RenameKeyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RenameKeyRequest>): RenameKeyRequest {
+    const message = createBaseRenameKeyRequest();
+    message.keyId = object.keyId ?? "";
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseRenameKeyResponse(): RenameKeyResponse {
+  return { key: undefined };
+}
+
+export const RenameKeyResponse: MessageFns<RenameKeyResponse> = {
+  encode(message: RenameKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== undefined) {
+      ApiKey.encode(message.key, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenameKeyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenameKeyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = ApiKey.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenameKeyResponse {
+    return { key: isSet(object.key) ? ApiKey.fromJSON(object.key) : undefined };
+  },
+
+  toJSON(message: RenameKeyResponse): unknown {
+    const obj: any = {};
+    if (message.key !== undefined) {
+      obj.key = ApiKey.toJSON(message.key);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RenameKeyResponse>): RenameKeyResponse {
+    return RenameKeyResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RenameKeyResponse>): RenameKeyResponse {
+    const message = createBaseRenameKeyResponse();
     message.key = (object.key !== undefined && object.key !== null) ? ApiKey.fromPartial(object.key) : undefined;
     return message;
   },
@@ -5919,6 +6379,27 @@ export const IdentityServiceDefinition = {
       options: {},
     },
     /**
+     * Operator, or a signed-in user for their own personal key: a new key with the same terms and a
+     * new secret; the old key stays valid for the grace period asked (none: revoked at once).
+     */
+    rollKey: {
+      name: "RollKey",
+      requestType: RollKeyRequest as typeof RollKeyRequest,
+      requestStream: false,
+      responseType: RollKeyResponse as typeof RollKeyResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Operator, or a signed-in user for their own personal key: what the owner calls it. */
+    renameKey: {
+      name: "RenameKey",
+      requestType: RenameKeyRequest as typeof RenameKeyRequest,
+      requestStream: false,
+      responseType: RenameKeyResponse as typeof RenameKeyResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
      * The legacy organization-owned keys of the organizations a user manages (owner or admin), for
      * the settings web app to list read-only; such a user may also revoke them (RevokeKey).
      */
@@ -6174,6 +6655,13 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
   listKeys(request: ListKeysRequest, context: CallContext & CallContextExt): Promise<DeepPartial<ListKeysResponse>>;
   revokeKey(request: RevokeKeyRequest, context: CallContext & CallContextExt): Promise<DeepPartial<RevokeKeyResponse>>;
   /**
+   * Operator, or a signed-in user for their own personal key: a new key with the same terms and a
+   * new secret; the old key stays valid for the grace period asked (none: revoked at once).
+   */
+  rollKey(request: RollKeyRequest, context: CallContext & CallContextExt): Promise<DeepPartial<RollKeyResponse>>;
+  /** Operator, or a signed-in user for their own personal key: what the owner calls it. */
+  renameKey(request: RenameKeyRequest, context: CallContext & CallContextExt): Promise<DeepPartial<RenameKeyResponse>>;
+  /**
    * The legacy organization-owned keys of the organizations a user manages (owner or admin), for
    * the settings web app to list read-only; such a user may also revoke them (RevokeKey).
    */
@@ -6318,6 +6806,13 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
   mintKey(request: DeepPartial<MintKeyRequest>, options?: CallOptions & CallOptionsExt): Promise<MintKeyResponse>;
   listKeys(request: DeepPartial<ListKeysRequest>, options?: CallOptions & CallOptionsExt): Promise<ListKeysResponse>;
   revokeKey(request: DeepPartial<RevokeKeyRequest>, options?: CallOptions & CallOptionsExt): Promise<RevokeKeyResponse>;
+  /**
+   * Operator, or a signed-in user for their own personal key: a new key with the same terms and a
+   * new secret; the old key stays valid for the grace period asked (none: revoked at once).
+   */
+  rollKey(request: DeepPartial<RollKeyRequest>, options?: CallOptions & CallOptionsExt): Promise<RollKeyResponse>;
+  /** Operator, or a signed-in user for their own personal key: what the owner calls it. */
+  renameKey(request: DeepPartial<RenameKeyRequest>, options?: CallOptions & CallOptionsExt): Promise<RenameKeyResponse>;
   /**
    * The legacy organization-owned keys of the organizations a user manages (owner or admin), for
    * the settings web app to list read-only; such a user may also revoke them (RevokeKey).
