@@ -58,6 +58,11 @@ describe('settings web app: minting, rolling, renaming and expiring keys', () =>
     expect(again.text).not.toContain(secret!);
     expect((await keysOf()).length).toBe(before + 1);
 
+    // Two keys minted before either page is opened (two tabs): each page shows its own secret once.
+    const first = await ada.submit('/keys', '/keys', { name: 'Tab one', preset: 'read' });
+    const second = await ada.submit('/keys', '/keys', { name: 'Tab two', preset: 'read' });
+    for (const tab of [second, first]) expect((await ada.get(tab.headers.get('location')!)).text).toMatch(/<code id="new-secret">svc_test_/);
+
     // Another session cannot open the secret kept for Ada's page.
     const bob = new SettingsClient(sys.settingsUrl!);
     await bob.signIn(sys, 'u_bob');

@@ -181,7 +181,7 @@ function createdKey(key: ApiKey, replaced: ApiKey | undefined): Markup {
 /** The created page once its secret was shown: it is not stored, so it cannot be shown again. */
 export function secretAlreadyShown(key: ApiKey, replaced: ApiKey | undefined): Markup {
   return html`${createdKey(key, replaced)}
-  <p class="notice ok" role="status">The secret of this key was already shown; it is not stored and cannot be shown again. Nothing new was created.
+  <p class="notice ok" role="status">The secret of this key was already shown (it waits at most five minutes for this page); it is not stored and cannot be shown again. Nothing new was created.
   If you did not copy it, roll the key or revoke it.</p>
   <p><a href="/keys">Back to your keys</a></p>`;
 }
