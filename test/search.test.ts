@@ -352,14 +352,15 @@ describe.each(storeNames())('expert search on %s', (store) => {
     const call = async (name: string, args: Record<string, unknown>) => (await mcpClient!.callTool({ name, arguments: args })) as CallToolResult;
     const errorCode = (r: CallToolResult) => JSON.parse((r.content[0] as { text: string }).text).error.code as string;
 
+    // detail full: the REST body itself (the compact default is test/mcp-assistant.test.ts's).
     const body = { query: 'pond ecologist', scope: 'all' };
     const rest = await search(k.ana, body);
-    const tool = await call('search_experts', body);
+    const tool = await call('search_experts', { ...body, detail: 'full' });
     expect(tool.isError ?? false).toBe(false);
     const { search_id: toolId, ...toolBody } = tool.structuredContent as { search_id: string };
     const { search_id: _restId, ...restBody } = rest.body;
     expect(toolBody).toEqual(restBody);
-    expect((await call('get_search', { search_id: toolId })).structuredContent).toEqual((await poll(k.ana, toolId)).body);
+    expect((await call('get_search', { search_id: toolId, detail: 'full' })).structuredContent).toEqual((await poll(k.ana, toolId)).body);
 
     expect(errorCode(await call('search_experts', { query: 'pond', scope: 'community' }))).toBe('invalid_request');
     expect(errorCode(await call('search_experts', { query: 'pond', scope: 'community', community_id: 'c_other' }))).toBe('forbidden');

@@ -2,7 +2,9 @@
 // MCP tool exposes, every rule the table declares — the scope, each rule of its path, query and
 // body schemas (generated from the zod schemas, test/helpers/schema-refusals.ts), the
 // Idempotency-Key rules — is broken once over REST and once over MCP, and both must refuse with
-// the same error code, message and details. Nothing refused may be stored or billed.
+// the same error code, message and details; the tool's message names its arguments where REST's
+// names the request part (`community_id: …` for `path.id: …`, `scope: …` for `body.scope: …`).
+// Nothing refused may be stored or billed.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -120,6 +122,14 @@ function toolArgs(parts: Parts): Record<string, unknown> {
   };
 }
 
+/** REST's message as a tool words it: each problem names the argument, not the part (gateway/mcp/argument-errors.ts). */
+function inToolNames(message: string): string {
+  return message
+    .split('; ')
+    .map((problem) => problem.replace(/^path\.id: /, 'community_id: ').replace(/^(?:body|query|path): /, 'arguments: ').replace(/^(?:body|query|path)\./, ''))
+    .join('; ');
+}
+
 describe('REST and MCP refuse every rule of the endpoint table alike', () => {
   let sys: TestSystem;
   let mcp: RunningMcpServer;
@@ -175,7 +185,7 @@ describe('REST and MCP refuse every rule of the endpoint table alike', () => {
       const envelope = JSON.parse((result.content[0] as { text: string }).text);
       const { request_id: _r, ...restError } = rest.body.error;
       const { request_id: _t, retry_after_seconds: _a, ...toolError } = envelope.error;
-      expect(toolError, c.rule).toEqual(restError);
+      expect(toolError, c.rule).toEqual({ ...restError, message: inToolNames(restError.message) });
     }
     expect(await observable()).toEqual(before);
   }, 120_000);

@@ -21,7 +21,7 @@ import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { Database } from '../../services/kit/db/database.js';
 import type { Logger } from '../../services/kit/logger.js';
 import { defaultMcpResourceUrl, MCP_PATH } from '../../services/kit/mcp-resource.js';
-import { SCOPES } from '../../services/kit/scopes.js';
+import { READ_PRESET, SCOPES } from '../../services/kit/scopes.js';
 import { ApiError, fromRemote } from '../core/api-error.js';
 import { presentedCredential, type PresentedCredential } from '../core/credentials.js';
 import type { Edge } from '../core/edge.js';
@@ -36,6 +36,7 @@ import { annotateRequest } from '../core/request-span.js';
 import { McpIdempotency } from './idempotency.js';
 import { buildMcpServer } from './tools.js';
 import { refuseInvalidParams } from './invalid-params.js';
+import { asksForProgress } from './progress.js';
 import { envelopeTransportRefusals } from './transport-refusals.js';
 
 export { MCP_PATH };
@@ -151,7 +152,10 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
 
   const challenge = (error: ApiError, credential: PresentedCredential | undefined): string => {
     // RFC 6750 §3: no error code when no credential was sent; invalid_token otherwise.
-    const params = [`resource_metadata="${metadataUrl}"`, `scope="${SCOPES.join(' ')}"`];
+    // The scope asked for is the one-click Read preset: a client that follows the challenge (the
+    // MCP SDK does) asks for no write or billable scope the person would have to untick; the
+    // metadata's scopes_supported still lists every scope, which the consent page offers as choices.
+    const params = [`resource_metadata="${metadataUrl}"`, `scope="${READ_PRESET.join(' ')}"`];
     if (credential && credential.kind !== 'none') {
       params.unshift(`error="invalid_token"`, `error_description="${error.message.replace(/["\\]/g, '')}"`);
     }
@@ -263,7 +267,9 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
     }
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
-      enableJsonResponse: true,
+      // Plain JSON, unless a tool call asks for progress: notifications reach the client only on
+      // an SSE reply, which then carries them and the result (progress.ts).
+      enableJsonResponse: !asksForProgress(parsedBody),
       maxRequestBodySize: MCP_BODY_LIMIT_BYTES,
     });
     res.on('close', () => {

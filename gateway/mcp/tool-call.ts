@@ -1,7 +1,8 @@
 // One tool call, through the checks of its endpoint in REST's order: credential → rate limit (the
 // endpoint's class) → scope → request validation (path, query, body with the endpoint's schemas)
 // → idempotency → the core. Every refusal is the REST error envelope with REST's code and
-// message (test/surfaces-agree.test.ts walks the rules of the endpoint table to keep them equal).
+// message, an argument named as the tool names it (test/surfaces-agree.test.ts walks the rules of
+// the endpoint table to keep them equal).
 // The one difference in order: REST claims an Idempotency-Key before validating the body, a tool
 // validates its arguments first (a key is part of its arguments, not a header).
 //
@@ -20,6 +21,8 @@ import { refusalMessage } from '../core/rate-limit/refusal.js';
 import { annotateRequest, requestSpanAttributes } from '../core/request-span.js';
 import { validateRequest } from '../core/request-validation.js';
 import { requireScope } from '../core/scope-check.js';
+import { inToolArguments } from './argument-errors.js';
+import { NO_PROGRESS, withProgress, type Progress } from './progress.js';
 import { envelopeOf, errorResult, successResult } from './tool-results.js';
 import { IDEMPOTENCY_ARG, takesIdempotencyKey, type ToolArgs, type ToolDeps, type ToolSpec } from './tool-spec.js';
 
@@ -45,7 +48,7 @@ async function checkRateLimit(limiter: RateLimiter, caller: Caller, _rateLimit: 
   }
 }
 
-async function runChecked(deps: ToolDeps, spec: ToolSpec, args: ToolArgs, requestId: string): Promise<CallToolResult> {
+async function runChecked(deps: ToolDeps, spec: ToolSpec, args: ToolArgs, requestId: string, progress: Progress): Promise<CallToolResult> {
   const caller = await deps.caller(requestId);
   // The HTTP request's span and this call's (the active one), as REST marks its spans.
   annotateRequest(deps.httpRequest, requestId, caller);
@@ -54,9 +57,13 @@ async function runChecked(deps: ToolDeps, spec: ToolSpec, args: ToolArgs, reques
   requireScope(caller, endpoint.scope);
   // The key is REST's Idempotency-Key header, never part of the request's body.
   const { [IDEMPOTENCY_ARG]: key, ...requestArgs } = args;
-  const input = validateRequest(endpoint, spec.request(requestArgs));
+  // A refusal names the tool's arguments (`scope`, `community_id`), not REST's parts (argument-errors.ts).
+  const input = inToolArguments(() => validateRequest(endpoint, spec.request(requestArgs)));
   const ctx = { caller, requestId };
-  const operation = () => spec.run(ctx, input);
+  const operation = async () => {
+    const body = await withProgress(progress, spec.name, () => spec.run(ctx, input, progress));
+    return spec.present ? spec.present(body, requestArgs) : body;
+  };
   if (!takesIdempotencyKey(spec, endpoint, deps) || key === undefined) return successResult(await operation());
   if (typeof key !== 'string') throw new ApiError(400, 'invalid_request', 'Idempotency-Key must be a string');
   // The record is scoped to what the call acts on, as REST scopes it to the concrete path.
@@ -64,12 +71,12 @@ async function runChecked(deps: ToolDeps, spec: ToolSpec, args: ToolArgs, reques
   return deps.idempotency!.run(ctx, { tool: spec.name, target, key, args: input.body }, operation);
 }
 
-export async function callTool(deps: ToolDeps, spec: ToolSpec, args: ToolArgs): Promise<CallToolResult> {
+export async function callTool(deps: ToolDeps, spec: ToolSpec, args: ToolArgs, progress: Progress = NO_PROGRESS): Promise<CallToolResult> {
   const requestId = deps.requestId();
   const attributes = { [TOOL_ATTR.method]: 'tools/call', [TOOL_ATTR.tool]: spec.name, ...requestSpanAttributes(requestId) };
   return inStep(`mcp.tool ${spec.name}`, attributes, async (span) => {
     try {
-      return await runChecked(deps, spec, args, requestId);
+      return await runChecked(deps, spec, args, requestId, progress);
     } catch (error) {
       const apiError = fromRemote(error);
       if (apiError.status >= 500 && !(error instanceof ApiError) && !isLoggedAsOutage(error)) deps.logger?.error({ err: error, tool: spec.name }, 'tool failed');

@@ -12,6 +12,7 @@ import type { CallerContext, Edge } from '../core/edge.js';
 import type { RateLimiter } from '../core/rate-limit/limiter.js';
 import type { RawRequest, RequestParts } from '../core/request-validation.js';
 import type { McpIdempotency } from './idempotency.js';
+import type { Progress } from './progress.js';
 
 /** What a tool call needs from its transport. */
 export interface ToolDeps {
@@ -43,8 +44,10 @@ export interface ToolSpec<E extends Endpoint = Endpoint> {
   endpoint(args: ToolArgs): E;
   /** The arguments as the endpoint's request parts, which its schemas then validate. */
   request(args: ToolArgs): RawRequest;
-  /** The core use-case; its answer is the REST body. */
-  run(ctx: CallerContext, input: RequestParts<E>): Promise<object>;
+  /** The core use-case; its answer is the REST body. `progress` reports to a client that asked (progress.ts). */
+  run(ctx: CallerContext, input: RequestParts<E>, progress: Progress): Promise<object>;
+  /** What the tool shows of the REST body, given the call's arguments (default: the body itself). */
+  present?(body: object, args: ToolArgs): object;
 }
 
 /** Keeps a spec's endpoint type for its `run` while the list holds plain ToolSpecs. */

@@ -6,9 +6,11 @@
 // here with the same code and message. Output schemas are the REST response bodies.
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { IdempotencyKey } from '../core/contract/schemas.js';
 import { callTool } from './tool-call.js';
+import { progressFor } from './progress.js';
+import { listedTool } from './tool-list.js';
 import { IDEMPOTENCY_ARG, takesIdempotencyKey, type ToolDeps, type ToolSpec } from './tool-spec.js';
 import { discoveryTools } from './tools/discovery.js';
 import { enrichmentTools } from './tools/enrichment.js';
@@ -42,10 +44,22 @@ export function toolSpecs(deps: Pick<ToolDeps, 'edge' | 'idempotency'>): ToolSpe
   ];
 }
 
+/** The key as a tool argument: the tool's description says what it does; the rules are REST's header's. */
+const idempotencyKeyArg = IdempotencyKey.optional().describe('Makes a retry safe (1–255 printable ASCII characters): see the description.');
+
 /** The advertised arguments: the tool's own, plus idempotency_key where its endpoint honours Idempotency-Key. */
 function advertisedInput(spec: ToolSpec, deps: Pick<ToolDeps, 'idempotency'>) {
   const endpoint = spec.endpoint({});
-  return takesIdempotencyKey(spec, endpoint, deps) ? { ...spec.input, [IDEMPOTENCY_ARG]: IdempotencyKey.optional() } : spec.input;
+  return takesIdempotencyKey(spec, endpoint, deps) ? { ...spec.input, [IDEMPOTENCY_ARG]: idempotencyKeyArg } : spec.input;
+}
+
+/** tools/list's answer, with and without idempotency keys: the same for every server, built once. */
+const listings = new Map<boolean, Tool[]>();
+function listing(specs: Iterable<ToolSpec>, deps: Pick<ToolDeps, 'idempotency'>): Tool[] {
+  const withIdempotency = deps.idempotency !== undefined;
+  let tools = listings.get(withIdempotency);
+  if (!tools) listings.set(withIdempotency, (tools = [...specs].map((spec) => listedTool(spec, advertisedInput(spec, deps)))));
+  return tools;
 }
 
 /** What the SDK answers a call of a tool it does not know: a tool error naming it. */
@@ -68,10 +82,15 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
   // dispatched here instead, so that the endpoint's checks run in REST's order (the credential's
   // refusals before the request's) and every refusal is REST's envelope.
   server.server.removeRequestHandler(CallToolRequestSchema.shape.method.value);
-  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const spec = specs.get(request.params.name);
-    return spec ? callTool(deps, spec, request.params.arguments ?? {}) : unknownTool(request.params.name);
+    const progress = progressFor(request.params._meta?.progressToken, extra.sendNotification);
+    return spec ? callTool(deps, spec, request.params.arguments ?? {}, progress) : unknownTool(request.params.name);
   });
+  // The list, with the schemas slimmed for a model's context (tool-list.ts).
+  const tools = listing(specs.values(), deps);
+  server.server.removeRequestHandler(ListToolsRequestSchema.shape.method.value);
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
 }
 
 /** A fresh request id, shaped like the edge's own. */

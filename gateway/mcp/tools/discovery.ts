@@ -22,7 +22,7 @@ export function discoveryTools(edge: Edge): ToolSpec[] {
       description:
         'Lists the communities this credential reaches, with their ids: name, your role (null when you reach it without being a member), write_access (whether you may add members or start enrichment there), api_writes_enabled (while false, writes fail with unprocessable or owner_consent_required) and member_count. ' +
         'Call it first to find a community_id for search_experts (scope community), list_community_members, the enrichment tools and list_enrichment_runs. Archived communities and those outside the key’s allowlist are not listed. ' +
-        'When next_cursor is not null, call again with `after` set to it. Any valid credential may call it. Same data as REST GET /v1/communities.',
+        'When next_cursor is not null, call again with `after` set to it. Any valid credential may call it.',
       endpoint: () => listCommunitiesEndpoint,
       input: { ...CommunitiesQuery.shape },
       request: (query) => ({ query }),
@@ -37,8 +37,7 @@ export function discoveryTools(edge: Edge): ToolSpec[] {
         'Lists recent enrichment runs, newest first, each with its status, depth, counts and credits charged (poll one with get_enrichment_run for its people). ' +
         'With community_id: the runs of that community; needs scope enrich:read and a community within reach (otherwise forbidden). ' +
         'Without community_id: your own self-enrichment runs (from enrich_my_profile); needs scope self:enrich. ' +
-        'When next_cursor is not null, call again with `after` set to it. ' +
-        'Same data as REST GET /v1/communities/{id}/enrich/runs (with community_id) and GET /v1/me/enrich/runs (without).',
+        'When next_cursor is not null, call again with `after` set to it.',
       endpoint: (args) => (args.community_id === undefined ? listSelfEnrichmentRunsEndpoint : listCommunityEnrichmentRunsEndpoint),
       input: {
         community_id: communityIdArg.optional().describe('The community whose runs to list; omit it for your own self-enrichment runs.'),

@@ -23,6 +23,12 @@ import { communityIdArg } from './arguments.js';
 const { dry_run: _chosenByTheTool, ...enrichmentOptions } = EnrichmentRequest.shape;
 /** The REST request of a community start or estimate. */
 const communityRun = (dryRun: boolean) => ({ community_id, ...options }: ToolArgs) => ({ params: { id: community_id }, body: { ...options, dry_run: dryRun } });
+/** A run's state in one line, for a client following its progress (progress.ts). */
+export function runProgressLine(run: { run_id: string; status: string; counts: { total: number; succeeded: number; failed: number; skipped: number } }): string {
+  const { total, succeeded, failed, skipped } = run.counts;
+  return `run ${run.run_id} ${run.status}: ${succeeded + failed + skipped} of ${total} people done (${succeeded} succeeded, ${failed} failed, ${skipped} skipped)`;
+}
+
 /** The service answered the other kind of outcome than asked for: a fault, never half a body. */
 const unexpectedOutcome = () => new ApiError(500, 'internal', 'internal error');
 
@@ -36,14 +42,18 @@ export function enrichmentTools(edge: Edge, withIdempotency: boolean): ToolSpec[
         'Answers the queued run; poll it with get_enrichment_run (run_id only, no community_id) until status is succeeded or failed. ' +
         'NOT idempotent: every call starts a new run, and an owner on a paid plan is charged 1 credit per run, so do not call it again to retry or to check progress. ' +
         'An owner without a paid plan is not charged but may start one run per 30 days: another call inside that window fails with rate_limited and `available_at` (when the next run is possible). ' +
-        'Needs scope self:enrich. Fails with not_found when the user has no profile, forbidden for an organization key (no own profile). Same operation as REST POST /v1/me/enrich.',
+        'Needs scope self:enrich. Fails with not_found when the user has no profile, forbidden for an organization key (no own profile).',
       endpoint: () => startSelfEnrichmentEndpoint,
       input: {},
       request: (args) => ({ body: args }),
       output: EnrichmentRun,
       // Each call starts (and may charge) a new run.
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false, title: 'Enrich my own profile' },
-      run: (ctx) => startSelfEnrichment(edge, ctx),
+      run: async (ctx, _input, progress) => {
+        const run = await startSelfEnrichment(edge, ctx);
+        progress.report(runProgressLine(run));
+        return run;
+      },
     }),
     defineTool({
       name: 'estimate_community_enrichment',
@@ -52,8 +62,7 @@ export function enrichmentTools(edge: Edge, withIdempotency: boolean): ToolSpec[
         'Estimates a community enrichment run without starting or charging anything (a dry run): eligible_count (members the run would enrich, of total_members) and the exact cost, ' +
         'estimated_max_credits_per_profile (the flat price of the depth tier) and estimated_max_credits (that price × eligible_count). Without depth it only counts people and the estimates are null. ' +
         'Takes the same options as start_community_enrichment: call it first, with the options you mean to start with. ' +
-        'Needs scope enrich:write and a community the credential may write to (otherwise forbidden); unlike a start it needs no API write attestation. ' +
-        'Same operation as REST POST /v1/communities/{id}/enrich with dry_run true.',
+        'Needs scope enrich:write and a community the credential may write to (otherwise forbidden); unlike a start it needs no API write attestation.',
       endpoint: () => startCommunityEnrichmentEndpoint,
       input: { community_id: communityIdArg, ...enrichmentOptions },
       request: communityRun(true),
@@ -78,17 +87,17 @@ export function enrichmentTools(edge: Edge, withIdempotency: boolean): ToolSpec[
         (withIdempotency
           ? 'Pass an `idempotency_key` to make a retry safe: the same key with the same arguments within 48 hours returns the first run instead of starting another. '
           : '') +
-        'Needs scope enrich:write; communities whose API writes are not enabled answer unprocessable or owner_consent_required; a payer that cannot cover the run may be refused with insufficient_credits, naming the payer. ' +
-        'Same operation as REST POST /v1/communities/{id}/enrich.',
+        'Needs scope enrich:write; communities whose API writes are not enabled answer unprocessable or owner_consent_required; a payer that cannot cover the run may be refused with insufficient_credits, naming the payer.',
       endpoint: () => startCommunityEnrichmentEndpoint,
       input: { community_id: communityIdArg, ...enrichmentOptions },
       request: communityRun(false),
       output: CommunityRunStarted,
       // Not idempotent: each call starts (and charges for) a new run.
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false, title: 'Enrich community members' },
-      run: async (ctx, { params, body }) => {
+      run: async (ctx, { params, body }, progress) => {
         const outcome = await startCommunityEnrichment(edge, ctx, params.id, body);
         if (outcome.dryRun) throw unexpectedOutcome();
+        progress.report(runProgressLine(outcome.run));
         return outcome.run;
       },
     }),
@@ -100,8 +109,7 @@ export function enrichmentTools(edge: Edge, withIdempotency: boolean): ToolSpec[
         'For a community run (from start_community_enrichment) pass its community_id: needs scope enrich:read and a community within reach. ' +
         'For your own self-enrichment run (from enrich_my_profile) omit community_id: needs scope self:enrich. ' +
         'A run asked for the wrong way (a community run without its community_id, another community, another caller’s self run) or an unknown id fails with not_found. ' +
-        'When next_items_after is not null, pass it as items_after for the next people. ' +
-        'Same data as REST GET /v1/communities/{id}/enrich/runs/{run_id} (with community_id) and GET /v1/me/enrich/runs/{run_id} (without).',
+        'When next_items_after is not null, pass it as items_after for the next people.',
       endpoint: (args) => (args.community_id === undefined ? getSelfEnrichmentRunEndpoint : getCommunityEnrichmentRunEndpoint),
       input: {
         run_id: RunParams.shape.run_id.describe('Run id, as answered by enrich_my_profile or start_community_enrichment.'),
@@ -111,8 +119,11 @@ export function enrichmentTools(edge: Edge, withIdempotency: boolean): ToolSpec[
       request: ({ community_id, run_id, ...query }) => ({ params: community_id === undefined ? { run_id } : { id: community_id, run_id }, query }),
       output: EnrichmentRunPoll,
       annotations: { ...READ_ONLY, title: 'Poll an enrichment run' },
-      run: (ctx, { params, query }) =>
-        getEnrichmentRun(edge, ctx, params.run_id, { communityId: 'id' in params ? (params.id as string) : undefined, itemsAfter: query.items_after }),
+      run: async (ctx, { params, query }, progress) => {
+        const run = await getEnrichmentRun(edge, ctx, params.run_id, { communityId: 'id' in params ? (params.id as string) : undefined, itemsAfter: query.items_after });
+        progress.report(runProgressLine(run));
+        return run;
+      },
     }),
   ];
 }

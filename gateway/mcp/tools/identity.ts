@@ -12,7 +12,7 @@ export function identityTools(edge: Edge): ToolSpec[] {
       title: 'Describe my credential',
       description:
         'Describes the credential this session uses: its id, kind (API key or OAuth), rate tier, billing owner, granted scopes, usage counters and the live credit balance. ' +
-        'Call it first to learn which other tools you may use: each tool names the scope it needs. Same data as REST GET /v1/me.',
+        'Call it first to learn which other tools you may use: each tool names the scope it needs.',
       endpoint: () => getMeEndpoint,
       input: {},
       request: () => ({}),
@@ -24,7 +24,7 @@ export function identityTools(edge: Edge): ToolSpec[] {
       name: 'get_my_profile',
       title: 'Read my own profile',
       description:
-        'Returns the expert profile claimed by the user behind this credential (name, headline, bio, organization, location, links). Needs scope profile:read. Fails with not_found when the user has no profile yet. Same data as REST GET /v1/me/profile.',
+        'Returns the expert profile claimed by the user behind this credential (name, headline, bio, organization, location, links). Needs scope profile:read. Fails with not_found when the user has no profile yet.',
       endpoint: () => getOwnProfileEndpoint,
       input: {},
       request: () => ({}),

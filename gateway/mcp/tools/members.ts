@@ -28,7 +28,7 @@ export function memberTools(edge: Edge, withIdempotency: boolean): ToolSpec[] {
       description:
         'Returns one page of a community roster (name, headline, organization, role, join time of each member), in a stable order. ' +
         'To read the whole roster, call again with `after` set to the `next_cursor` of the previous page until `next_cursor` is null. ' +
-        'Needs scope profile:read and a community within the credential’s reach (otherwise forbidden). Same data as REST GET /v1/communities/{id}/members.',
+        'Needs scope profile:read and a community within the credential’s reach (otherwise forbidden).',
       endpoint: () => listCommunityMembersEndpoint,
       input: { community_id: communityIdArg, ...RosterQuery.shape },
       request: ({ community_id, ...query }) => ({ params: { id: community_id }, query }),
@@ -41,7 +41,7 @@ export function memberTools(edge: Edge, withIdempotency: boolean): ToolSpec[] {
       title: 'Read one community member',
       description:
         'Returns the full profile of one member of a community (bio, links, role, join time) with the enrichment data this community holds about them (null when none). ' +
-        'Needs scope profile:read. Fails with not_found when the person is not a member. Same data as REST GET /v1/communities/{id}/members/{profile_id}.',
+        'Needs scope profile:read. Fails with not_found when the person is not a member.',
       endpoint: () => getCommunityMemberEndpoint,
       input: { community_id: communityIdArg, profile_id: profileIdArg },
       request: memberPath,
@@ -53,13 +53,12 @@ export function memberTools(edge: Edge, withIdempotency: boolean): ToolSpec[] {
       name: 'add_community_members',
       title: 'Add people to a community',
       description:
-        'Adds 1–100 people to a community the credential may write to, creating placeholder profiles where needed. Identify each person by email, linkedin_url, orcid or name. ' +
+        'Adds 1–100 people to a community the credential may write to, creating placeholder profiles where needed. Identify each person by email, linkedin_url, orcid or name: an existing person is matched by email, then LinkedIn URL, then ORCID iD; a name alone matches a member of that name or makes a new placeholder. ' +
         'Each item gets its own result (added, already_member or rejected with a reason): the call is not all-or-nothing. ' +
-        'Needs scope member:write; communities whose API writes are not enabled answer unprocessable or owner_consent_required. ' +
+        'Needs scope member:write; communities whose API writes are not enabled answer unprocessable or owner_consent_required.' +
         (withIdempotency
-          ? 'Pass an `idempotency_key` to make a retry safe: the same key with the same arguments within 48 hours returns the first result instead of adding again. '
-          : '') +
-        'Same operation as REST POST /v1/communities/{id}/members.',
+          ? ' Pass an `idempotency_key` to make a retry safe: the same key with the same arguments within 48 hours returns the first result instead of adding again.'
+          : ''),
       endpoint: () => addCommunityMembersEndpoint,
       input: { community_id: communityIdArg, ...AddMembersRequest.shape },
       request: ({ community_id, ...body }) => ({ params: { id: community_id }, body }),
@@ -73,7 +72,7 @@ export function memberTools(edge: Edge, withIdempotency: boolean): ToolSpec[] {
       title: 'Erase a member from a community',
       description:
         "Erases one person from a community (a data-subject erasure): removes the membership, this community's enrichment data and search embeddings about them, and the community's identifier for them. This cannot be undone. " +
-        'A claimed account is never deleted. Needs scope member:write. Fails with not_found when the person is not a member. Same operation as REST DELETE /v1/communities/{id}/members/{profile_id}.',
+        'A claimed account is never deleted. Needs scope member:write. Fails with not_found when the person is not a member.',
       endpoint: () => eraseCommunityMemberEndpoint,
       input: { community_id: communityIdArg, profile_id: profileIdArg },
       request: memberPath,
