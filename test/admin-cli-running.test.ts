@@ -12,10 +12,20 @@ import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { GRPC_ADDRESS_VARIABLES, SERVICE_ROLES } from '../services/kit/config.js';
 import { dataDirOnlyEnv, runAdminCli, type CliResult } from './helpers/admin-cli.js';
 import { bearer, request } from './helpers/http.js';
+import { testKeyStartingWith } from './helpers/keys.js';
 import { startMainProcess, type MainProcess } from './helpers/main-process.js';
 
+// Two keys share a display prefix (svc_test_Tw1nKy): only their ids tell them apart.
+const twinA = testKeyStartingWith('svc_test_Tw1nKy');
+const twinB = testKeyStartingWith('svc_test_Tw1nKy');
+const solo = testKeyStartingWith('svc_test_S0loKy');
 const seed: SeedInput = {
   users: [{ id: 'u_ada', email: 'ada@example.org', name: 'Ada Lovelace', plan: 'paid' }],
+  keys: [
+    { id: 'k_twin_a', secret: twinA, owner: { user: 'u_ada' }, scopes: ['search:read'] },
+    { id: 'k_twin_b', secret: twinB, owner: { user: 'u_ada' }, scopes: ['search:read'] },
+    { id: 'k_solo', secret: solo, owner: { user: 'u_ada' }, scopes: ['search:read'] },
+  ],
 };
 
 /** One clear line on stderr, nothing on stdout, exit 1: no stack trace, no raw connection error. */
@@ -75,6 +85,30 @@ describe('admin CLI given only DATA_DIR', { timeout: 300_000 }, () => {
     const me = await request(main.restUrl, 'GET', '/v1/me', { headers: bearer(secret!) });
     expect(me.status).toBe(200);
     expect(me.body.key.id).toBe(id);
+  });
+
+  it('keys revoke takes a key id or a display prefix that names one key; an ambiguous prefix is refused', async () => {
+    const status = async (secret: string) => (await request(main.restUrl, 'GET', '/v1/me', { headers: bearer(secret) })).status;
+    const [ambiguous, shortAmbiguous, unknown, malformed] = await Promise.all([
+      cli(['keys', 'revoke', 'svc_test_Tw1nKy']),
+      cli(['keys', 'revoke', 'svc_test_T']),
+      cli(['keys', 'revoke', 'svc_test_Nob0dy']),
+      cli(['keys', 'revoke', 'svc_test_']),
+    ]);
+    for (const r of [ambiguous, shortAmbiguous, unknown, malformed]) expectOneLineRefusal(r);
+    expect(ambiguous.stderr).toBe('error: ambiguous: the prefix svc_test_Tw1nKy matches more than one key: k_twin_a (svc_test_Tw1nKy), k_twin_b (svc_test_Tw1nKy); give the key id instead\n');
+    expect(shortAmbiguous.stderr).toContain('k_twin_a (svc_test_Tw1nKy), k_twin_b (svc_test_Tw1nKy)');
+    expect(unknown.stderr).toBe('error: not_found: no key has the prefix svc_test_Nob0dy\n');
+    expect(malformed.stderr).toMatch(/^error: invalid_request: prefix must be svc_live_ or svc_test_ and 1 to 6 more/);
+    // Nothing was revoked by a refused prefix.
+    expect([await status(twinA), await status(twinB), await status(solo)]).toEqual([200, 200, 200]);
+
+    const byPrefix = await cli(['keys', 'revoke', 'svc_test_S0loKy', '--json']);
+    expect(byPrefix.stderr).toBe('');
+    expect(JSON.parse(byPrefix.stdout).key).toMatchObject({ id: 'k_solo', prefix: 'svc_test_S0loKy', revoked_at: expect.any(String) });
+    const byId = await cli(['keys', 'revoke', 'k_twin_a', '--json']);
+    expect(JSON.parse(byId.stdout).key).toMatchObject({ id: 'k_twin_a', revoked_at: expect.any(String) });
+    expect([await status(twinA), await status(twinB), await status(solo)]).toEqual([401, 200, 401]);
   });
 
   it('once the system stopped, says nothing runs there in one line (and the file is gone)', async () => {

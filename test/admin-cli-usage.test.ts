@@ -95,10 +95,31 @@ describe('admin CLI usage', () => {
     expect(three.users.map((u: { id: string }) => u.id)).toEqual(['u_0', 'u_1', 'u_2']);
     expect(three.next_page_token).not.toBe('');
     const cut = await runAdminCli(sys.env, ['users', 'list', '--limit', '2']);
-    expect(cut.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^ID\s/), expect.stringMatching(/^u_0\s/), expect.stringMatching(/^u_1\s/), '(more follow: raise --limit to see them)']);
+    expect(cut.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^ID\s/), expect.stringMatching(/^u_0\s/), expect.stringMatching(/^u_1\s/), '(more follow: --after u_1 for the next 2)']);
     const bad = await runAdminCli(sys.env, ['users', 'list', '--limit', '0']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain("error: option '--limit <n>' argument '0' is invalid");
+  }, 300_000);
+
+  it('users list pages on with --after and filters by name or email with --query', async () => {
+    // Page by page from a list's next_page_token: every user once, in id order.
+    const seen: string[] = [];
+    let after = '';
+    do {
+      const page = await adminJson(sys.env, ['users', 'list', '--limit', '3', ...(after ? ['--after', after] : [])]);
+      seen.push(...page.users.map((u: { id: string }) => u.id));
+      after = page.next_page_token;
+    } while (after);
+    expect(seen).toEqual(users.map((u) => u.id));
+    expect((await adminJson(sys.env, ['users', 'list', '--after', 'u_4'])).users.map((u: { id: string }) => u.id)).toEqual(['u_5', 'u_6']);
+
+    // A substring of the name or of the email, ignoring case; LIKE's wildcards are plain text.
+    const ids = async (args: string[]) => (await adminJson(sys.env, ['users', 'list', ...args])).users.map((u: { id: string }) => u.id);
+    expect(await ids(['--query', 'user 3'])).toEqual(['u_3']);
+    expect(await ids(['--query', 'U5@EXAMPLE'])).toEqual(['u_5']);
+    expect(await ids(['--query', 'example.org', '--after', 'u_2', '--limit', '2'])).toEqual(['u_3', 'u_4']);
+    expect(await ids(['--query', '%'])).toEqual([]);
+    expect(await ids(['--query', 'nobody'])).toEqual([]);
   }, 300_000);
 
   it('communities list shows every community with its member count, archived ones too', async () => {

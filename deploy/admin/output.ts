@@ -11,6 +11,8 @@ export interface Rendering {
   columns?: Record<string, string[]>;
   /** A rendering of its own instead of the generic one. */
   human?: (result: Json) => string;
+  /** The note under a list that --limit cut, when the command says how to go on. */
+  more?: string;
 }
 
 const isRecordList = (value: unknown): value is Json[] =>
@@ -18,7 +20,7 @@ const isRecordList = (value: unknown): value is Json[] =>
 
 /** Lists as tables under their name, the other fields as one record above them. */
 export function humanOf(result: Json, rendering: Rendering = {}): string {
-  if (rendering.human) return rendering.human(result) + more(result);
+  if (rendering.human) return rendering.human(result) + more(result, rendering);
   // A list's page token is for scripts; people get a note when the list was cut.
   const { next_page_token: _token, ...fields } = result;
   const lists = Object.entries(fields).filter(([, v]) => isRecordList(v)) as [string, Json[]][];
@@ -29,12 +31,12 @@ export function humanOf(result: Json, rendering: Rendering = {}): string {
     const heading = lists.length > 1 || parts.length > 0 ? `${name}:\n` : '';
     parts.push(heading + table(rows, rendering.columns?.[name]));
   }
-  return parts.join('\n\n') + more(result);
+  return parts.join('\n\n') + more(result, rendering);
 }
 
 /** The note under a list that --limit cut. */
-function more(result: Json): string {
-  return result.next_page_token ? '\n(more follow: raise --limit to see them)' : '';
+function more(result: Json, rendering: Rendering): string {
+  return result.next_page_token ? `\n${rendering.more ?? '(more follow: raise --limit to see them)'}` : '';
 }
 
 /** Adds the `--json` option every command that prints data has. */

@@ -1,5 +1,6 @@
 // `--limit N` over the services' keyset pages (at most 200 a page): fetches pages until N items or
-// the end, and keeps the token of what follows so a script can tell the list was cut.
+// the end, and keeps the token of what follows so a script can tell the list was cut (and go on
+// from there: `--after TOKEN` where a command offers it).
 
 export const DEFAULT_LIMIT = 50;
 
@@ -8,9 +9,10 @@ export interface Page<T> {
   nextPageToken: string;
 }
 
-export async function upTo<T>(limit: number, fetch: (pageSize: number, pageToken: string) => Promise<Page<T>>): Promise<Page<T>> {
+/** `after`: where to start, a previous list's next_page_token (`--after`); the first page when empty. */
+export async function upTo<T>(limit: number, fetch: (pageSize: number, pageToken: string) => Promise<Page<T>>, after = ''): Promise<Page<T>> {
   const items: T[] = [];
-  let token = '';
+  let token = after;
   do {
     const page = await fetch(Math.min(200, limit - items.length), token);
     items.push(...page.items);

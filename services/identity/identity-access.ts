@@ -16,6 +16,7 @@ export const IDENTITY_ACCESS: ServiceRegistration<typeof IdentityServiceDefiniti
   upsertUser: ['operator'],
   getUser: ['operator', 'service', 'user'],
   listUsers: ['operator'],
+  listKeysByPrefix: ['operator'],
   setUserPlan: ['operator'],
   upsertOrganization: ['operator'],
   getOrganization: ['operator', 'service'],

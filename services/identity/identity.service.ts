@@ -11,6 +11,7 @@ import { toApiKey, toOAuthGrant, toOrganization, toSeedState, toUser, toUserOrga
 import * as jitConsent from './jit-consent.js';
 import * as keyManagement from './key-management.js';
 import * as oauthGrants from './oauth-grants.js';
+import { listKeysByPrefix } from './key-lookup.js';
 import { listOrganizationKeys } from './organization-keys.js';
 import { requireOwnKey, requireOwnPersonalKey, requireSelf } from './own-keys.js';
 import { createPlaceholderAccount, deletePlaceholderAccount } from './placeholder-accounts.js';
@@ -92,6 +93,11 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
     async getUser(request, ctx) {
       requireSelf(ctx, request.userId, 'account');
       return { user: toUser(await accounts.getUser(context, request.userId)) };
+    },
+
+    async listKeysByPrefix(request) {
+      const page = await listKeysByPrefix(context, request);
+      return { keys: page.items.map(toApiKey), nextPageToken: page.nextPageToken };
     },
 
     async listUsers(request) {

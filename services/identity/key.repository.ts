@@ -66,6 +66,14 @@ export function createKeyRepository(db: Queryable) {
       return rows[0];
     },
 
+    /** Keys of any owner whose display prefix starts with `prefix`, after `afterId` in id order (keyset paging). */
+    async listByPrefix(prefix: string, limit: number, afterId: string): Promise<KeyRow[]> {
+      return db.query<KeyRow>(
+        'SELECT * FROM identity.api_keys WHERE starts_with(display_prefix, $1) AND id > $2 ORDER BY id LIMIT $3',
+        [prefix, afterId, limit],
+      );
+    },
+
     /** Inserts the key; returns undefined when the id is taken (the caller decides what that means). */
     async insert(key: NewKey): Promise<KeyRow | undefined> {
       const rows = await db.query<KeyRow>(

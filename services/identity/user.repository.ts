@@ -45,11 +45,16 @@ export function createUserRepository(db: Queryable) {
       return rows[0];
     },
 
-    /** Users after `afterId` in id order (keyset paging). */
-    async listUsers(limit: number, afterId: string): Promise<UserRow[]> {
+    /**
+     * Users after `afterId` in id order (keyset paging); with a query, only those whose name or
+     * email contains it, ignoring case (strpos, not LIKE: the text is never a pattern).
+     */
+    async listUsers(limit: number, afterId: string, query = ''): Promise<UserRow[]> {
       return db.query<UserRow>(
-        'SELECT id, email, name, plan, jit_consent, created_at FROM identity.users WHERE id > $1 ORDER BY id LIMIT $2',
-        [afterId, limit],
+        `SELECT id, email, name, plan, jit_consent, created_at FROM identity.users
+          WHERE id > $1 AND ($3 = '' OR strpos(lower(name), lower($3)) > 0 OR strpos(lower(coalesce(email, '')), lower($3)) > 0)
+          ORDER BY id LIMIT $2`,
+        [afterId, limit, query],
       );
     },
 

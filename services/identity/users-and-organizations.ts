@@ -40,10 +40,10 @@ export async function setJitConsent(context: IdentityContext, userId: string, en
   return row;
 }
 
-/** One page of every user, in id order (the operator's list). */
-export async function listUsers(context: IdentityContext, request: { pageSize: number; pageToken: string }) {
+/** One page of every user, or of those whose name or email contains the query, in id order (the operator's list). */
+export async function listUsers(context: IdentityContext, request: { pageSize: number; pageToken: string; query: string }) {
   const limit = clampPageSize(request.pageSize);
-  return pageOf(await context.users.listUsers(limit + 1, request.pageToken), limit, (u) => u.id);
+  return pageOf(await context.users.listUsers(limit + 1, request.pageToken, request.query.trim()), limit, (u) => u.id);
 }
 
 export async function setUserPlan(context: IdentityContext, userId: string, plan: UserMessage['plan']): Promise<UserRow> {

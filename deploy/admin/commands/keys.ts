@@ -7,6 +7,7 @@ import { DEFAULT_KEY_ENVIRONMENT, keyEnvironments } from '../../../services/kit/
 import { apiJson } from '../api-json.js';
 import { commaList, limit, oneOf, wholeNumber } from '../args.js';
 import { UsageError, type AdminContext } from '../context.js';
+import { keyIdOf } from '../key-reference.js';
 import { print, withJson } from '../output.js';
 import { DEFAULT_LIMIT, upTo } from '../paging.js';
 import { record } from '../table.js';
@@ -67,8 +68,9 @@ export function registerKeys(program: Command, ctx: AdminContext): void {
 
   withJson(keys.command('revoke'))
     .description('revoke a key: its next request is refused (401)')
-    .argument('<key-id>', 'the key to revoke')
-    .action(async (keyId: string, options: { json?: boolean }) => {
+    .argument('<key>', 'the key id, or its display prefix (e.g. svc_test_t5LAD6) when it names one key')
+    .action(async (key: string, options: { json?: boolean }) => {
+      const keyId = await keyIdOf(ctx.clients(), await ctx.call(), key);
       const revoked = await ctx.clients().identity.revokeKey({ keyId }, await ctx.call());
       print(apiJson(RevokeKeyResponse, revoked), options);
     });

@@ -15,15 +15,22 @@ export function registerUsers(program: Command, ctx: AdminContext): Command {
   const users = program.command('users').description('users: list, plans, just-in-time consent');
 
   withJson(users.command('list'))
-    .description('every user, in id order')
+    .description('every user, or those matching --query, in id order')
     .option('--limit <n>', `at most this many users (default ${DEFAULT_LIMIT})`, limit, DEFAULT_LIMIT)
-    .action(async (options: { limit: number; json?: boolean }) => {
+    .option('--after <id>', 'start after this user id (the next_page_token of a list cut by --limit)')
+    .option('--query <text>', 'only users whose name or email contains this text (ignoring case)')
+    .action(async (options: { limit: number; after?: string; query?: string; json?: boolean }) => {
       const clients = ctx.clients();
+      const query = options.query ?? '';
       const page = await upTo(options.limit, async (pageSize, pageToken) => {
-        const r = await clients.identity.listUsers({ pageSize, pageToken }, await ctx.call());
+        const r = await clients.identity.listUsers({ pageSize, pageToken, query }, await ctx.call());
         return { items: r.users, nextPageToken: r.nextPageToken };
+      }, options.after);
+      print(apiJson(ListUsersResponse, { users: page.items, nextPageToken: page.nextPageToken }), options, {
+        columns: { users: USER_COLUMNS },
+        // People see where the next page starts (the table hides the token).
+        ...(page.nextPageToken && { more: `(more follow: --after ${page.nextPageToken} for the next ${options.limit})` }),
       });
-      print(apiJson(ListUsersResponse, { users: page.items, nextPageToken: page.nextPageToken }), options, { columns: { users: USER_COLUMNS } });
     });
 
   withJson(users.command('set-plan'))

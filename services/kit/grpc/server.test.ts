@@ -61,6 +61,7 @@ function crashingIdentity(): ServiceRegistration<typeof IdentityServiceDefinitio
       upsertUser: operatorOnly,
       getUser: operatorOnly,
       listUsers: operatorOnly,
+      listKeysByPrefix: operatorOnly,
       setUserPlan: operatorOnly,
       upsertOrganization: operatorOnly,
       getOrganization: operatorOnly,

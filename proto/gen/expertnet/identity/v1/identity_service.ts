@@ -238,12 +238,29 @@ export interface MintKeyResponse {
 
 export interface ListUsersRequest {
   pageSize: number;
-  /** The next_page_token of the previous page; empty for the first. */
+  /** The next_page_token of the previous page (the last user id it listed); empty for the first. */
   pageToken: string;
+  /** Optional: only the users whose name or email contains this text, ignoring case. */
+  query: string;
 }
 
 export interface ListUsersResponse {
   users: User[];
+  nextPageToken: string;
+}
+
+export interface ListKeysByPrefixRequest {
+  /**
+   * The start of a display prefix: svc_live_ or svc_test_ and at least one character more
+   * (a display prefix is 15 characters, e.g. svc_test_t5LAD6).
+   */
+  prefix: string;
+  pageSize: number;
+  pageToken: string;
+}
+
+export interface ListKeysByPrefixResponse {
+  keys: ApiKey[];
   nextPageToken: string;
 }
 
@@ -2571,7 +2588,7 @@ export const MintKeyResponse: MessageFns<MintKeyResponse> = {
 };
 
 function createBaseListUsersRequest(): ListUsersRequest {
-  return { pageSize: 0, pageToken: "" };
+  return { pageSize: 0, pageToken: "", query: "" };
 }
 
 export const ListUsersRequest: MessageFns<ListUsersRequest> = {
@@ -2581,6 +2598,9 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
     }
     if (message.pageToken !== "") {
       writer.uint32(18).string(message.pageToken);
+    }
+    if (message.query !== "") {
+      writer.uint32(26).string(message.query);
     }
     return writer;
   },
@@ -2614,6 +2634,14 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
             message.pageToken = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.query = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2638,6 +2666,7 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
         : isSet(object.page_token)
         ? globalThis.String(object.page_token)
         : "",
+      query: isSet(object.query) ? globalThis.String(object.query) : "",
     };
   },
 
@@ -2649,6 +2678,9 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
     if (message.pageToken !== "") {
       obj.pageToken = message.pageToken;
     }
+    if (message.query !== "") {
+      obj.query = message.query;
+    }
     return obj;
   },
 
@@ -2659,6 +2691,7 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
     const message = createBaseListUsersRequest();
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
+    message.query = object.query ?? "";
     return message;
   },
 };
@@ -2747,6 +2780,204 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
   fromPartial(object: DeepPartial<ListUsersResponse>): ListUsersResponse {
     const message = createBaseListUsersResponse();
     message.users = object.users?.map((e) => User.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListKeysByPrefixRequest(): ListKeysByPrefixRequest {
+  return { prefix: "", pageSize: 0, pageToken: "" };
+}
+
+export const ListKeysByPrefixRequest: MessageFns<ListKeysByPrefixRequest> = {
+  encode(message: ListKeysByPrefixRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.prefix !== "") {
+      writer.uint32(10).string(message.prefix);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(16).uint32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(26).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListKeysByPrefixRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListKeysByPrefixRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.prefix = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pageSize = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListKeysByPrefixRequest {
+    return {
+      prefix: isSet(object.prefix) ? globalThis.String(object.prefix) : "",
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListKeysByPrefixRequest): unknown {
+    const obj: any = {};
+    if (message.prefix !== "") {
+      obj.prefix = message.prefix;
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListKeysByPrefixRequest>): ListKeysByPrefixRequest {
+    return ListKeysByPrefixRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListKeysByPrefixRequest>): ListKeysByPrefixRequest {
+    const message = createBaseListKeysByPrefixRequest();
+    message.prefix = object.prefix ?? "";
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListKeysByPrefixResponse(): ListKeysByPrefixResponse {
+  return { keys: [], nextPageToken: "" };
+}
+
+export const ListKeysByPrefixResponse: MessageFns<ListKeysByPrefixResponse> = {
+  encode(message: ListKeysByPrefixResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.keys) {
+      ApiKey.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListKeysByPrefixResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListKeysByPrefixResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keys.push(ApiKey.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListKeysByPrefixResponse {
+    return {
+      keys: globalThis.Array.isArray(object?.keys) ? object.keys.map((e: any) => ApiKey.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListKeysByPrefixResponse): unknown {
+    const obj: any = {};
+    if (message.keys?.length) {
+      obj.keys = message.keys.map((e) => ApiKey.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListKeysByPrefixResponse>): ListKeysByPrefixResponse {
+    return ListKeysByPrefixResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListKeysByPrefixResponse>): ListKeysByPrefixResponse {
+    const message = createBaseListKeysByPrefixResponse();
+    message.keys = object.keys?.map((e) => ApiKey.fromPartial(e)) || [];
     message.nextPageToken = object.nextPageToken ?? "";
     return message;
   },
@@ -6445,6 +6676,18 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Operator: the keys of any owner whose display prefix starts with the given text, in id order
+     * (the admin CLI revokes a key by the prefix people see; two matches make it ambiguous).
+     */
+    listKeysByPrefix: {
+      name: "ListKeysByPrefix",
+      requestType: ListKeysByPrefixRequest as typeof ListKeysByPrefixRequest,
+      requestStream: false,
+      responseType: ListKeysByPrefixResponse as typeof ListKeysByPrefixResponse,
+      responseStream: false,
+      options: {},
+    },
     setUserPlan: {
       name: "SetUserPlan",
       requestType: SetUserPlanRequest as typeof SetUserPlanRequest,
@@ -6681,6 +6924,14 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
   getUser(request: GetUserRequest, context: CallContext & CallContextExt): Promise<DeepPartial<GetUserResponse>>;
   /** Operator: every user, in id order, one page at a time (the admin CLI's `users list`). */
   listUsers(request: ListUsersRequest, context: CallContext & CallContextExt): Promise<DeepPartial<ListUsersResponse>>;
+  /**
+   * Operator: the keys of any owner whose display prefix starts with the given text, in id order
+   * (the admin CLI revokes a key by the prefix people see; two matches make it ambiguous).
+   */
+  listKeysByPrefix(
+    request: ListKeysByPrefixRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListKeysByPrefixResponse>>;
   setUserPlan(
     request: SetUserPlanRequest,
     context: CallContext & CallContextExt,
@@ -6833,6 +7084,14 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
   getUser(request: DeepPartial<GetUserRequest>, options?: CallOptions & CallOptionsExt): Promise<GetUserResponse>;
   /** Operator: every user, in id order, one page at a time (the admin CLI's `users list`). */
   listUsers(request: DeepPartial<ListUsersRequest>, options?: CallOptions & CallOptionsExt): Promise<ListUsersResponse>;
+  /**
+   * Operator: the keys of any owner whose display prefix starts with the given text, in id order
+   * (the admin CLI revokes a key by the prefix people see; two matches make it ambiguous).
+   */
+  listKeysByPrefix(
+    request: DeepPartial<ListKeysByPrefixRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListKeysByPrefixResponse>;
   setUserPlan(
     request: DeepPartial<SetUserPlanRequest>,
     options?: CallOptions & CallOptionsExt,
