@@ -12,7 +12,7 @@ import { envelopeOf, k, mcpSuite } from './helpers/mcp-suite.js';
 describe('MCP server (streamable HTTP, stateless; stdio)', () => {
   const { system, server, connect, call, expectParity } = mcpSuite();
 
-  it('lists the tools with their annotations, input and output schemas', async () => {
+  it('lists the tools with their annotations and input schemas, without output schemas', async () => {
     const client = await connect(k.ada);
     // Tools only, and a fixed list: no list_changed notifications are promised.
     expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
