@@ -13,6 +13,7 @@ import { GRPC_ADDRESS_VARIABLES, SERVICE_ROLES } from '../services/kit/config.js
 import { dataDirOnlyEnv, runAdminCli, type CliResult } from './helpers/admin-cli.js';
 import { bearer, request } from './helpers/http.js';
 import { testKeyStartingWith } from './helpers/keys.js';
+import { payloadOf } from './helpers/oauth.js';
 import { startMainProcess, type MainProcess } from './helpers/main-process.js';
 
 // Two keys share a display prefix (svc_test_Tw1nKy): only their ids tell them apart.
@@ -85,6 +86,19 @@ describe('admin CLI given only DATA_DIR', { timeout: 300_000 }, () => {
     const me = await request(main.restUrl, 'GET', '/v1/me', { headers: bearer(secret!) });
     expect(me.status).toBe(200);
     expect(me.body.key.id).toBe(id);
+  });
+
+  it('tokens issue --audience mcp names the MCP endpoint the running system bound; the token opens it', async () => {
+    const result = await cli(['tokens', 'issue', '--user', 'u_ada', '--scopes', 'profile:read', '--audience', 'mcp', '--json']);
+    expect(result.stderr).toBe('');
+    const token = JSON.parse(result.stdout).access_token as string;
+    expect(main.mcpUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/mcp$/);
+    expect(payloadOf(token).aud).toBe(main.mcpUrl);
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const opened = await request(new URL(main.mcpUrl).origin, 'POST', '/mcp', {
+      headers: { accept: 'application/json, text/event-stream', ...bearer(token) }, body: initialize,
+    });
+    expect(opened.status).toBe(200);
   });
 
   it('keys revoke takes a key id or a display prefix that names one key; an ambiguous prefix is refused', async () => {

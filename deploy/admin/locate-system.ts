@@ -3,6 +3,7 @@
 // keeps in DATA_DIR/running.json (deploy/launcher/running-file.ts). With neither, the CLI stops
 // with one line that says so, before any call is tried.
 import { GRPC_ADDRESS_VARIABLES, grpcAddressesOf, SERVICE_ROLES, type Config, type ServiceRole } from '../../services/kit/config.js';
+import { mcpResourceUrlOf } from '../../services/kit/mcp-resource.js';
 import { findRunningSystem } from '../launcher/running-file.js';
 import { settingsBaseUrl } from '../launcher/sign-in-link.js';
 
@@ -10,8 +11,8 @@ export interface SystemLocation {
   addresses: Record<ServiceRole, string>;
   /** The settings app's public base URL, which sign-in links are built on. */
   settingsUrl: string;
-  /** The MCP endpoint the running system bound, when it says. */
-  mcpUrl?: string;
+  /** The MCP server's resource URL (the audience of its tokens): MCP_RESOURCE_URL, else the endpoint the running system bound. */
+  mcpResourceUrl: string;
 }
 
 /** No address given and no system running from this data folder. */
@@ -35,5 +36,6 @@ export function locateSystem(config: Config, env: NodeJS.ProcessEnv = process.en
   const addresses = Object.fromEntries(SERVICE_ROLES.map((s) => [
     s, given.includes(s) || !running?.listening.grpc[s] ? configured[s] : running.listening.grpc[s],
   ])) as Record<ServiceRole, string>;
-  return { addresses, settingsUrl, ...(running?.listening.mcp && { mcpUrl: running.listening.mcp }) };
+  const mcpResourceUrl = config.MCP_RESOURCE_URL || !running?.listening.mcp ? mcpResourceUrlOf(config) : running.listening.mcp;
+  return { addresses, settingsUrl, mcpResourceUrl };
 }

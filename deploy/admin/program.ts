@@ -21,7 +21,8 @@ export function buildProgram(ctx: AdminContext): Command {
     .addHelpText('after', `
 Output is made for people (tables); add --json to any command that prints data for JSON with the
 API's own field names and values. Long work (seed, search reindex) shows a progress bar on a terminal.
-The services and secrets are found through the same environment (and DATA_DIR) as the server.`);
+The services and secrets are found through the same environment (and DATA_DIR) as the server: a
+system started from the same DATA_DIR is reached without its ports (DATA_DIR/running.json).`);
   registerSeed(program, ctx);
   registerKeys(program, ctx);
   registerTokens(program, ctx);

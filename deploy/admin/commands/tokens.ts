@@ -4,8 +4,6 @@ import type { Command } from 'commander';
 import {
   CreateGrantResponse, IssueAccessTokenResponse, ListGrantsResponse, RevokeGrantResponse,
 } from '../../../proto/gen/expertnet/identity/v1/identity_service.js';
-import { loadConfig } from '../../../services/kit/config.js';
-import { mcpResourceUrlOf } from '../../../services/kit/mcp-resource.js';
 import { apiJson } from '../api-json.js';
 import { commaList, limit, oneOf, positive, wholeNumber } from '../args.js';
 import { UsageError, type AdminContext } from '../context.js';
@@ -16,13 +14,13 @@ const GRANT_COLUMNS = ['id', 'user_id', 'client_id', 'scopes', 'rate_tier', 'cre
 
 /**
  * The resource (RFC 8707 audience) a token is issued for: '' is the REST API (identity's
- * OAUTH_AUDIENCE); `mcp` is the MCP server's resource URL, built from this environment as the
- * server and identity build it; --resource names one verbatim (identity refuses one it does not serve).
+ * OAUTH_AUDIENCE); `mcp` is the MCP server's resource URL, as the running system serves it
+ * (locate-system.ts); --resource names one verbatim (identity refuses one it does not serve).
  */
-function tokenResource(audience: 'rest' | 'mcp' | undefined, resource: string | undefined): string {
+function tokenResource(ctx: AdminContext, audience: 'rest' | 'mcp' | undefined, resource: string | undefined): string {
   if (audience !== undefined && resource !== undefined) throw new UsageError('give --audience or --resource, not both');
   if (resource !== undefined) return resource;
-  return audience === 'mcp' ? mcpResourceUrlOf(loadConfig()) : '';
+  return audience === 'mcp' ? ctx.location().mcpResourceUrl : '';
 }
 
 interface GrantOptions { user: string; scopes: string[]; client?: string; rate?: number; json?: boolean }
@@ -41,7 +39,7 @@ export function registerTokens(program: Command, ctx: AdminContext): void {
     .option('--audience <surface>', 'rest or mcp', oneOf('rest', 'mcp'))
     .option('--resource <url>', 'the resource URL the token is for, verbatim')
     .action(async (options: GrantOptions & { ttl?: number; audience?: 'rest' | 'mcp'; resource?: string }) => {
-      const resource = tokenResource(options.audience, options.resource);
+      const resource = tokenResource(ctx, options.audience, options.resource);
       const issued = await ctx.clients().identity.issueAccessToken(
         { userId: options.user, scopes: options.scopes, clientId: options.client ?? '', ttlSeconds: options.ttl ?? 0, requestedRate: options.rate ?? 0, resource },
         await ctx.call(),
