@@ -2,13 +2,15 @@
 // its RFC 8414 metadata at /.well-known/oauth-authorization-server/oauth), and its login and
 // consent steps come here, to /authorize/:uid. The login step is the settings session: a signed-in
 // user is the account (one who is not signs in first and comes back); the consent step shows the
-// request and, when the user allows it, creates the grant in identity (as that user) and the
-// provider's grant under the same id, so the tokens carry it and revoking it refuses them.
+// request — the Read preset, and every other scope the client asked for as an unticked choice
+// (consent-scopes.ts) — and, when the user allows it, creates the grant in identity (as that user)
+// with exactly the scopes chosen, and the provider's grant under the same id, so the tokens carry
+// it (and only those scopes) and revoking it refuses them.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { OAUTH_PATH } from '../../services/kit/public-urls.js';
-import { isScope, READ_PRESET } from '../../services/kit/scopes.js';
 import { contentSecurityPolicy } from './csp.js';
+import { consentScopesOf, grantedScopes } from './consent-scopes.js';
 import { consentPage } from './consent-view.js';
 import { asUser, type SettingsContext } from './context.js';
 import { page } from './html.js';
@@ -39,12 +41,6 @@ function resourcesOf(details: Interaction): string[] {
   const named = typeof details.params.resource === 'string' && details.params.resource ? [details.params.resource] : [];
   const missing = Object.keys((details.prompt.details.missingResourceScopes ?? {}) as Record<string, unknown>);
   return [...new Set([...named, ...missing])];
-}
-
-/** The scopes a consent grants: the API scopes asked for by name, or the Read preset when none are. */
-export function grantedScopes(requested: string): string[] {
-  const asked = requested.split(' ').filter(isScope);
-  return asked.length > 0 ? [...new Set(asked)] : [...READ_PRESET];
 }
 
 export function registerConsentRoutes(app: FastifyInstance, context: SettingsContext): void {
@@ -100,12 +96,12 @@ export function registerConsentRoutes(app: FastifyInstance, context: SettingsCon
         redirectOrigin: redirectTarget,
         resourceName: context.resourceNames?.[resource] ?? resource,
         resource,
-        scopes: grantedScopes(String(details.params.scope ?? '')),
+        ...consentScopesOf(String(details.params.scope ?? '')),
       }, csrf),
     }));
   });
 
-  app.post<{ Params: { uid: string }; Body: { decision?: string } }>('/authorize/:uid', { preHandler: app.csrfProtection }, async (request, reply) => {
+  app.post<{ Params: { uid: string }; Body: { decision?: string; scopes?: string | string[] } }>('/authorize/:uid', { preHandler: app.csrfProtection }, async (request, reply) => {
     const decision = request.body?.decision;
     if (decision !== 'approve' && decision !== 'deny') throw new PageError(400, 'decision must be approve or deny');
     const details = await interactionOf(request, reply);
@@ -117,7 +113,9 @@ export function registerConsentRoutes(app: FastifyInstance, context: SettingsCon
       result = { error: 'access_denied', error_description: 'the user denied the request' };
     } else {
       const clientId = String(details.params.client_id);
-      const scopes = grantedScopes(String(details.params.scope ?? ''));
+      // Exactly what was ticked (with the preset): the client sees the narrower scope in its token
+      // response, as OAuth allows (RFC 6749 §3.3).
+      const scopes = grantedScopes(String(details.params.scope ?? ''), request.body?.scopes);
       // The grant in identity (as the user: identity re-checks it is their own), then the
       // provider's under the same id: its tokens carry it as grant_id.
       const { grant } = await context.clients.identity.createGrant({ userId: user.id, scopes, clientId, requestedRate: 0 }, await asUser(context, request));
@@ -127,6 +125,14 @@ export function registerConsentRoutes(app: FastifyInstance, context: SettingsCon
       const openid = String(details.params.scope ?? '').split(' ').filter((s) => OPENID_SCOPES.includes(s));
       providerGrant.addOIDCScope([...openid, ...scopes].join(' '));
       for (const resource of resourcesOf(details)) providerGrant.addResourceScope(resource, scopes.join(' '));
+      // What was asked and left unticked is rejected, not forgotten: the provider then issues the
+      // narrower scope instead of asking for consent again.
+      const { choices } = consentScopesOf(String(details.params.scope ?? ''));
+      const left = choices.filter((s) => !scopes.includes(s)).join(' ');
+      if (left) {
+        providerGrant.rejectOIDCScope(left);
+        for (const resource of resourcesOf(details)) providerGrant.rejectResourceScope(resource, left);
+      }
       result = { consent: { grantId: await providerGrant.save() } };
     }
     reply.hijack();

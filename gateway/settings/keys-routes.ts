@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Community } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import type { ApiKey, OAuthGrant, OrganizationKeys } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
 import { asUser, type SettingsContext } from './context.js';
+import { clientNamesOf } from './grant-clients.js';
 import { grantsList } from './grants-view.js';
 import { html, page } from './html.js';
 import { registerKeyActionRoutes } from './key-actions-routes.js';
@@ -92,7 +93,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: SettingsContext
     const names = namesOf(screen.reach);
     return reply.code(refused?.refusal.status ?? 200).type('text/html').send(page({
       title: 'API keys', user: request.user!, csrf, current: '/keys', ...(notice && { notice }),
-      body: html`${keysList(screen.own, names)}${organizationKeysList(screen.organizations, names)}${grantsList(screen.grants)}${mintForm(csrf, screen.reach, refused?.sent, refused?.refusal)}`,
+      body: html`${keysList(screen.own, names)}${organizationKeysList(screen.organizations, names)}${grantsList(screen.grants, await clientNamesOf(context, screen.grants))}${mintForm(csrf, screen.reach, refused?.sent, refused?.refusal)}`,
     }));
   }
 
