@@ -89,6 +89,13 @@ describe('settings web app: the just-in-time consent switch', () => {
     expect(await jitOf('u_own')).toBe(false);
   });
 
+  it('refuses an organization id holding NUL (sent as %00) with 400 naming the field, changing nothing', async () => {
+    const nul = await owner.submit('/communities', '/jit-consent', { enabled: 'on', organization: 'o_lab\u0000' });
+    expect(nul.status).toBe(400);
+    expect(nul.text).toContain('organization: must not contain the NUL character (U+0000)');
+    expect(await labJit()).toBe(false);
+  });
+
   it('lets nobody flip another user’s switch: the form names no user, and identity refuses', async () => {
     const attempt = await other.submit('/communities', '/jit-consent', { enabled: 'on', user_id: 'u_own', userId: 'u_own' });
     expect(attempt.status).toBe(303);

@@ -8,6 +8,7 @@ import { communitiesScreen } from './communities-view.js';
 import { asUser, type SettingsContext } from './context.js';
 import { html, page } from './html.js';
 import { jitConsentSection } from './jit-consent-view.js';
+import { textProblem } from '../../services/kit/request-text.js';
 import { PageError } from './page-error.js';
 import { requireSession } from './session.js';
 
@@ -64,6 +65,9 @@ export function registerCommunityRoutes(app: FastifyInstance, context: SettingsC
     if (setting !== 'on' && setting !== 'off') throw new PageError(400, 'enabled must be on or off');
     const organization = request.body?.organization ?? '';
     if (typeof organization !== 'string') throw new PageError(400, 'organization must be one organization id');
+    // Text the store cannot keep (a NUL sent as %00) is named by its form field (services/kit/request-text.ts).
+    const problem = textProblem(organization);
+    if (problem) throw new PageError(400, `organization: ${problem}`);
     // The signed-in user's own setting, or an organization's: the form names no user, and identity
     // re-checks that the user manages the organization.
     await context.clients.identity.setJitConsent(
