@@ -10,6 +10,7 @@ import { SCOPES } from '../services/kit/scopes.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { startMcpSystem, type McpSystem } from './helpers/mcp-system.js';
+import { inToolNames } from './helpers/tool-names.js';
 
 const k = { all: liveKey(), narrow: liveKey(), legacy: liveKey(), nobody: liveKey(), reader: liveKey(), other: liveKey() };
 const rate = { requested_rate: 6000 };
@@ -82,7 +83,8 @@ describe('discovery over REST and MCP', () => {
       const envelope = JSON.parse((t.content[0] as { text: string }).text);
       const { request_id: _r, ...restError } = r.body.error;
       const { request_id: _t, ...toolError } = envelope.error;
-      expect(toolError).toEqual(restError);
+      // The same refusal, naming the tool's argument where REST names the request part.
+      expect(toolError).toEqual({ ...restError, message: inToolNames(restError.message) });
     }
     return r;
   }

@@ -18,6 +18,7 @@ import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { bodyRefusals, textRefusals, type Refusal } from './helpers/schema-refusals.js';
 import { startMcpSystem, type McpSystem } from './helpers/mcp-system.js';
+import { inToolNames } from './helpers/tool-names.js';
 import type { TestSystem } from './helpers/test-system.js';
 
 const k = { all: liveKey(), search: liveKey(), reader: liveKey() };
@@ -120,14 +121,6 @@ function toolArgs(parts: Parts): Record<string, unknown> {
     ...parts.body,
     ...(parts.key !== undefined && { idempotency_key: parts.key }),
   };
-}
-
-/** REST's message as a tool words it: each problem names the argument, not the part (gateway/mcp/argument-errors.ts). */
-function inToolNames(message: string): string {
-  return message
-    .split('; ')
-    .map((problem) => problem.replace(/^path\.id: /, 'community_id: ').replace(/^(?:body|query|path): /, 'arguments: ').replace(/^(?:body|query|path)\./, ''))
-    .join('; ');
 }
 
 describe('REST and MCP refuse every rule of the endpoint table alike', () => {
