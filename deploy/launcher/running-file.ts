@@ -42,13 +42,21 @@ export function writeRunningFile(dataDir: string, record: RunningRecord): void {
   renameSync(temporary, file);
 }
 
-/** Removes the file if it is still this process's (another start may have replaced it since). */
+/**
+ * Removes the file if it is still this process's (another start may have replaced it since).
+ * Never throws: a shutdown goes on whatever happens to the file (a file left behind names a pid
+ * that is gone, which readers recognise).
+ */
 export function removeRunningFile(dataDir: string, pid: number): void {
   const file = runningFilePath(dataDir);
   if (!file) return;
-  const found = findRunningSystem(dataDir);
-  if (found.state === 'running' && found.record.pid !== pid) return;
-  rmSync(file, { force: true });
+  try {
+    const found = findRunningSystem(dataDir);
+    if (found.state === 'running' && found.record.pid !== pid) return;
+    rmSync(file, { force: true });
+  } catch {
+    // unreadable or not removable: left for the pid check
+  }
 }
 
 export function findRunningSystem(dataDir: string): RunningLookup {

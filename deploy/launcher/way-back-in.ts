@@ -15,7 +15,7 @@ const DEFAULT_DATA_DIR = './.data';
  * command that lists the users. A data folder other than the default is named on each command.
  */
 export async function wayBackIn(config: Config, deps: { clients: ServiceClients; signer: TokenSigner }): Promise<string[]> {
-  const admin = `${config.DATA_DIR === DEFAULT_DATA_DIR ? '' : `DATA_DIR=${config.DATA_DIR} `}npm run admin --`;
+  const admin = `${config.DATA_DIR === DEFAULT_DATA_DIR ? '' : `DATA_DIR=${shellWord(config.DATA_DIR)} `}npm run admin --`;
   const demo = await userExists(config, deps, DEMO_USER_ID);
   const user = demo ? DEMO_USER_ID : 'USER_ID';
   return [
@@ -23,6 +23,11 @@ export async function wayBackIn(config: Config, deps: { clients: ServiceClients;
     `New key:   ${admin} keys mint --user ${user} --scopes ${SCOPES.join(',')}   (prints its secret once)`,
     ...(demo ? [] : [`Users:     ${admin} users list`]),
   ];
+}
+
+/** The path as one shell word, quoted when it holds anything but plain path characters. */
+function shellWord(text: string): string {
+  return /^[\w./:@%+-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 async function userExists(config: Config, deps: { clients: ServiceClients; signer: TokenSigner }, userId: string): Promise<boolean> {
