@@ -23,6 +23,27 @@ export function createIndexFollowupRepository(db: Queryable) {
       await db.query('DELETE FROM communities.index_followups WHERE community_id = $1 AND profile_id = ANY($2::text[])', [communityId, profileIds]);
     },
 
+    /**
+     * The rows of these people as they are now: each with its stamp (its creation time, as text to
+     * keep the microseconds), so that `removeAsRead` deletes exactly these rows and not one written
+     * again meanwhile (the person erased and added back, say).
+     */
+    async read(communityId: string, profileIds: string[]): Promise<Array<{ profile_id: string; stamp: string }>> {
+      return db.query<{ profile_id: string; stamp: string }>(
+        'SELECT profile_id, created_at::text AS stamp FROM communities.index_followups WHERE community_id = $1 AND profile_id = ANY($2::text[])',
+        [communityId, profileIds],
+      );
+    },
+
+    async removeAsRead(communityId: string, rows: Array<{ profile_id: string; stamp: string }>): Promise<void> {
+      if (rows.length === 0) return;
+      await db.query(
+        `DELETE FROM communities.index_followups f USING unnest($2::text[], $3::text[]) AS r(profile_id, stamp)
+          WHERE f.community_id = $1 AND f.profile_id = r.profile_id AND f.created_at = r.stamp::timestamptz`,
+        [communityId, rows.map((r) => r.profile_id), rows.map((r) => r.stamp)],
+      );
+    },
+
     async fail(communityId: string, profileIds: string[], error: string): Promise<void> {
       await db.query(
         `UPDATE communities.index_followups SET attempts = attempts + 1, last_error = $3

@@ -17,15 +17,18 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 /**
  * Indexes these people's documents in the community and drops their follow-ups. True when done
  * (people no longer members are skipped: nothing is owed for them); false when indexing failed and
- * the follow-ups stay for the sweeper, their attempt counted.
+ * the follow-ups stay for the sweeper, their attempt counted. The rows are read before the
+ * membership check and only those rows are dropped: a row written again meanwhile (the person
+ * erased and added back while this ran) stays for its own attempt.
  */
 export async function runIndexFollowups(context: CommunitiesContext, communityId: string, profileIds: string[], requestId?: string): Promise<boolean> {
   if (profileIds.length === 0) return true;
   const followups = createIndexFollowupRepository(context.deps.db);
   try {
+    const owed = await followups.read(communityId, profileIds);
     const members = await followups.members(communityId, profileIds);
     await indexMemberships(context, communityId, members, requestId);
-    await followups.remove(communityId, profileIds);
+    await followups.removeAsRead(communityId, owed);
     return true;
   } catch (error) {
     context.deps.logger.warn({ err: error, requestId, communityId, people: profileIds.length }, 'search indexing after add failed; the sweeper retries it');
