@@ -1,4 +1,4 @@
-// What a tool is: its presentation (name, description, annotations, advertised input and output)
+// What a tool is: its presentation (name, description, annotations, advertised input, how its result is shown)
 // and the endpoint of the table it stands for, whose scope, rate-limit class, request schemas and
 // idempotency the call goes through (tool-call.ts). A tool declares none of those itself: it maps
 // its arguments onto the endpoint's request (path, query, body) and calls the core.
@@ -39,7 +39,6 @@ export interface ToolSpec<E extends Endpoint = Endpoint> {
   annotations: ToolAnnotations;
   /** The arguments advertised in tools/list, built from the endpoint's schema pieces. */
   input: z.ZodRawShape;
-  output: z.ZodObject;
   /** The endpoint this call stands for; for a tool that stands for two, the one its arguments select. */
   endpoint(args: ToolArgs): E;
   /** The arguments as the endpoint's request parts, which its schemas then validate. */

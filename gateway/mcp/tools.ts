@@ -3,7 +3,8 @@
 // use-case as its REST route, as the same caller. A tool takes its scope, rate-limit class,
 // request validation and idempotency from the endpoint of the table it stands for
 // (gateway/core/contract/endpoints.ts) through tool-call.ts, so a request REST refuses is refused
-// here with the same code and message. Output schemas are the REST response bodies.
+// here with the same code and reason. A result is the REST response body (the search tools show
+// it compact unless asked for all of it: tools/search-view.ts); tools/list is tool-list.ts's.
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -73,7 +74,7 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
   for (const spec of specs.values()) {
     server.registerTool(
       spec.name,
-      { title: spec.title, description: spec.description, inputSchema: advertisedInput(spec, deps), outputSchema: spec.output, annotations: spec.annotations },
+      { title: spec.title, description: spec.description, inputSchema: advertisedInput(spec, deps), annotations: spec.annotations },
       (args: Record<string, unknown>) => callTool(deps, spec, args),
     );
   }

@@ -2,11 +2,9 @@
 // argument choosing, like get_enrichment_run).
 import {
   CommunitiesQuery,
-  CommunityPage,
   listCommunitiesEndpoint,
   listCommunityEnrichmentRunsEndpoint,
   listSelfEnrichmentRunsEndpoint,
-  RunPage,
   RunsQuery,
 } from '../../core/contract/discovery.js';
 import { listCommunities, listEnrichmentRuns } from '../../core/discovery.js';
@@ -26,7 +24,6 @@ export function discoveryTools(edge: Edge): ToolSpec[] {
       endpoint: () => listCommunitiesEndpoint,
       input: { ...CommunitiesQuery.shape },
       request: (query) => ({ query }),
-      output: CommunityPage,
       annotations: { ...READ_ONLY, title: 'List my communities' },
       run: (ctx, { query }) => listCommunities(edge, ctx, query),
     }),
@@ -44,7 +41,6 @@ export function discoveryTools(edge: Edge): ToolSpec[] {
         ...RunsQuery.shape,
       },
       request: ({ community_id, ...query }) => ({ ...(community_id !== undefined && { params: { id: community_id } }), query }),
-      output: RunPage,
       annotations: { ...READ_ONLY, title: 'List recent enrichment runs' },
       run: (ctx, { params, query }) => listEnrichmentRuns(edge, ctx, params && 'id' in params ? (params.id as string) : undefined, query),
     }),

@@ -1,11 +1,7 @@
 // The enrichment tools: POST /v1/me/enrich, POST /v1/communities/{id}/enrich (two tools: the
 // estimate is its dry run) and the two run polls (one tool, the community_id argument choosing).
 import {
-  CommunityRunStarted,
-  DryRunEstimate,
   EnrichmentRequest,
-  EnrichmentRun,
-  EnrichmentRunPoll,
   getCommunityEnrichmentRunEndpoint,
   getSelfEnrichmentRunEndpoint,
   RunParams,
@@ -46,7 +42,6 @@ export function enrichmentTools(edge: Edge, withIdempotency: boolean): ToolSpec[
       endpoint: () => startSelfEnrichmentEndpoint,
       input: {},
       request: (args) => ({ body: args }),
-      output: EnrichmentRun,
       // Each call starts (and may charge) a new run.
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false, title: 'Enrich my own profile' },
       run: async (ctx, _input, progress) => {
@@ -66,7 +61,6 @@ export function enrichmentTools(edge: Edge, withIdempotency: boolean): ToolSpec[
       endpoint: () => startCommunityEnrichmentEndpoint,
       input: { community_id: communityIdArg, ...enrichmentOptions },
       request: communityRun(true),
-      output: DryRunEstimate,
       // A dry run changes nothing.
       annotations: { ...READ_ONLY, title: 'Estimate a community enrichment run' },
       run: async (ctx, { params, body }) => {
@@ -91,7 +85,6 @@ export function enrichmentTools(edge: Edge, withIdempotency: boolean): ToolSpec[
       endpoint: () => startCommunityEnrichmentEndpoint,
       input: { community_id: communityIdArg, ...enrichmentOptions },
       request: communityRun(false),
-      output: CommunityRunStarted,
       // Not idempotent: each call starts (and charges for) a new run.
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false, title: 'Enrich community members' },
       run: async (ctx, { params, body }, progress) => {
@@ -117,7 +110,6 @@ export function enrichmentTools(edge: Edge, withIdempotency: boolean): ToolSpec[
         ...RunPollQuery.shape,
       },
       request: ({ community_id, run_id, ...query }) => ({ params: community_id === undefined ? { run_id } : { id: community_id, run_id }, query }),
-      output: EnrichmentRunPoll,
       annotations: { ...READ_ONLY, title: 'Poll an enrichment run' },
       run: async (ctx, { params, query }, progress) => {
         const run = await getEnrichmentRun(edge, ctx, params.run_id, { communityId: 'id' in params ? (params.id as string) : undefined, itemsAfter: query.items_after });

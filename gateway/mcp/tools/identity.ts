@@ -1,5 +1,5 @@
 // whoami and get_my_profile: GET /v1/me and GET /v1/me/profile.
-import { getMeEndpoint, getOwnProfileEndpoint, MeResponse, OwnProfile } from '../../core/contract/me.js';
+import { getMeEndpoint, getOwnProfileEndpoint } from '../../core/contract/me.js';
 import type { Edge } from '../../core/edge.js';
 import { getMe } from '../../core/me.js';
 import { getOwnProfile } from '../../core/profile.js';
@@ -16,7 +16,6 @@ export function identityTools(edge: Edge): ToolSpec[] {
       endpoint: () => getMeEndpoint,
       input: {},
       request: () => ({}),
-      output: MeResponse,
       annotations: { ...READ_ONLY, title: 'Describe my credential' },
       run: (ctx) => getMe(edge, ctx),
     }),
@@ -28,7 +27,6 @@ export function identityTools(edge: Edge): ToolSpec[] {
       endpoint: () => getOwnProfileEndpoint,
       input: {},
       request: () => ({}),
-      output: OwnProfile,
       annotations: { ...READ_ONLY, title: 'Read my own profile' },
       run: (ctx) => getOwnProfile(edge, ctx),
     }),

@@ -1,14 +1,10 @@
 // The roster tools: GET, POST /v1/communities/{id}/members, GET and DELETE …/members/{profile_id}.
 import {
   AddMembersRequest,
-  AddMembersResponse,
   addCommunityMembersEndpoint,
-  CommunityMember,
-  ErasureResult,
   eraseCommunityMemberEndpoint,
   getCommunityMemberEndpoint,
   listCommunityMembersEndpoint,
-  RosterPage,
   RosterQuery,
 } from '../../core/contract/members.js';
 import type { Edge } from '../../core/edge.js';
@@ -32,7 +28,6 @@ export function memberTools(edge: Edge, withIdempotency: boolean): ToolSpec[] {
       endpoint: () => listCommunityMembersEndpoint,
       input: { community_id: communityIdArg, ...RosterQuery.shape },
       request: ({ community_id, ...query }) => ({ params: { id: community_id }, query }),
-      output: RosterPage,
       annotations: { ...READ_ONLY, title: 'List community members' },
       run: (ctx, { params, query }) => listMembers(edge, ctx, params.id, query),
     }),
@@ -45,7 +40,6 @@ export function memberTools(edge: Edge, withIdempotency: boolean): ToolSpec[] {
       endpoint: () => getCommunityMemberEndpoint,
       input: { community_id: communityIdArg, profile_id: profileIdArg },
       request: memberPath,
-      output: CommunityMember,
       annotations: { ...READ_ONLY, title: 'Read one community member' },
       run: (ctx, { params }) => getMember(edge, ctx, params.id, params.profile_id),
     }),
@@ -62,7 +56,6 @@ export function memberTools(edge: Edge, withIdempotency: boolean): ToolSpec[] {
       endpoint: () => addCommunityMembersEndpoint,
       input: { community_id: communityIdArg, ...AddMembersRequest.shape },
       request: ({ community_id, ...body }) => ({ params: { id: community_id }, body }),
-      output: AddMembersResponse,
       // Not idempotent: a repeat answers already_member where the first call answered added.
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false, title: 'Add people to a community' },
       run: (ctx, { params, body }) => addMembers(edge, ctx, params.id, body),
@@ -76,7 +69,6 @@ export function memberTools(edge: Edge, withIdempotency: boolean): ToolSpec[] {
       endpoint: () => eraseCommunityMemberEndpoint,
       input: { community_id: communityIdArg, profile_id: profileIdArg },
       request: memberPath,
-      output: ErasureResult,
       // Repeating it changes nothing more (the second call answers not_found).
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false, title: 'Erase a member from a community' },
       run: (ctx, { params }) => eraseMember(edge, ctx, params.id, params.profile_id),

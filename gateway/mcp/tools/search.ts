@@ -1,27 +1,23 @@
 // search_experts and get_search: POST /v1/search and GET /v1/search/{search_id}. The tool's
 // arguments are the REST body itself, so every rule of the body (include_teams included) refuses
-// the same call on both surfaces.
+// the same call on both surfaces, plus how the answer is shown (detail, include_weak:
+// search-view.ts), which never reaches the search.
 import { z } from 'zod';
-import { getSearchEndpoint, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, SearchMatch, WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX, SearchParams, SearchRequest, startSearchEndpoint } from '../../core/contract/search.js';
+import {
+  getSearchEndpoint,
+  SEARCH_LIMIT_DEFAULT,
+  SEARCH_LIMIT_MAX,
+  SearchParams,
+  SearchRequest,
+  startSearchEndpoint,
+  WAIT_SECONDS_DEFAULT,
+  WAIT_SECONDS_MAX,
+} from '../../core/contract/search.js';
 import type { Edge } from '../../core/edge.js';
 import { ApiError } from '../../core/api-error.js';
 import { getSearch, startSearch } from '../../core/search.js';
 import { defineTool, READ_ONLY, type ToolArgs, type ToolSpec } from '../tool-spec.js';
 import { COMPACT_LIMIT_DEFAULT, presentationArgs, presentationOf, presentSearch, withoutPresentation } from './search-view.js';
-
-// One object per search result (MCP output schemas are objects): the REST bodies, by `status`.
-const SearchStarted = z.object({
-  search_id: SearchParams.shape.search_id,
-  status: z.enum(['complete', 'pending']),
-  matches: z.array(SearchMatch).optional().describe('Matches, best first (status complete).'),
-  poll_after_seconds: z.number().int().optional().describe('Seconds to wait before get_search (status pending).'),
-});
-const SearchState = z.object({
-  search_id: SearchParams.shape.search_id,
-  status: z.enum(['running', 'complete', 'failed']),
-  matches: z.array(SearchMatch).optional().describe('Matches, best first (status complete).'),
-  poll_after_seconds: z.number().int().optional().describe('Seconds to wait before polling again (status running).'),
-});
 
 /** The body's fields a caller may use: include_teams is refused whatever its value, so it is not advertised. */
 const { include_teams: _refused, limit: _limit, wait_seconds: _wait, ...bodyArgs } = SearchRequest.shape;
@@ -73,7 +69,6 @@ export function searchTools(edge: Edge): ToolSpec[] {
       endpoint: () => startSearchEndpoint,
       input: { ...bodyArgs, wait_seconds: waitArg, limit: limitArg, ...presentationArgs },
       request: (args) => ({ body: searchBody(args) }),
-      output: SearchStarted,
       // Each call starts (and bills) a new search.
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false, title: 'Search for experts' },
       run: (ctx, { body }) => startSearch(edge, ctx, body),
@@ -93,7 +88,6 @@ export function searchTools(edge: Edge): ToolSpec[] {
         if (!parsed.success) throw new ApiError(400, 'invalid_request', `limit: ${parsed.error.issues[0]!.message}`);
         return { params: { search_id } };
       },
-      output: SearchState,
       annotations: { ...READ_ONLY, title: 'Poll a search' },
       run: (ctx, { params }) => getSearch(edge, ctx, params.search_id),
       present: (body, args) => presentSearch(body as { status: string }, presentationOf(args)),
