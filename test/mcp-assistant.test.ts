@@ -111,6 +111,9 @@ describe('the MCP surface sized for an assistant (demo data)', () => {
     // get_search shows a finished search the same two ways.
     const polled = await call('get_search', { search_id: toolId });
     expect((polled.structuredContent as { matches: unknown[] }).matches.length).toBeLessThanOrEqual(5);
+    // Over the maximum counts as the maximum, as search_experts's limit.
+    const polledMany = await call('get_search', { search_id: toolId, limit: 60, include_weak: true });
+    expect((polledMany.structuredContent as { matches: unknown[] }).matches).toHaveLength(20);
     const polledFull = await call('get_search', { search_id: toolId, detail: 'full' });
     expect((polledFull.structuredContent as { matches: unknown[] }).matches).toEqual((full.structuredContent as { matches: unknown[] }).matches);
   });

@@ -52,8 +52,8 @@ function searchBody(args: ToolArgs): ToolArgs {
   return { ...body, limit: Math.max(limit ?? 0, SEARCH_LIMIT_DEFAULT) };
 }
 
-/** get_search's `limit`: shown matches only (the search ran with its own). */
-const pollLimit = z.number().int().min(1).max(SEARCH_LIMIT_MAX).optional().describe(`Matches to show (default ${COMPACT_LIMIT_DEFAULT}).`);
+/** get_search's `limit`: shown matches only (the search ran with its own); over the maximum counts as it, as search_experts's. */
+const pollLimit = z.number().int().min(1).optional().describe(`Matches to show (default ${COMPACT_LIMIT_DEFAULT}; over ${SEARCH_LIMIT_MAX} counts as ${SEARCH_LIMIT_MAX}).`);
 
 export function searchTools(edge: Edge): ToolSpec[] {
   return [
