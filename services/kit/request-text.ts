@@ -34,6 +34,15 @@ function loneSurrogateAt(value: string): number {
   return -1;
 }
 
+/**
+ * Text that comes from outside any request — a provider's answer an enrichment run stores — made
+ * storable rather than refused: NUL dropped, each lone surrogate replaced by U+FFFD (the character
+ * that says "a character was lost here"). Requests are never repaired: their text is refused.
+ */
+export function repairedText(value: string): string {
+  return (value.includes('\u0000') ? value.replaceAll('\u0000', '') : value).toWellFormed();
+}
+
 /** What is wrong with this text (the message, without the field's name), or undefined when it may be stored. */
 export function textProblem(value: string): string | undefined {
   if (value.includes('\u0000')) return NUL_MESSAGE;

@@ -121,6 +121,18 @@ describe('JsonClient', () => {
     expect(replay.requests).toHaveLength(2); // a 401 is not retried
   });
 
+  it('reads text the store cannot keep as storable text: NUL dropped, a lone surrogate escape as U+FFFD', async () => {
+    const server = createServer((_req, res) => res.setHeader('content-type', 'application/json').end('{"name":"Bad \\ud800 Na\\u0000me","topics":["\\udfff","ok \\ud83e\\udde0"]}'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = new JsonClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, timeoutMs: 2000, retries: 0 });
+      expect(await client.get('/x')).toEqual({ name: 'Bad \ufffd Name', topics: ['\ufffd', 'ok \ud83e\udde0'] });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('reads a body that is not JSON as a bad response', async () => {
     const server = createServer((_req, res) => res.end('<html>maintenance</html>'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

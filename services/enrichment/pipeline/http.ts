@@ -3,11 +3,15 @@
 // fix (429, 408, 5xx, network errors, timeouts) — waiting at least what Retry-After asks — and
 // spaced by a rate limiter shared by every client of the same provider in this process, so that
 // concurrent runs together stay under a provider's published limit. Failures are ProviderErrors
-// whose messages never carry URLs, headers (the summary API key) or response bodies.
+// whose messages never carry URLs, headers (the summary API key) or response bodies. Every string
+// of an answer is made storable as it is read (services/kit/request-text.ts `repairedText`: NUL
+// dropped, a lone surrogate escape turned into U+FFFD), so odd provider text never fails a write
+// of the run's data or of the search document built from it.
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import pThrottle from 'p-throttle';
 import type { z } from 'zod';
+import { repairedText } from '../../kit/request-text.js';
 
 export type ProviderErrorKind =
   /** 404: the record does not exist. */
@@ -180,7 +184,7 @@ export class JsonClient {
       return failed(error);
     }
     try {
-      return JSON.parse(text) as unknown;
+      return JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' ? repairedText(value) : value)) as unknown;
     } catch {
       throw new ProviderError('answered with a body that is not JSON', 'bad_response');
     }
