@@ -65,9 +65,9 @@ describe('settings web app: the credits screen', () => {
     expect(rows).toContainEqual(['The Lab (organization)', '50', 'All entries of The Lab']);
     expect(page.text).not.toContain('Pat Public');
     const charge = rows.find((r) => r[4] === 'req-credits-first')!;
-    expect(charge).toEqual([expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/), 'search', 'Ada Lovelace', '-1', 'req-credits-first']);
+    expect(charge).toEqual([expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/), 'Search (search)', 'Ada Lovelace', '-1', 'req-credits-first']);
     // The seed grants are entries too, without a request behind them.
-    expect(rows).toContainEqual([expect.any(String), 'seed', 'The Lab', '+50', 'none']);
+    expect(rows).toContainEqual([expect.any(String), 'Starting balance (seed)', 'The Lab', '+50', 'none']);
     expect(page.text).toContain('Your next global search is charged to <strong>Ada Lovelace</strong>');
 
     // One wallet's own page lists its entries too.
@@ -96,7 +96,7 @@ describe('settings web app: the credits screen', () => {
     const page = rowsOf((await ada.get('/credits')).text);
     expect(page).toContainEqual(['The Lab (organization)', '49', 'All entries of The Lab']);
     expect(page).toContainEqual(['Ada Lovelace (your personal wallet)', '9', 'All entries of Ada Lovelace']);
-    expect(page.find((r) => r[4] === 'req-credits-lab')).toEqual([expect.any(String), 'search', 'The Lab', '-1', 'req-credits-lab']);
+    expect(page.find((r) => r[4] === 'req-credits-lab')).toEqual([expect.any(String), 'Search (search)', 'The Lab', '-1', 'req-credits-lab']);
 
     // Back to no preference: the personal wallet (it holds credits) pays again.
     expect((await ada.submit('/credits', '/credits/preference', { wallet: 'none' })).status).toBe(303);

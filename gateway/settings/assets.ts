@@ -30,12 +30,12 @@ input[type=text],input[type=number],select{padding:.35rem;border:1px solid #888;
 .secret code{word-break:break-all;background:#fff;border:1px solid #ccc;padding:.4rem;border-radius:4px}
 .table-wrap{overflow-x:auto;position:relative}
 table{border-collapse:collapse;width:100%;background:#fff}
-th,td{border:1px solid #ddd;padding:.4rem .5rem;text-align:left;vertical-align:top}
+th,td{border:1px solid #ddd;padding:.4rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 form.inline{display:inline}
 table.keys td{overflow-wrap:break-word}
 table.keys td[data-label=Name],table.keys td[data-label=Prefix],table.keys td[data-label=Allowlist]{overflow-wrap:anywhere}
 @media (min-width:48.01rem){table.keys td[data-label=Name]{min-width:7rem}}
-.wrap{overflow-wrap:anywhere}
+.wrap,code,strong,.who,label,legend,h1,h2,caption{overflow-wrap:anywhere}
 ul.actions{list-style:none;margin:0;padding:0}
 @media (max-width:48rem){
 table.keys,table.keys tbody,table.keys tr,table.keys td{display:block;width:100%}

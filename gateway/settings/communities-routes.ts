@@ -11,6 +11,7 @@ import { jitConsentSection } from './jit-consent-view.js';
 import { textProblem } from '../../services/kit/request-text.js';
 import { PageError } from './page-error.js';
 import { requireSession } from './session.js';
+import { writesOffPath } from './writes-off-routes.js';
 
 const QUEUE_PAGE_SIZE = 50;
 
@@ -52,10 +53,12 @@ export function registerCommunityRoutes(app: FastifyInstance, context: SettingsC
     }));
   });
 
-  app.post<{ Params: { id: string }; Body: { enabled?: string; attest?: string } }>('/communities/:id/writes', protectedForm, async (request, reply) => {
+  app.post<{ Params: { id: string }; Body: { enabled?: string; attest?: string; confirm?: string } }>('/communities/:id/writes', protectedForm, async (request, reply) => {
     const enabled = request.body?.enabled === 'on';
     if (!enabled && request.body?.enabled !== 'off') throw new PageError(400, 'enabled must be on or off');
     if (enabled && request.body?.attest !== 'yes') throw new PageError(400, 'Tick the attestation to turn API writes on.');
+    // Switching off is confirmed on a page of its own first (writes-off-routes.ts): unconfirmed, nothing changes.
+    if (!enabled && request.body?.confirm !== 'yes') return reply.redirect(writesOffPath(request.params.id), 303);
     await context.clients.communities.setApiWrites({ communityId: request.params.id, enabled, actor: '' }, await asUser(context, request));
     return reply.redirect(`/communities?done=writes-${enabled ? 'on' : 'off'}`, 303);
   });

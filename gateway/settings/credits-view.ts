@@ -1,9 +1,10 @@
 // The credits screen: the balance of each wallet the user may spend from, who pays their next
 // global search and the form that saves their global-search wallet, and recent ledger entries
-// (operation, payer, credits, time, the request id); and one wallet's entries, page by page.
+// (operation in words, payer, credits, time, the request id); and one wallet's entries, page by page.
 import { PayerSource, type LedgerEntry, type ListSpendableWalletsResponse, type SpendableWallet } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
 import { OwnerType, type OwnerRef } from '../../proto/gen/expertnet/common/v1/common.js';
 import { csrfField, html, type Markup } from './html.js';
+import { operationWords } from './ledger-words.js';
 
 export type WalletKind = 'user' | 'organization';
 
@@ -62,12 +63,18 @@ function preferenceForm(overview: ListSpendableWalletsResponse, csrf: string): M
       <button type="submit">Save preference</button></form></section>`;
 }
 
+/** The operation in words, its code beside for whoever matches it with the API; unknown: the code. */
+function operation(code: string): Markup {
+  const words = operationWords(code);
+  return words ? html`${words} <span class="hint">(<code>${code}</code>)</span>` : html`<code>${code}</code>`;
+}
+
 /** Ledger entries, each naming its payer: the overview's recent ones or one wallet's page. */
 export function entriesTable(entries: readonly LedgerEntry[], names: ReadonlyMap<string, string>, caption: string): Markup {
   if (entries.length === 0) return html`<p class="hint">No ledger entries yet.</p>`;
   return html`<div class="table-wrap"><table><caption>${caption}</caption>
     <thead><tr><th scope="col">Time</th><th scope="col">Operation</th><th scope="col">Payer</th><th scope="col">Credits</th><th scope="col">Request id</th></tr></thead>
-    <tbody>${entries.map((e) => html`<tr><td>${when(e.createdAt)}</td><td><code>${e.operation}</code></td>
+    <tbody>${entries.map((e) => html`<tr><td>${when(e.createdAt)}</td><td>${operation(e.operation)}</td>
       <td>${names.get(walletKey(e.owner)) ?? walletKey(e.owner)}</td><td>${credits(e.amount)}</td>
       <td>${e.requestId ? html`<code>${e.requestId}</code>` : html`<span class="hint">none</span>`}</td></tr>`)}</tbody></table></div>`;
 }
