@@ -2,7 +2,9 @@
 // setting on (a write by a key to their community whose API writes are off then gets 422
 // owner_consent_required and waits in the queue) and off (the same write gets 422 unprocessable and
 // nothing is queued). The form names no user: nobody can flip another user's switch, and identity
-// refuses a signed-in user who asks for someone else.
+// refuses a signed-in user who asks for someone else. A queued write says what it is and who asked;
+// approving it lets that very write through on retry, never another (#43), and the decisions stay
+// listed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { ConsentStatus } from '../proto/gen/expertnet/communities/v1/communities_service.js';
@@ -64,7 +66,10 @@ describe('settings web app: the just-in-time consent switch', () => {
     const write = await add('queued@example.org');
     expect(write.status).toBe(422);
     expect(write.body.error.code).toBe('owner_consent_required');
-    expect((await owner.get('/communities')).text).toMatch(/<code>members\.add<\/code> requested by key <code>k_own<\/code>/);
+    const page = (await owner.get('/communities')).text;
+    expect(page).toContain('<code>members.add</code>: add 1 person as member: queued@example.org');
+    const prefix = /asked by key <strong>\(unnamed key\)<\/strong> \(<code>([^<]+)<\/code>\)/.exec(page)?.[1];
+    expect(prefix && ownKey.startsWith(prefix)).toBe(true);
   });
 
   it('off: the same write gets 422 unprocessable and nothing more is queued', async () => {
@@ -125,7 +130,10 @@ describe('settings web app: the just-in-time consent switch', () => {
     const queued = await addToLab('lab.queued@example.org');
     expect(queued.status).toBe(422);
     expect(queued.body.error.code).toBe('owner_consent_required');
-    expect((await owner.get('/communities')).text).toMatch(/<code>members\.add<\/code> requested by key <code>k_lab<\/code>/);
+    const page = (await owner.get('/communities')).text;
+    expect(page).toContain('<code>members.add</code>: add 1 person as member: lab.queued@example.org');
+    const prefix = /lab\.queued@example\.org <span class="hint">— asked by key <strong>\(unnamed key\)<\/strong> \(<code>([^<]+)<\/code>\)/.exec(page)?.[1];
+    expect(prefix && labKey.startsWith(prefix)).toBe(true);
 
     expect((await owner.submit('/communities', '/jit-consent', { enabled: 'off', organization: 'o_lab' })).status).toBe(303);
     expect(await labJit()).toBe(false);
@@ -147,5 +155,52 @@ describe('settings web app: the just-in-time consent switch', () => {
     expect((await sys.clients.identity.listManagedOrganizations({ userId: 'u_other' }, asOther)).organizations).toEqual([]);
     expect(await labJit()).toBe(false);
     expect((await addToLab('lab.still.refused@example.org')).body.error.code).toBe('unprocessable');
+  });
+
+  it('approving a queued add lets that same add through on retry; a different add still waits as a request of its own', async () => {
+    expect((await owner.submit('/communities', '/jit-consent', { enabled: 'on' })).status).toBe(303);
+    await sys.clients.identity.renameKey({ keyId: 'k_own', name: 'Roster sync' }, await operator());
+    const addBody = (members: object[]) =>
+      request(sys.restUrl, 'POST', '/v1/communities/c_own/members', { headers: bearer(ownKey), body: { members } });
+    const people = [{ name: 'Ada Lovelace', email: 'ada@example.org' }, { email: 'grace@example.org' }];
+    const queued = await addBody(people);
+    expect(queued.status).toBe(422);
+    expect(queued.body.error.code).toBe('owner_consent_required');
+    const before = await pendingOf();
+
+    // The queue item: the people and who asked, by key name and prefix.
+    const page = (await owner.get('/communities')).text;
+    expect(page).toContain('<code>members.add</code>: add 2 people as member: Ada Lovelace; grace@example.org');
+    const prefix = /grace@example\.org <span class="hint">— asked by key <strong>Roster sync<\/strong> \(<code>([^<]+)<\/code>\)/.exec(page)?.[1];
+    expect(prefix && ownKey.startsWith(prefix)).toBe(true);
+
+    const requests = (await sys.clients.communities.listConsentRequests(
+      { communityId: 'c_own', pageSize: 50, pageToken: '', status: ConsentStatus.CONSENT_STATUS_PENDING }, await operator())).requests;
+    const adaRequest = requests.find((r) => r.description.includes('Ada Lovelace'))!;
+    const approved = await owner.submit('/communities', `/consent/${adaRequest.id}`, { decision: 'approve' });
+    expect(approved.status).toBe(303);
+    expect((await owner.get(approved.headers.get('location')!)).text).toContain('a retry of that same write succeeds within 24 hours');
+
+    // The same body (its keys in another order) goes through; a different add is queued anew.
+    const retried = await addBody([{ email: 'ada@example.org', name: 'Ada Lovelace' }, { email: 'grace@example.org' }]);
+    expect(retried.status).toBe(200);
+    const other = await addBody([{ email: 'mallory@example.org' }]);
+    expect(other.status).toBe(422);
+    expect(other.body.error.code).toBe('owner_consent_required');
+    expect(await pendingOf()).toBe(before);
+    const mallory = (await sys.clients.communities.listConsentRequests(
+      { communityId: 'c_own', pageSize: 50, pageToken: '', status: ConsentStatus.CONSENT_STATUS_PENDING }, await operator()))
+      .requests.find((r) => r.description.includes('mallory@example.org'))!;
+    expect(mallory.id).not.toBe(adaRequest.id);
+    // API writes stay off: the approval enabled nothing for good.
+    expect((await owner.get('/communities')).text).toContain('API writes are <strong>off</strong>');
+
+    // Denied, it stays refused; both decisions are listed on the screen.
+    expect((await owner.submit('/communities', `/consent/${mallory.id}`, { decision: 'deny' })).status).toBe(303);
+    expect((await addBody([{ email: 'mallory@example.org' }])).body.error.code).toBe('owner_consent_required');
+    const history = (await owner.get('/communities')).text;
+    expect(history).toContain('<caption>Recent consent decisions for Owned</caption>');
+    expect(history).toMatch(/add 1 person as member: mallory@example\.org<\/td><td>key <strong>Roster sync<\/strong>[^]*?<td>denied by user:u_own at /);
+    expect(history).toMatch(/add 2 people as member: Ada Lovelace; grace@example\.org<\/td><td>key <strong>Roster sync<\/strong>[^]*?<td>approved by user:u_own at [^<]*; a retry succeeds until /);
   });
 });

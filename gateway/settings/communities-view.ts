@@ -1,6 +1,8 @@
 // The communities screen: for each community the user controls, its API-write setting with the
-// attestation text and its version history, and its write-consent queue with approve and deny.
+// attestation text and its version history, and its write-consent queue with approve and deny and
+// the recent decisions (consent-queue-view.ts).
 import type { ConsentRequest, ControlledCommunity } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import { consentHistory, consentQueue, type Requesters } from './consent-queue-view.js';
 import { csrfField, html, type Markup } from './html.js';
 
 function when(iso: string | undefined): string {
@@ -34,19 +36,19 @@ function history(c: ControlledCommunity): Markup {
     <tbody>${c.attestations.map((a) => html`<tr><td>${a.version}</td><td>${a.enabled ? 'on' : 'off'}</td><td>${a.actor}</td><td>${when(a.recordedAt)}</td></tr>`)}</tbody></table></div>`;
 }
 
-function queue(requests: readonly ConsentRequest[], csrf: string): Markup {
-  if (requests.length === 0) return html`<p class="hint">No write waits for your consent.</p>`;
-  return html`<ul class="queue">${requests.map((r) => html`<li><code>${r.operation}</code> requested by key <code>${r.requestedBy}</code> at ${when(r.createdAt)}
-    <form method="post" action="/consent/${encodeURIComponent(r.id)}" class="inline">${csrfField(csrf)}
-      <button type="submit" name="decision" value="approve">Approve<span class="visually-hidden"> ${r.operation} ${r.id}</span></button>
-      <button type="submit" name="decision" value="deny" class="danger">Deny<span class="visually-hidden"> ${r.operation} ${r.id}</span></button></form></li>`)}</ul>`;
+export interface CommunityItem {
+  controlled: ControlledCommunity;
+  pending: readonly ConsentRequest[];
+  /** The latest approved and denied requests, newest first. */
+  resolved: readonly ConsentRequest[];
 }
 
-export function communitiesScreen(items: ReadonlyArray<{ controlled: ControlledCommunity; pending: readonly ConsentRequest[] }>, csrf: string): Markup {
+export function communitiesScreen(items: readonly CommunityItem[], requesters: Requesters, csrf: string): Markup {
   if (items.length === 0) return html`<p>You are not the billing owner of any community, nor manage an organization that owns one.</p>`;
-  return html`${items.map(({ controlled, pending }) => html`<section aria-labelledby="c-${controlled.community!.id}">
+  return html`${items.map(({ controlled, pending, resolved }) => html`<section aria-labelledby="c-${controlled.community!.id}">
     <h2 id="c-${controlled.community!.id}">${controlled.community!.name} <span class="hint">(${controlled.community!.id})</span></h2>
     ${writesForm(controlled, csrf)}
-    <h3>Write-consent queue</h3>${queue(pending, csrf)}
+    <h3>Write-consent queue</h3>${consentQueue(pending, requesters, csrf)}
+    ${consentHistory(controlled.community!.name, resolved, requesters)}
     ${history(controlled)}</section>`)}`;
 }

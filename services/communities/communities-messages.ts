@@ -17,6 +17,7 @@ import { ownerTypes, roles, type RoleName } from '../kit/enums.js';
 import type { CommunityRow, MembershipRow, ProfileRow, Supplied } from './community.repository.js';
 import type { ConsentRequestRow, ConsentStatusName } from './member-write.repository.js';
 import { asCommunitySees } from './member-view.js';
+import { APPROVAL_WINDOW_SECONDS } from './write-fingerprint.js';
 
 export function toCommunity(row: CommunityRow): Community {
   return Community.fromPartial({
@@ -103,5 +104,9 @@ export function toConsentRequest(row: ConsentRequestRow): ConsentRequest {
     resolvedAt: row.resolved_at?.toISOString(),
     resolvedBy: row.resolved_by ?? '',
     attestationVersion: row.attestation_version ?? 0,
+    description: row.description,
+    approvalExpiresAt: row.status === 'approved' && row.fingerprint && row.resolved_at
+      ? new Date(row.resolved_at.getTime() + APPROVAL_WINDOW_SECONDS * 1000).toISOString()
+      : undefined,
   });
 }

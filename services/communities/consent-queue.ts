@@ -35,7 +35,7 @@ export async function listConsentRequests(
   const status = consentStatusName(request.status);
   if (request.status !== ConsentStatus.CONSENT_STATUS_UNSPECIFIED && !status) throw domainError('invalid_request', 'unknown status');
   const rows = await createMemberWriteRepository(context.deps.db).listConsentRequests(
-    { communityId: request.communityId || undefined, status },
+    { communityId: request.communityId || undefined, status, newestFirst: request.newestFirst },
     decodeToken(request.pageToken),
     limit + 1,
   );
@@ -45,7 +45,9 @@ export async function listConsentRequests(
 
 /**
  * Approves or denies a pending request. Repeating the same decision is a no-op; changing a
- * decision is refused. An approval stands while the attestation version it was given under is the latest.
+ * decision is refused. An approval lets through a retry of the very write it was queued for
+ * (write-gating.ts: same fingerprint, within APPROVAL_WINDOW_SECONDS), while the attestation
+ * version it was given under is the latest. It never turns API writes on.
  */
 export async function resolveConsentRequest(
   context: CommunitiesContext,

@@ -19,6 +19,16 @@ export interface ConsentRequestRow {
   resolved_at: Date | null;
   resolved_by: string | null;
   attestation_version: number | null;
+  /** sha256 of the write (write-gating.ts); null for requests queued before fingerprints. */
+  fingerprint: string | null;
+  /** The write in words, for the person deciding. */
+  description: string;
+}
+
+/** A write waiting for consent: its fingerprint and what it is in words. */
+export interface QueuedWrite {
+  fingerprint: string;
+  description: string;
 }
 
 export interface PlaceholderTaskRow {
@@ -180,26 +190,31 @@ export function createMemberWriteRepository(db: Queryable) {
       return rows[0]?.v ?? 0;
     },
 
-    /** An approval of this operation that still stands: given while the latest attestation version was current. */
-    async hasStandingApproval(communityId: string, operation: WriteOperation, attestationVersion: number): Promise<boolean> {
+    /**
+     * An approval of this very write that still stands: same fingerprint, approved within the last
+     * `windowSeconds`, while the attestation version current at approval is still the latest.
+     */
+    async hasStandingApproval(communityId: string, fingerprint: string, attestationVersion: number, windowSeconds: number): Promise<boolean> {
       const rows = await db.query(
         `SELECT 1 FROM communities.consent_requests
-          WHERE community_id = $1 AND operation = $2 AND status = 'approved' AND attestation_version = $3 LIMIT 1`,
-        [communityId, operation, attestationVersion],
+          WHERE community_id = $1 AND fingerprint = $2 AND status = 'approved' AND attestation_version = $3
+            AND resolved_at > now() - make_interval(secs => $4) LIMIT 1`,
+        [communityId, fingerprint, attestationVersion, windowSeconds],
       );
       return rows.length > 0;
     },
 
-    /** Queues a pending request unless one is pending already; returns the pending request. */
-    async queueConsentRequest(id: string, communityId: string, operation: WriteOperation, requestedBy: string): Promise<ConsentRequestRow> {
+    /** Queues the write unless the same write already waits; the pending request either way. */
+    async queueConsentRequest(id: string, communityId: string, operation: WriteOperation, requestedBy: string, write: QueuedWrite): Promise<ConsentRequestRow> {
       await db.query(
-        `INSERT INTO communities.consent_requests (id, community_id, operation, requested_by) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (community_id, operation) WHERE status = 'pending' DO NOTHING`,
-        [id, communityId, operation, requestedBy],
+        `INSERT INTO communities.consent_requests (id, community_id, operation, requested_by, fingerprint, description)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (community_id, fingerprint) WHERE status = 'pending' AND fingerprint IS NOT NULL DO NOTHING`,
+        [id, communityId, operation, requestedBy, write.fingerprint, write.description],
       );
       const rows = await db.query<ConsentRequestRow>(
-        `SELECT * FROM communities.consent_requests WHERE community_id = $1 AND operation = $2 AND status = 'pending'`,
-        [communityId, operation],
+        `SELECT * FROM communities.consent_requests WHERE community_id = $1 AND fingerprint = $2 AND status = 'pending'`,
+        [communityId, write.fingerprint],
       );
       return rows[0]!;
     },
@@ -223,17 +238,18 @@ export function createMemberWriteRepository(db: Queryable) {
 
     /** Keyset page in (created_at, id) order; `after` is the last row of the previous page. */
     async listConsentRequests(
-      filter: { communityId?: string; status?: ConsentStatusName },
+      filter: { communityId?: string; status?: ConsentStatusName; newestFirst?: boolean },
       after: { createdAt: string; id: string } | undefined,
       limit: number,
     ): Promise<Array<ConsentRequestRow & { cursor_at: string }>> {
-      // cursor_at keeps the microseconds a JavaScript Date would lose.
+      // cursor_at keeps the microseconds a JavaScript Date would lose. Newest first pages backwards.
+      const [beyond, order] = filter.newestFirst ? ['<', 'created_at DESC, id DESC'] : ['>', 'created_at, id'];
       return db.query<ConsentRequestRow & { cursor_at: string }>(
         `SELECT *, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
            FROM communities.consent_requests
           WHERE ($1::text IS NULL OR community_id = $1) AND ($2::text IS NULL OR status = $2)
-            AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4::text))
-          ORDER BY created_at, id LIMIT $5`,
+            AND ($3::timestamptz IS NULL OR (created_at, id) ${beyond} ($3::timestamptz, $4::text))
+          ORDER BY ${order} LIMIT $5`,
         [filter.communityId ?? null, filter.status ?? null, after?.createdAt ?? null, after?.id ?? null, limit],
       );
     },

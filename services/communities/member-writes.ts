@@ -12,6 +12,7 @@ import type { CommunitiesContext } from './communities-context.js';
 import type { CommunityRow } from './community.repository.js';
 import { eraseMember } from './erasure.js';
 import { indexAddedMembers } from './index-followup.js';
+import { addDescribed, removeDescribed } from './write-descriptions.js';
 import { isWriteOperation, requireWritable, requireWriteReach } from './write-gating.js';
 
 /** The role a bulk add grants: member (also when unspecified) or admin. Owner is never granted. */
@@ -30,7 +31,7 @@ export async function addMembers(context: CommunitiesContext, request: AddMember
     throw domainError('invalid_request', `members must hold 1 to ${ADD_MEMBERS_MAX} items (got ${request.members.length})`);
   }
   const role = grantableRole(request.role);
-  await requireWritable(context, caller, request.communityId, 'members.add', ctx.requestId);
+  await requireWritable(context, caller, request.communityId, 'members.add', ctx.requestId, addDescribed(request, role));
   const results = await addEach(context, request.communityId, role, request.members, ctx.requestId);
   await indexAddedMembers(context, request.communityId, results, ctx.requestId);
   return results;
@@ -39,7 +40,8 @@ export async function addMembers(context: CommunitiesContext, request: AddMember
 /** Erases a member from a community the caller may write to; whether its placeholder account went too. */
 export async function removeMember(context: CommunitiesContext, request: RemoveMemberRequest, ctx: ServiceContext): Promise<boolean> {
   const caller = requireCaller(ctx, 'member:write');
-  await requireWritable(context, caller, request.communityId, 'members.remove', ctx.requestId);
+  await requireWritable(context, caller, request.communityId, 'members.remove', ctx.requestId,
+    await removeDescribed(context, request.communityId, request.profileId));
   const outcome = await eraseMember(context, request.communityId, request.profileId, ctx.requestId);
   return outcome.authAccountDeleted;
 }
@@ -51,6 +53,8 @@ export async function authorizeWrite(context: CommunitiesContext, request: Autho
     throw domainError('invalid_request', 'operation must be members.add, members.remove or enrichment.start');
   }
   // reach_only: an estimate, which writes nothing — so no attestation and no consent request.
-  const gate = request.reachOnly ? requireWriteReach : requireWritable;
-  return gate(context, caller, request.communityId, request.operation, ctx.requestId);
+  if (request.reachOnly) return requireWriteReach(context, caller, request.communityId, request.operation, ctx.requestId);
+  // The calling service says what the write is (an enrichment run: its depth and selection).
+  const write = { target: request.target, description: request.description || request.operation };
+  return requireWritable(context, caller, request.communityId, request.operation, ctx.requestId, write);
 }

@@ -2,9 +2,10 @@
 //   (a) write reach — the caller is owner/admin of the community directly or through the owning
 //       organization (a legacy organization key: ownership only); otherwise 403 forbidden;
 //   (b) the community's API writes are attested (latest attestation version enabled), or an
-//       approved consent request for this operation still stands; otherwise 422 — with the billing
-//       owner's just-in-time consent on, `owner_consent_required` after queuing (at most) one
-//       pending consent request for the community and operation, else `unprocessable`.
+//       approval of this very write still stands (same fingerprint — operation, community and
+//       canonical body — approved within the window: write-fingerprint.ts); otherwise 422 — with
+//       the billing owner's just-in-time consent on, `owner_consent_required` after queuing (at
+//       most) one pending consent request for this write, else `unprocessable`.
 // An estimate (AuthorizeWrite with reach_only) runs the scope check and (a) alone: it writes
 // nothing, so it neither needs the attestation nor queues a consent request.
 import { Status } from 'nice-grpc';
@@ -15,6 +16,7 @@ import type { Scope } from '../kit/scopes.js';
 import type { CommunityRow } from './community.repository.js';
 import type { CommunitiesContext } from './communities-context.js';
 import { createMemberWriteRepository, WRITE_OPERATIONS, type WriteOperation } from './member-write.repository.js';
+import { APPROVAL_WINDOW_SECONDS, writeFingerprint } from './write-fingerprint.js';
 import { requireCommunityAccess } from './reach.js';
 import { asCommunitiesService, relayOrUnavailable } from './remote.js';
 
@@ -65,9 +67,15 @@ export async function requireWriteReach(
   return requireCommunityAccess(context.reachDeps, caller, communityId, 'write', requestId, (id) => context.repo.findCommunity(id));
 }
 
+/** The write asked for: its canonical body or target (write-fingerprint.ts) and what it is in words. */
+export interface WriteAsked {
+  target: string;
+  description: string;
+}
+
 /**
- * The community, when the caller may perform this write operation on it now. Throws forbidden
- * (scope or reach), unprocessable, or owner_consent_required (having queued a consent request).
+ * The community, when the caller may perform this write on it now. Throws forbidden (scope or
+ * reach), unprocessable, or owner_consent_required (having queued a consent request for this write).
  */
 export async function requireWritable(
   context: CommunitiesContext,
@@ -75,18 +83,22 @@ export async function requireWritable(
   communityId: string,
   operation: WriteOperation,
   requestId: string,
+  write: WriteAsked,
 ): Promise<CommunityRow> {
   const community = await requireWriteReach(context, caller, communityId, operation, requestId);
   // (b) attestation.
   if (community.api_writes) return community;
   const writes = createMemberWriteRepository(context.deps.db);
   const version = await writes.latestAttestationVersion(communityId);
-  if (await writes.hasStandingApproval(communityId, operation, version)) return community;
+  const fingerprint = writeFingerprint(operation, communityId, write.target);
+  if (await writes.hasStandingApproval(communityId, fingerprint, version, APPROVAL_WINDOW_SECONDS)) return community;
   if (await ownerHasJitConsent(context, community, requestId)) {
-    const pending = await writes.queueConsentRequest(newId('consent'), communityId, operation, caller.credentialId);
+    const pending = await writes.queueConsentRequest(newId('consent'), communityId, operation, caller.credentialId, {
+      fingerprint, description: write.description,
+    });
     throw domainError(
       'owner_consent_required',
-      `API writes (${operation}) on community ${communityId} need its billing owner's consent: request ${pending.id} is pending; retry once it is approved`,
+      `API writes (${operation}) on community ${communityId} need its billing owner's consent: request ${pending.id} is pending; once it is approved, retry this same request (the approval covers it alone)`,
     );
   }
   throw domainError(

@@ -131,13 +131,25 @@ type Started = { estimate: DryRunEstimate } | { run: RunRow; eligibleCount: numb
 async function startOrEstimate(deps: Deps, caller: Caller, request: StartCommunityRunRequest, requestId: string): Promise<Started> {
   const input = runInput(request);
   const asCaller = await callAs(deps.signer, { kind: 'caller', caller }, requestId, deps.deadlineMs);
-  // Write gating, live: scope and write reach always; an estimate changes nothing, so it needs
-  // neither the API-write attestation nor queues a consent request.
-  await deps.clients.communities.authorizeWrite({ communityId: input.communityId, operation: 'enrichment.start', reachOnly: input.dryRun }, asCaller);
+  // Write gating, live: scope and write reach first, before anything is read; an estimate changes
+  // nothing, so it needs neither the API-write attestation nor queues a consent request.
+  await deps.clients.communities.authorizeWrite({ communityId: input.communityId, operation: 'enrichment.start', reachOnly: true, target: '', description: '' }, asCaller);
 
   const selection = await select(deps, input, requestId);
+  const rate = await rateOf(deps, input.depth, caller, requestId);
+  if (!input.dryRun) {
+    // Then the attestation, or an approval of this very run (its target, fingerprinted by the
+    // communities service), queuing it in words when the owner's consent is needed.
+    const target = JSON.stringify({
+      depth: input.depth, profile_ids: [...input.profileIds].sort(), joined_since: input.joinedSince ?? null,
+      include_already_enriched: input.includeAlreadyEnriched,
+    });
+    const credits = rate === undefined ? '' : `, estimated ${rate * selection.eligible.length} credits`;
+    const description = `enrichment run at depth ${input.depth}: ${selection.eligible.length} eligible of ${selection.totalMembers} members${credits}`;
+    await deps.clients.communities.authorizeWrite(
+      { communityId: input.communityId, operation: 'enrichment.start', reachOnly: false, target, description }, asCaller);
+  }
   if (input.dryRun) {
-    const rate = await rateOf(deps, input.depth, caller, requestId);
     return {
       estimate: {
         eligibleCount: selection.eligible.length,

@@ -427,6 +427,16 @@ export interface ConsentRequest {
    * lets the operation through only while that version is still the latest.
    */
   attestationVersion: number;
+  /**
+   * What the write is, in words: the people to add (count and names or identifiers), the member
+   * to erase, or the run (depth, eligible people, estimated credits). Empty for older requests.
+   */
+  description: string;
+  /**
+   * For an approved request: until when a retry of that very write (same operation, community and
+   * body) succeeds. Any other write is still queued.
+   */
+  approvalExpiresAt: string | undefined;
 }
 
 export interface ListConsentRequestsRequest {
@@ -436,6 +446,8 @@ export interface ListConsentRequestsRequest {
   pageToken: string;
   /** Unspecified: every status. */
   status: ConsentStatus;
+  /** Newest first (a screen's recent history) instead of oldest first. */
+  newestFirst: boolean;
 }
 
 export interface ListConsentRequestsResponse {
@@ -463,6 +475,13 @@ export interface AuthorizeWriteRequest {
    * not required and no consent request is queued.
    */
   reachOnly: boolean;
+  /**
+   * What the write does, as canonical JSON (the run's depth and selection, say): with the operation
+   * and community, its fingerprint — an approval lets through a retry with the same one alone.
+   */
+  target: string;
+  /** The write in words, shown on the consent queue (consent_request.description). */
+  description: string;
 }
 
 export interface AuthorizeWriteResponse {
@@ -4575,6 +4594,8 @@ function createBaseConsentRequest(): ConsentRequest {
     resolvedAt: undefined,
     resolvedBy: "",
     attestationVersion: 0,
+    description: "",
+    approvalExpiresAt: undefined,
   };
 }
 
@@ -4606,6 +4627,12 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
     }
     if (message.attestationVersion !== 0) {
       writer.uint32(72).uint32(message.attestationVersion);
+    }
+    if (message.description !== "") {
+      writer.uint32(82).string(message.description);
+    }
+    if (message.approvalExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.approvalExpiresAt), writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -4695,6 +4722,22 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
             message.attestationVersion = reader.uint32();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.approvalExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4742,6 +4785,12 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
         : isSet(object.attestation_version)
         ? globalThis.Number(object.attestation_version)
         : 0,
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      approvalExpiresAt: isSet(object.approvalExpiresAt)
+        ? globalThis.String(object.approvalExpiresAt)
+        : isSet(object.approval_expires_at)
+        ? globalThis.String(object.approval_expires_at)
+        : undefined,
     };
   },
 
@@ -4774,6 +4823,12 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
     if (message.attestationVersion !== 0) {
       obj.attestationVersion = Math.round(message.attestationVersion);
     }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.approvalExpiresAt !== undefined) {
+      obj.approvalExpiresAt = message.approvalExpiresAt;
+    }
     return obj;
   },
 
@@ -4791,12 +4846,14 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
     message.resolvedAt = object.resolvedAt ?? undefined;
     message.resolvedBy = object.resolvedBy ?? "";
     message.attestationVersion = object.attestationVersion ?? 0;
+    message.description = object.description ?? "";
+    message.approvalExpiresAt = object.approvalExpiresAt ?? undefined;
     return message;
   },
 };
 
 function createBaseListConsentRequestsRequest(): ListConsentRequestsRequest {
-  return { communityId: "", pageSize: 0, pageToken: "", status: 0 };
+  return { communityId: "", pageSize: 0, pageToken: "", status: 0, newestFirst: false };
 }
 
 export const ListConsentRequestsRequest: MessageFns<ListConsentRequestsRequest> = {
@@ -4812,6 +4869,9 @@ export const ListConsentRequestsRequest: MessageFns<ListConsentRequestsRequest> 
     }
     if (message.status !== 0) {
       writer.uint32(32).int32(message.status);
+    }
+    if (message.newestFirst !== false) {
+      writer.uint32(40).bool(message.newestFirst);
     }
     return writer;
   },
@@ -4861,6 +4921,14 @@ export const ListConsentRequestsRequest: MessageFns<ListConsentRequestsRequest> 
             message.status = reader.int32() as any;
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.newestFirst = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4891,6 +4959,11 @@ export const ListConsentRequestsRequest: MessageFns<ListConsentRequestsRequest> 
         ? globalThis.String(object.page_token)
         : "",
       status: isSet(object.status) ? consentStatusFromJSON(object.status) : 0,
+      newestFirst: isSet(object.newestFirst)
+        ? globalThis.Boolean(object.newestFirst)
+        : isSet(object.newest_first)
+        ? globalThis.Boolean(object.newest_first)
+        : false,
     };
   },
 
@@ -4908,6 +4981,9 @@ export const ListConsentRequestsRequest: MessageFns<ListConsentRequestsRequest> 
     if (message.status !== 0) {
       obj.status = consentStatusToJSON(message.status);
     }
+    if (message.newestFirst !== false) {
+      obj.newestFirst = message.newestFirst;
+    }
     return obj;
   },
 
@@ -4920,6 +4996,7 @@ export const ListConsentRequestsRequest: MessageFns<ListConsentRequestsRequest> 
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
     message.status = object.status ?? 0;
+    message.newestFirst = object.newestFirst ?? false;
     return message;
   },
 };
@@ -5190,7 +5267,7 @@ export const ResolveConsentRequestResponse: MessageFns<ResolveConsentRequestResp
 };
 
 function createBaseAuthorizeWriteRequest(): AuthorizeWriteRequest {
-  return { communityId: "", operation: "", reachOnly: false };
+  return { communityId: "", operation: "", reachOnly: false, target: "", description: "" };
 }
 
 export const AuthorizeWriteRequest: MessageFns<AuthorizeWriteRequest> = {
@@ -5203,6 +5280,12 @@ export const AuthorizeWriteRequest: MessageFns<AuthorizeWriteRequest> = {
     }
     if (message.reachOnly !== false) {
       writer.uint32(24).bool(message.reachOnly);
+    }
+    if (message.target !== "") {
+      writer.uint32(34).string(message.target);
+    }
+    if (message.description !== "") {
+      writer.uint32(42).string(message.description);
     }
     return writer;
   },
@@ -5244,6 +5327,22 @@ export const AuthorizeWriteRequest: MessageFns<AuthorizeWriteRequest> = {
             message.reachOnly = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.target = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5269,6 +5368,8 @@ export const AuthorizeWriteRequest: MessageFns<AuthorizeWriteRequest> = {
         : isSet(object.reach_only)
         ? globalThis.Boolean(object.reach_only)
         : false,
+      target: isSet(object.target) ? globalThis.String(object.target) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
     };
   },
 
@@ -5283,6 +5384,12 @@ export const AuthorizeWriteRequest: MessageFns<AuthorizeWriteRequest> = {
     if (message.reachOnly !== false) {
       obj.reachOnly = message.reachOnly;
     }
+    if (message.target !== "") {
+      obj.target = message.target;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
     return obj;
   },
 
@@ -5294,6 +5401,8 @@ export const AuthorizeWriteRequest: MessageFns<AuthorizeWriteRequest> = {
     message.communityId = object.communityId ?? "";
     message.operation = object.operation ?? "";
     message.reachOnly = object.reachOnly ?? false;
+    message.target = object.target ?? "";
+    message.description = object.description ?? "";
     return message;
   },
 };
