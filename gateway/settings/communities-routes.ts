@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ConsentStatus } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { communitiesScreen } from './communities-view.js';
+import { requestersOf } from './consent-requesters.js';
 import { asUser, type SettingsContext } from './context.js';
 import { html, page } from './html.js';
 import { jitConsentSection } from './jit-consent-view.js';
@@ -14,12 +15,14 @@ import { requireSession } from './session.js';
 import { writesOffPath } from './writes-off-routes.js';
 
 const QUEUE_PAGE_SIZE = 50;
+/** How many decided requests the screen shows per community (newest first). */
+const HISTORY_SIZE = 10;
 
 /** What the page says after a change: fixed texts by code, so a crafted link cannot put words on the page. */
 const DONE: Record<string, string> = {
   'writes-on': 'API writes are on: a new attestation version was recorded.',
   'writes-off': 'API writes are off: a new attestation version was recorded.',
-  approved: 'The consent request was approved: a retry of the write succeeds.',
+  approved: 'The consent request was approved: a retry of that same write succeeds within 24 hours; any other write still waits for your consent.',
   denied: 'The consent request was denied.',
   'jit-on': 'Just-in-time consent is on: a write to a community you own whose API writes are off now waits here for your approval.',
   'jit-off': 'Just-in-time consent is off: a write to a community you own whose API writes are off is refused, and nothing waits for you.',
@@ -38,18 +41,27 @@ export function registerCommunityRoutes(app: FastifyInstance, context: SettingsC
       context.clients.identity.getUser({ userId: request.user!.id }, options),
       context.clients.identity.listManagedOrganizations({ userId: request.user!.id }, options),
     ]);
-    const items = await Promise.all(communities.map(async (controlled) => ({
-      controlled,
-      pending: (await context.clients.communities.listConsentRequests({
-        communityId: controlled.community!.id, pageSize: QUEUE_PAGE_SIZE, pageToken: '', status: ConsentStatus.CONSENT_STATUS_PENDING,
-      }, options)).requests,
-    })));
+    const list = (communityId: string, status: ConsentStatus, pageSize: number, newestFirst: boolean) =>
+      context.clients.communities.listConsentRequests({ communityId, pageSize, pageToken: '', status, newestFirst }, options)
+        .then((page) => page.requests);
+    const items = await Promise.all(communities.map(async (controlled) => {
+      const id = controlled.community!.id;
+      const [pending, approved, denied] = await Promise.all([
+        list(id, ConsentStatus.CONSENT_STATUS_PENDING, QUEUE_PAGE_SIZE, false),
+        list(id, ConsentStatus.CONSENT_STATUS_APPROVED, HISTORY_SIZE, true),
+        list(id, ConsentStatus.CONSENT_STATUS_DENIED, HISTORY_SIZE, true),
+      ]);
+      // Decided newest first: RFC 3339 times in UTC compare as text.
+      const resolved = [...approved, ...denied].sort((a, b) => (b.resolvedAt ?? '').localeCompare(a.resolvedAt ?? '')).slice(0, HISTORY_SIZE);
+      return { controlled, pending, resolved };
+    }));
+    const requesters = await requestersOf(context, request);
     const csrf = reply.generateCsrf();
     const done = typeof request.query.done === 'string' ? DONE[request.query.done] : undefined;
     return reply.type('text/html').send(page({
       title: 'Communities', user: request.user!, csrf, current: '/communities',
       ...(done && { notice: { kind: 'ok' as const, text: done } }),
-      body: html`${jitConsentSection(user?.jitConsent ?? false, organizations, csrf)}${communitiesScreen(items, csrf)}`,
+      body: html`${jitConsentSection(user?.jitConsent ?? false, organizations, csrf)}${communitiesScreen(items, requesters, csrf)}`,
     }));
   });
 
