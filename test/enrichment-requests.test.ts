@@ -55,7 +55,10 @@ describe.each(storeNames())('enrichment on %s', (store) => {
       const res = await enrich(k.jit, 'c_jit', { depth: 'quick' });
       expect(res.status).toBe(422);
       expect(res.body.error.code).toBe('owner_consent_required');
-      expect(await consentRequests('c_jit')).toHaveLength(1);
+      const queued = await consentRequests('c_jit');
+      expect(queued).toHaveLength(1);
+      // The queue says what the run is: its depth, the people it would enrich and their credits.
+      expect(queued[0]!.description).toBe('enrichment run at depth quick: 1 eligible of 1 members, estimated 1 credits');
     });
 
     it('a community admin (personal key) may start a run, charged to the community’s billing owner; a plain member may not', async () => {
