@@ -6,8 +6,10 @@
 // a confirmation first: without it nothing changes. With SETTINGS_SCREENSHOTS_DIR set it writes the
 // screenshots of docs/settings/.
 import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { mintSignInLink } from '../deploy/launcher/sign-in-link.js';
 import { ConsentStatus } from '../proto/gen/expertnet/communities/v1/communities_service.js';
@@ -22,8 +24,6 @@ const adaKey = liveKey();
 const LONG_KEY_NAME = 'production-ingestion-pipeline-for-the-analytical-engine-cluster-eu-west';
 const LONG_COMMUNITY = 'Interdisciplinary-Computational-Neuroscience-and-Analytical-Engines-Working-Group';
 const LONG_CLIENT = 'Desk Assistant for Extremely-Long-Application-Names-That-Never-Break-Anywhere';
-// Not a port Chromium refuses to ask (9 is).
-const REDIRECT = 'http://127.0.0.1:45999/callback';
 const seed: SeedInput = {
   users: [
     { id: 'u_ada', email: 'ada.augusta.king.countess.of.lovelace@analytical-engines.example.org', name: 'Ada Augusta King, Countess of Lovelace', plan: 'paid', jit_consent: true },
@@ -48,6 +48,10 @@ describe('settings web app in a browser: layout and access', () => {
   const suite = useSystemWithBrowser(seed);
   let clientId: string;
   let grantId: string;
+  /** The application's redirect URI: a server of the test's own, so the browser lands somewhere. */
+  let application: Server;
+  let REDIRECT: string;
+  afterAll(() => application?.close());
 
   const operator = () => callAs(suite.sys.signer, { kind: 'operator', actor: 'access-test' }, undefined, 10_000);
   const asAda = () => callAs(suite.sys.signer, { kind: 'user', userId: 'u_ada' }, undefined, 10_000);
@@ -62,6 +66,9 @@ describe('settings web app in a browser: layout and access', () => {
   };
 
   beforeAll(async () => {
+    application = createServer((_req, res) => res.end('back at the application'));
+    await new Promise<void>((resolve) => application.listen(0, '127.0.0.1', resolve));
+    REDIRECT = `http://127.0.0.1:${(application.address() as AddressInfo).port}/callback`;
     // The seed names no key: the rename form names them.
     const client = new SettingsClient(suite.sys.settingsUrl!);
     await client.signIn(suite.sys, 'u_ada');
@@ -159,7 +166,7 @@ describe('settings web app in a browser: layout and access', () => {
     expect(problems).toEqual([]);
   });
 
-  it('shows ledger operations in words, long names whole in a title', async () => {
+  it('shows people, ledger operations and attestations in words, long names whole in a title', async () => {
     const page = await newPage(1280);
     try {
       await signIn(page);
@@ -169,6 +176,9 @@ describe('settings web app in a browser: layout and access', () => {
       expect(credits).toContain('Search (search)');
       expect(credits).toContain('Starting balance (seed)');
       await page.goto(`${suite.sys.settingsUrl}/communities`);
+      const communities = (await page.locator('main').textContent())!;
+      expect(communities).toContain('Writes on');
+      expect(communities).not.toContain('u_ada');
     } finally {
       await page.context().close();
     }
@@ -201,10 +211,8 @@ describe('settings web app in a browser: layout and access', () => {
       await tabTo(page, /member:write/);
       await page.keyboard.press('Space');
       await tabTo(page, 'Allow');
-      // The answer goes to the application's redirect URI (nothing listens there: the request is enough).
-      const answered = page.waitForRequest((r) => r.url().startsWith(`${REDIRECT}?code=`));
       await page.keyboard.press('Enter');
-      await answered;
+      await page.waitForURL(`${REDIRECT}?code=**`);
       const grants = (await suite.sys.clients.identity.listGrants({ userId: 'u_ada', pageSize: 100, pageToken: '' }, await asAda())).grants;
       expect(grants.filter((g) => g.clientId === clientId && !g.revokedAt).map((g) => [...g.scopes].sort()))
         .toContainEqual(['member:write', 'profile:read']);
@@ -253,6 +261,10 @@ describe('settings web app in a browser: layout and access', () => {
       await page.keyboard.press('Enter');
       await page.waitForURL('**/communities?done=writes-off');
       expect(await apiWrites('c_on')).toBe(false);
+      // The new attestation version names Ada by her name.
+      const history = page.getByRole('table', { name: 'Attestation history of Writes on' });
+      await expect(history.textContent()).resolves.toContain('Ada Augusta King, Countess of Lovelace');
+      await expect(history.textContent()).resolves.not.toContain('u_ada');
     } finally {
       await page.context().close();
     }

@@ -65,7 +65,7 @@ describe('settings web app: the communities screen', () => {
     expect(on.status).toBe(303);
     const after = await owner.get(on.headers.get('location')!);
     expect(after.text).toContain('API writes are on');
-    expect(after.text).toMatch(/<td>1<\/td><td>on<\/td><td>user:u_own<\/td><td>\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/td>/);
+    expect(after.text).toMatch(/<td>1<\/td><td>on<\/td><td>you \(Owen Owner\)<\/td><td>\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/td>/);
     const res = await add(ownKey, 'c_own', 'after@example.org');
     expect(res.status).toBe(200);
     expect(res.body.results[0].status).toBe('added');

@@ -200,7 +200,7 @@ describe('settings web app: the just-in-time consent switch', () => {
     expect((await addBody([{ email: 'mallory@example.org' }])).body.error.code).toBe('owner_consent_required');
     const history = (await owner.get('/communities')).text;
     expect(history).toContain('<caption>Recent consent decisions for Owned</caption>');
-    expect(history).toMatch(/add 1 person as member: mallory@example\.org<\/td><td>key <strong>Roster sync<\/strong>[^]*?<td>denied by user:u_own at /);
-    expect(history).toMatch(/add 2 people as member: Ada Lovelace; grace@example\.org<\/td><td>key <strong>Roster sync<\/strong>[^]*?<td>approved by user:u_own at [^<]*; a retry succeeds until /);
+    expect(history).toMatch(/add 1 person as member: mallory@example\.org<\/td><td>key <strong>Roster sync<\/strong>[^]*?<td>denied by you \(Owen Owner\) at /);
+    expect(history).toMatch(/add 2 people as member: Ada Lovelace; grace@example\.org<\/td><td>key <strong>Roster sync<\/strong>[^]*?<td>approved by you \(Owen Owner\) at [^<]*; a retry succeeds until /);
   });
 });

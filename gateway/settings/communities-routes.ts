@@ -4,6 +4,7 @@
 // owners and admins (another organization is 404).
 import type { FastifyInstance } from 'fastify';
 import { ConsentStatus } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import { withActorsInWords } from './actor-names.js';
 import { communitiesScreen } from './communities-view.js';
 import { requestersOf } from './consent-requesters.js';
 import { asUser, type SettingsContext } from './context.js';
@@ -61,7 +62,7 @@ export function registerCommunityRoutes(app: FastifyInstance, context: SettingsC
     return reply.type('text/html').send(page({
       title: 'Communities', user: request.user!, csrf, current: '/communities',
       ...(done && { notice: { kind: 'ok' as const, text: done } }),
-      body: html`${jitConsentSection(user?.jitConsent ?? false, organizations, csrf)}${communitiesScreen(items, requesters, csrf)}`,
+      body: html`${jitConsentSection(user?.jitConsent ?? false, organizations, csrf)}${communitiesScreen(withActorsInWords(items, request.user!), requesters, csrf)}`,
     }));
   });
 
