@@ -246,6 +246,8 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     const result: RunningSystem = { grpcAddresses: addresses, mintedKeys: {}, signInLinks: {}, clients, signer, ...(db && { db }), stop: stopAll };
     // Both surfaces stand on one edge core and one limiter: the same credentials, scopes and buckets.
     const edge = edgeOver(config, clients, signer);
+    // What waits for the request log is sent before the clients close (stops run in reverse).
+    stops.push(() => edge.requestLog.stop());
     const limiter = counted(edgeLimiter(config, redis, memoryStamps));
     if (edgeHere) {
       for (const service of SERVICE_ROLES) checks[`grpc:${service}`] = () => checkGrpcHealth(addresses[service]);

@@ -1,7 +1,7 @@
 // The business core of the edge, shared by the REST and MCP surfaces: it turns a presented
 // credential (an API key or an OAuth access token) into a caller (asking identity, every time: live
 // key and grant state decides, or a cached caller whose stamp the rate limiter checks in the same
-// step) and calls the services as that caller. Surfaces add only what is theirs (HTTP status
+// step) and calls the services as that caller; it reports answered requests to the request log. Surfaces add only what is theirs (HTTP status
 // codes, headers, tools).
 import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { DescribeCredentialResponse } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
@@ -11,11 +11,14 @@ import type { Principal } from '../../services/kit/grpc/principal.js';
 import { ApiError, fromRemote } from './api-error.js';
 import { createFinishedSearchViews } from './finished-search-views.js';
 import type { PresentedCredential } from './credentials.js';
+import { createRequestLogReporter, type RequestLogOptions } from './request-log.js';
 
 export interface EdgeDeps {
   clients: ServiceClients;
   signer: TokenSigner;
   deadlineMs: number;
+  /** The request log's buffer (request-log.ts); its defaults otherwise. */
+  requestLog?: RequestLogOptions;
 }
 
 /** A caller in the middle of one request. */
@@ -50,8 +53,15 @@ export function createEdge(deps: EdgeDeps) {
     }
   }
 
+  // Answered requests go to identity's request log in batches, as the edge (request-log.ts).
+  const requestLog = createRequestLogReporter(
+    async (requests) => deps.clients.identity.recordRequests({ requests }, await options({ kind: 'edge' }, `request-log-${Date.now()}`)),
+    deps.requestLog,
+  );
+
   return {
     clients: deps.clients,
+    requestLog,
     /** Views of complete searches, made once per search (finished-search-views.ts). */
     finishedSearchViews: createFinishedSearchViews(),
 

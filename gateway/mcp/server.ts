@@ -37,6 +37,7 @@ import { McpIdempotency } from './idempotency.js';
 import { buildMcpServer } from './tools.js';
 import { refuseInvalidParams } from './invalid-params.js';
 import { asksForProgress } from './progress.js';
+import { calledTool } from './called-tool.js';
 import { envelopeTransportRefusals } from './transport-refusals.js';
 
 export { MCP_PATH };
@@ -169,11 +170,19 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
     // The access log's line (gateway/core/access-log.ts), written once the answer has left.
     const started = performance.now();
     let known: Caller | undefined;
+    let tool = '';
     res.once('finish', () => {
+      const durationMs = performance.now() - started;
+      // The caller's own request log (gateway/core/request-log.ts): only once a credential was recognised.
+      if (known) {
+        options.edge.requestLog.record({
+          caller: known, surface: 'mcp', method: req.method ?? '', url: req.url ?? '', tool, status: res.statusCode, durationMs, requestId,
+        });
+      }
       if (!options.logger) return;
       const route = (req.url ?? '').split('?')[0] === MCP_PATH ? MCP_PATH : 'unmatched';
       logAccess(options.logger, {
-        surface: 'mcp', method: req.method ?? '', route, status: res.statusCode, durationMs: performance.now() - started, requestId, caller: known,
+        surface: 'mcp', method: req.method ?? '', route, status: res.statusCode, durationMs, requestId, caller: known,
       });
     });
 
@@ -265,6 +274,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
         return sendError(res, new ApiError(400, 'bad_request', 'the body is not valid JSON'), requestId);
       }
     }
+    tool = calledTool(parsedBody);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       // Plain JSON, unless a tool call asks for progress: notifications reach the client only on

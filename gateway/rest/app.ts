@@ -10,7 +10,8 @@
 //   6. idempotency (preHandler/onSend) on routes with config.idempotent — after every refusal above;
 //   7. routes, grouped by major version under its own prefix so a /v2 can be served beside /v1.
 // Every answer is counted and timed per route (services/kit/metrics.ts) and written to the access
-// log (gateway/core/access-log.ts: one line, Fastify's own request logging stays off), and its trace spans carry
+// log (gateway/core/access-log.ts: one line, Fastify's own request logging stays off) and, for an
+// authenticated caller, to their request log (gateway/core/request-log.ts); its trace spans carry
 // the request id and the key id of the caller (gateway/core/request-span.ts, shared with MCP; never
 // the secret).
 import type { Server } from 'node:http';
@@ -98,6 +99,13 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
       requestId: request.id,
       caller: request.caller,
     });
+    // The caller's own request log: only a request whose credential was recognised.
+    if (request.caller) {
+      options.edge.requestLog.record({
+        caller: request.caller, surface: 'rest', method: request.method, url: request.url, status: reply.statusCode,
+        durationMs: reply.elapsedTime, requestId: request.id,
+      });
+    }
   });
   app.register(cors, options.cors);
   app.register(authentication, { edge: options.edge });

@@ -46,6 +46,7 @@ const SCREENS = [
   ['/communities', 'Communities'],
   ['/credits', 'Credits'],
   ['/usage', 'Usage'],
+  ['/requests', 'Requests'],
 ] as const;
 
 /** The whole page: navigation (when signed in), a flash message, the screen's content. */

@@ -1,6 +1,7 @@
 // The usage screen: for each of the user's keys (and OAuth grants used lately), its rate tier and
 // the limits the API applies to it — the very policy the rate limiter enforces — and its requests
-// per UTC day as a chart with the same numbers as a table.
+// per UTC day as a chart with the same numbers as a table; and its answers of the last 7 days by
+// status class, from the request log, each a link to those requests there.
 import { CredentialKind, KeyEnvironment } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { CredentialUsage, GetUsageResponse } from '../../proto/gen/expertnet/identity/v1/self_service.js';
 import { rateLimitPolicy } from '../core/rate-limit/policy.js';
@@ -33,6 +34,12 @@ function dailyTable(c: CredentialUsage, label: string): Markup {
     <tbody>${[...c.days].reverse().map((d) => html`<tr><td>${d.day}</td><td>${d.requests}</td></tr>`)}</tbody></table></div></details>`;
 }
 
+/** Its answers over the request log's retention by status class ("2xx: 12, 4xx: 3"), with a link to them in the log. */
+function answersText(c: CredentialUsage): Markup {
+  if (c.answers.length === 0) return html`none logged`;
+  return html`${c.answers.map((a, i) => html`${i > 0 ? ', ' : ''}<a href="/requests?key=${encodeURIComponent(c.id)}&amp;status=${a.statusClass}xx">${a.statusClass}xx: ${a.requests}</a>`)}`;
+}
+
 function credentialSection(c: CredentialUsage, index: number, single: boolean): Markup {
   const label = `${c.kind === CredentialKind.CREDENTIAL_KIND_OAUTH ? 'OAuth grant to' : 'key'} ${c.label}`;
   const total = c.days.reduce((sum, d) => sum + d.requests, 0);
@@ -44,7 +51,8 @@ function credentialSection(c: CredentialUsage, index: number, single: boolean): 
     <dl class="facts"><dt>Scopes</dt><dd>${c.scopes.join(', ') || 'none'}</dd>
       <dt>Limits</dt><dd>${limitsText(c)}</dd>
       <dt>Today (UTC)</dt><dd>${requestsText(today)}</dd>
-      <dt>Last ${c.days.length} days</dt><dd>${requestsText(total)}</dd></dl>
+      <dt>Last ${c.days.length} days</dt><dd>${requestsText(total)}</dd>
+      <dt>Answers, last 7 days</dt><dd>${answersText(c)}</dd></dl>
     ${usageChart(`chart-${index}`, label, c.days)}
     ${dailyTable(c, label)}${more}</section>`;
 }

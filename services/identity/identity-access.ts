@@ -37,4 +37,6 @@ export const IDENTITY_ACCESS: ServiceRegistration<typeof IdentityServiceDefiniti
   getUsage: ['operator', 'user'],
   setJitConsent: ['operator', 'user'],
   listManagedOrganizations: ['operator', 'user'],
+  recordRequests: ['edge'],
+  listRequests: ['operator', 'user'],
 };

@@ -1,5 +1,5 @@
 // What the identity service's handlers and domain modules share: dependencies, the repositories,
-// the usage recorders of keys and grants, and the OAuth access tokens when OAuth is configured.
+// the usage recorders of keys and grants, the request log, and the OAuth access tokens when OAuth is configured.
 import { batchedRead, perGroup } from '../kit/batched-read.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
 import { type AccessTokens, createAccessTokens, type OAuthOptions } from './access-token.js';
@@ -7,6 +7,8 @@ import { createCredentialCache, type CredentialCache } from './credential-cache.
 import { createGrantRepository, type GrantRepository } from './grant.repository.js';
 import { createKeyRepository, type DescribedKeyRow, type KeyRepository } from './key.repository.js';
 import { createPlaceholderRepository } from './placeholder.repository.js';
+import { createRequestLogRetention, type RequestLogRetention } from './request-log-retention.js';
+import { createRequestLogRepository, type RequestLogRepository } from './request-log.repository.js';
 import { createSeedLedgerRepository, type SeedLedgerRepository } from './seed-ledger.repository.js';
 import { createUsageRecorder, type UsageRecorder } from './usage-recorder.js';
 import { createUsageStore, GRANT_USAGE, KEY_USAGE } from './usage-store.js';
@@ -38,6 +40,9 @@ export interface IdentityContext {
   keyUsage: UsageRecorder;
   /** Requests counted per OAuth grant. */
   grantUsage: UsageRecorder;
+  /** The request log the edge reports to (request-log.ts), and its retention sweep. */
+  requestLog: RequestLogRepository;
+  requestLogRetention: RequestLogRetention;
   /** Absent: OAuth is not configured. */
   accessTokens: AccessTokens | undefined;
   /** API keys' callers kept in memory; absent without shared stamps (every request is read live). */
@@ -46,6 +51,7 @@ export interface IdentityContext {
 
 export function createIdentityContext(deps: IdentityDeps, options: IdentityOptions): IdentityContext {
   const keys = createKeyRepository(deps.db);
+  const requestLog = createRequestLogRepository(deps.db);
   return {
     deps,
     keys,
@@ -65,6 +71,8 @@ export function createIdentityContext(deps: IdentityDeps, options: IdentityOptio
     webSessions: createWebSessionRepository(deps.db),
     keyUsage: createUsageRecorder(createUsageStore(deps.db, KEY_USAGE), (err) => deps.logger.error({ err }, 'usage flush failed')),
     grantUsage: createUsageRecorder(createUsageStore(deps.db, GRANT_USAGE), (err) => deps.logger.error({ err }, 'grant usage flush failed')),
+    requestLog,
+    requestLogRetention: createRequestLogRetention(requestLog, (err) => deps.logger.error({ err }, 'request log sweep failed')),
     accessTokens: options.oauth ? createAccessTokens(options.oauth) : undefined,
     callers: deps.credentialStamps ? createCredentialCache(deps.credentialStamps) : undefined,
   };

@@ -2,10 +2,12 @@
 // credential stands for. One mapping for every handler and domain module of the service.
 import { ApiKey, type GetSeedStateResponse, OAuthGrant, Organization, User } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
 import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
+import type { LoggedRequest } from '../../proto/gen/expertnet/identity/v1/request_log.js';
 import { credentialKinds, keyEnvironments, ownerTypes, plans, rateTiers, roles } from '../kit/enums.js';
 import type { GrantRow } from './grant.repository.js';
 import type { KeyRow } from './key.repository.js';
 import { toManagedOrganizations, type WithManagedOrganizations } from './managed-organizations.js';
+import type { RequestLogRow } from './request-log.repository.js';
 import type { SeedRecordRow } from './seed-ledger.repository.js';
 import type { OrganizationMemberRow, OrganizationRow, UserRow } from './user.repository.js';
 
@@ -118,5 +120,17 @@ export function toSeedState(state: { records: readonly SeedRecordRow[]; seededBy
     records: state.records.map((r) => ({ kind: r.kind, recordId: r.record_id, fingerprint: r.fingerprint })),
     seededBy: state.seededBy,
     storeEmpty: state.storeEmpty,
+  };
+}
+
+export function toLoggedRequest(row: RequestLogRow): LoggedRequest {
+  return {
+    request: {
+      credentialId: row.credential_id, credentialKind: credentialKinds.toEnum(row.credential_kind), at: row.at.toISOString(),
+      surface: row.surface, method: row.method, path: row.path, tool: row.tool, status: row.status, latencyMs: row.latency_ms,
+      requestId: row.request_id,
+    },
+    credentialName: row.credential_name,
+    credentialLabel: row.credential_label,
   };
 }

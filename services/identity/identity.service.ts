@@ -1,6 +1,6 @@
 // The identity service: authenticate credentials (API keys and OAuth access tokens), describe
 // them, mint/list/revoke/roll/rename keys, create/list/revoke OAuth grants, keep users and organizations,
-// placeholder accounts and the seed ledger. Each handler delegates to the domain module named for
+// placeholder accounts, the seed ledger and the request log. Each handler delegates to the domain module named for
 // what it does and maps the result with identity-messages.ts.
 import { IdentityServiceDefinition } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
 import type { ServiceRegistration } from '../kit/grpc/server.js';
@@ -15,6 +15,7 @@ import { listKeysByPrefix } from './key-lookup.js';
 import { listOrganizationKeys } from './organization-keys.js';
 import { requireOwnKey, requireOwnPersonalKey, requireSelf } from './own-keys.js';
 import { createPlaceholderAccount, deletePlaceholderAccount } from './placeholder-accounts.js';
+import { listRequests, recordRequests } from './request-log.js';
 import { recordSeedRecords } from './seed-ledger.js';
 import { getUsage } from './usage-history.js';
 import * as accounts from './users-and-organizations.js';
@@ -174,6 +175,15 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       requireSelf(ctx, request.userId, 'account');
       return { organizations: await jitConsent.listManagedOrganizations(context, request.userId) };
     },
+
+    async recordRequests(request) {
+      return recordRequests(context, request);
+    },
+
+    async listRequests(request, ctx) {
+      requireSelf(ctx, request.userId, 'requests');
+      return listRequests(context, request);
+    },
   };
 
   const registration: ServiceRegistration<typeof IdentityServiceDefinition> = {
@@ -181,5 +191,5 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
     implementation,
     access: IDENTITY_ACCESS,
   };
-  return { registration, stop: async () => void (await Promise.all([context.keyUsage.stop(), context.grantUsage.stop()])) };
+  return { registration, stop: async () => void (await Promise.all([context.keyUsage.stop(), context.grantUsage.stop(), context.requestLogRetention.stop()])) };
 }

@@ -2,12 +2,13 @@
 // theirs used lately), the requests per UTC day over a window ending today, with every day present
 // (0 when idle). Counts not yet flushed by this process's recorder are added, so a request shows at
 // once here; another replica's appear within its flush interval (usage-recorder.ts).
-import type { CredentialUsage, GetUsageRequest, GetUsageResponse } from '../../proto/gen/expertnet/identity/v1/self_service.js';
+import type { CredentialUsage, GetUsageRequest, GetUsageResponse, StatusClassCount } from '../../proto/gen/expertnet/identity/v1/self_service.js';
 import { credentialKinds, keyEnvironments, rateTiers } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
 import type { IdentityContext } from './identity-context.js';
 import type { GrantRow } from './grant.repository.js';
 import type { KeyRow } from './key.repository.js';
+import { requestLogSince } from './request-log-retention.js';
 import { createUsageHistoryRepository, type DailyCountRow } from './usage-history.repository.js';
 import { utcDay } from '../kit/utc-day.js';
 import type { UsageRecorder } from './usage-recorder.js';
@@ -35,19 +36,19 @@ function series(window: string[], id: string, stored: DailyCountRow[], recorder:
   return window.map((day) => ({ day, requests: (byDay.get(day) ?? 0) + recorder.unflushed(id, day) }));
 }
 
-function keyUsage(key: KeyRow, days: CredentialUsage['days']): CredentialUsage {
+function keyUsage(key: KeyRow, days: CredentialUsage['days'], answers: StatusClassCount[]): CredentialUsage {
   return {
     id: key.id, kind: credentialKinds.toEnum('api_key'), label: key.display_prefix, environment: keyEnvironments.toEnum(key.environment),
     scopes: key.scopes, rateTier: rateTiers.toEnum(key.rate_tier), requestedRate: key.requested_rate,
-    createdAt: key.created_at.toISOString(), revokedAt: key.revoked_at?.toISOString(), days,
+    createdAt: key.created_at.toISOString(), revokedAt: key.revoked_at?.toISOString(), days, answers,
   };
 }
 
-function grantUsage(grant: GrantRow, days: CredentialUsage['days']): CredentialUsage {
+function grantUsage(grant: GrantRow, days: CredentialUsage['days'], answers: StatusClassCount[]): CredentialUsage {
   return {
     id: grant.id, kind: credentialKinds.toEnum('oauth'), label: grant.client_id, environment: keyEnvironments.toEnum('live'),
     scopes: grant.scopes, rateTier: rateTiers.toEnum(grant.rate_tier), requestedRate: grant.requested_rate,
-    createdAt: grant.created_at.toISOString(), revokedAt: grant.revoked_at?.toISOString(), days,
+    createdAt: grant.created_at.toISOString(), revokedAt: grant.revoked_at?.toISOString(), days, answers,
   };
 }
 
@@ -66,14 +67,17 @@ export async function getUsage(context: IdentityContext, request: GetUsageReques
   const history = createUsageHistoryRepository(context.deps.db);
   const keys = await keysOf(context, request, fromDay);
   const grants = request.keyId ? [] : await history.grantsUsedSince(request.userId, fromDay, MAX_CREDENTIALS);
-  const [keyCounts, grantCounts] = await Promise.all([
+  const [keyCounts, grantCounts, answerCounts] = await Promise.all([
     history.dailyCounts(KEY_USAGE, keys.map((k) => k.id), fromDay, toDay),
     history.dailyCounts(GRANT_USAGE, grants.map((g) => g.id), fromDay, toDay),
+    context.requestLog.answerCounts(request.userId, requestLogSince()),
   ]);
+  // Answers by status class come from the request log, so they cover its retention only.
+  const answers = (id: string) => answerCounts.filter((a) => a.credential_id === id).map((a) => ({ statusClass: a.status_class, requests: Number(a.requests) }));
   return {
     credentials: [
-      ...keys.map((k) => keyUsage(k, series(window, k.id, keyCounts, context.keyUsage))),
-      ...grants.map((g) => grantUsage(g, series(window, g.id, grantCounts, context.grantUsage))),
+      ...keys.map((k) => keyUsage(k, series(window, k.id, keyCounts, context.keyUsage), answers(k.id))),
+      ...grants.map((g) => grantUsage(g, series(window, g.id, grantCounts, context.grantUsage), answers(g.id))),
     ],
     fromDay,
     toDay,

@@ -74,6 +74,12 @@ export const metrics = {
     labelNames: ['operation'] as const,
     registers: [registry],
   }),
+  requestLogDropped: new Counter({
+    name: 'request_log_dropped_total',
+    help: 'Answered requests the edge left out of the request log, by reason (full: its buffer was full; unsent: identity did not take the batch).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  }),
   rateLimitChecks: new Counter({
     name: 'rate_limit_checks_total',
     help: 'Rate-limit checks made by the edge (REST and MCP); refusals are counted apart.',

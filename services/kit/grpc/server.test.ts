@@ -78,6 +78,8 @@ function crashingIdentity(): ServiceRegistration<typeof IdentityServiceDefinitio
       getUsage: operatorOnly,
       setJitConsent: operatorOnly,
       listManagedOrganizations: operatorOnly,
+      recordRequests: operatorOnly,
+      listRequests: operatorOnly,
     },
   };
 }

@@ -29,6 +29,12 @@ import {
   roleToJSON,
 } from "../../common/v1/common.js";
 import {
+  ListRequestsRequest,
+  ListRequestsResponse,
+  RecordRequestsRequest,
+  RecordRequestsResponse,
+} from "./request_log.js";
+import {
   GetUsageRequest,
   GetUsageResponse,
   ListManagedOrganizationsRequest,
@@ -6877,6 +6883,27 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The request log (request_log.proto). Edge: reports requests it answered, in batches, after
+     * answering them. Operator, or a signed-in user for themself only: their credentials' requests,
+     * newest first, a page at a time.
+     */
+    recordRequests: {
+      name: "RecordRequests",
+      requestType: RecordRequestsRequest as typeof RecordRequestsRequest,
+      requestStream: false,
+      responseType: RecordRequestsResponse as typeof RecordRequestsResponse,
+      responseStream: false,
+      options: {},
+    },
+    listRequests: {
+      name: "ListRequests",
+      requestType: ListRequestsRequest as typeof ListRequestsRequest,
+      requestStream: false,
+      responseType: ListRequestsResponse as typeof ListRequestsResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -7038,6 +7065,19 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
     request: ListManagedOrganizationsRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ListManagedOrganizationsResponse>>;
+  /**
+   * The request log (request_log.proto). Edge: reports requests it answered, in batches, after
+   * answering them. Operator, or a signed-in user for themself only: their credentials' requests,
+   * newest first, a page at a time.
+   */
+  recordRequests(
+    request: RecordRequestsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RecordRequestsResponse>>;
+  listRequests(
+    request: ListRequestsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListRequestsResponse>>;
 }
 
 export interface IdentityServiceClient<CallOptionsExt = {}> {
@@ -7198,6 +7238,19 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<ListManagedOrganizationsRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ListManagedOrganizationsResponse>;
+  /**
+   * The request log (request_log.proto). Edge: reports requests it answered, in batches, after
+   * answering them. Operator, or a signed-in user for themself only: their credentials' requests,
+   * newest first, a page at a time.
+   */
+  recordRequests(
+    request: DeepPartial<RecordRequestsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RecordRequestsResponse>;
+  listRequests(
+    request: DeepPartial<ListRequestsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListRequestsResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

@@ -60,6 +60,17 @@ export interface CredentialUsage {
     | undefined;
   /** Every day of the window, oldest first; a day without a request is 0. */
   days: DailyRequests[];
+  /**
+   * Its answers over the request log's retention (7 days) by status class, a class without any
+   * left out; ascending by class.
+   */
+  answers: StatusClassCount[];
+}
+
+export interface StatusClassCount {
+  /** 2 for 2xx, 4 for 4xx, 5 for 5xx. */
+  statusClass: number;
+  requests: number;
 }
 
 export interface GetUsageResponse {
@@ -307,6 +318,7 @@ function createBaseCredentialUsage(): CredentialUsage {
     createdAt: undefined,
     revokedAt: undefined,
     days: [],
+    answers: [],
   };
 }
 
@@ -341,6 +353,9 @@ export const CredentialUsage: MessageFns<CredentialUsage> = {
     }
     for (const v of message.days) {
       DailyRequests.encode(v!, writer.uint32(82).fork()).join();
+    }
+    for (const v of message.answers) {
+      StatusClassCount.encode(v!, writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -438,6 +453,14 @@ export const CredentialUsage: MessageFns<CredentialUsage> = {
             message.days.push(DailyRequests.decode(reader, reader.uint32()));
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.answers.push(StatusClassCount.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -480,6 +503,9 @@ export const CredentialUsage: MessageFns<CredentialUsage> = {
       days: globalThis.Array.isArray(object?.days)
         ? object.days.map((e: any) => DailyRequests.fromJSON(e))
         : [],
+      answers: globalThis.Array.isArray(object?.answers)
+        ? object.answers.map((e: any) => StatusClassCount.fromJSON(e))
+        : [],
     };
   },
 
@@ -515,6 +541,9 @@ export const CredentialUsage: MessageFns<CredentialUsage> = {
     if (message.days?.length) {
       obj.days = message.days.map((e) => DailyRequests.toJSON(e));
     }
+    if (message.answers?.length) {
+      obj.answers = message.answers.map((e) => StatusClassCount.toJSON(e));
+    }
     return obj;
   },
 
@@ -533,6 +562,96 @@ export const CredentialUsage: MessageFns<CredentialUsage> = {
     message.createdAt = object.createdAt ?? undefined;
     message.revokedAt = object.revokedAt ?? undefined;
     message.days = object.days?.map((e) => DailyRequests.fromPartial(e)) || [];
+    message.answers = object.answers?.map((e) => StatusClassCount.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseStatusClassCount(): StatusClassCount {
+  return { statusClass: 0, requests: 0 };
+}
+
+export const StatusClassCount: MessageFns<StatusClassCount> = {
+  encode(message: StatusClassCount, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.statusClass !== 0) {
+      writer.uint32(8).uint32(message.statusClass);
+    }
+    if (message.requests !== 0) {
+      writer.uint32(16).uint64(message.requests);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StatusClassCount {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStatusClassCount();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.statusClass = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.requests = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StatusClassCount {
+    return {
+      statusClass: isSet(object.statusClass)
+        ? globalThis.Number(object.statusClass)
+        : isSet(object.status_class)
+        ? globalThis.Number(object.status_class)
+        : 0,
+      requests: isSet(object.requests) ? globalThis.Number(object.requests) : 0,
+    };
+  },
+
+  toJSON(message: StatusClassCount): unknown {
+    const obj: any = {};
+    if (message.statusClass !== 0) {
+      obj.statusClass = Math.round(message.statusClass);
+    }
+    if (message.requests !== 0) {
+      obj.requests = Math.round(message.requests);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<StatusClassCount>): StatusClassCount {
+    return StatusClassCount.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<StatusClassCount>): StatusClassCount {
+    const message = createBaseStatusClassCount();
+    message.statusClass = object.statusClass ?? 0;
+    message.requests = object.requests ?? 0;
     return message;
   },
 };
