@@ -202,5 +202,11 @@ describe('settings web app: the just-in-time consent switch', () => {
     expect(history).toContain('<caption>Recent consent decisions for Owned</caption>');
     expect(history).toMatch(/add 1 person as member: mallory@example\.org<\/td><td>key <strong>Roster sync<\/strong>[^]*?<td>denied by you \(Owen Owner\) at /);
     expect(history).toMatch(/add 2 people as member: Ada Lovelace; grace@example\.org<\/td><td>key <strong>Roster sync<\/strong>[^]*?<td>approved by you \(Owen Owner\) at [^<]*; a retry succeeds until /);
+
+    // An erasure waits naming the member to erase.
+    const ada = (retried.body.results as Array<{ profile_id: string }>)[0]!.profile_id;
+    const erase = await request(sys.restUrl, 'DELETE', `/v1/communities/c_own/members/${ada}`, { headers: bearer(ownKey) });
+    expect(erase.body.error.code).toBe('owner_consent_required');
+    expect((await owner.get('/communities')).text).toContain(`<code>members.remove</code>: erase member (${ada}) and their data in this community`);
   });
 });
