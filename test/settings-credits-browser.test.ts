@@ -65,7 +65,7 @@ describe('settings web app in a browser: the credits screen', () => {
     await expect(balances.getByRole('row', { name: /Ada Lovelace \(your personal wallet\) 11/ }).count()).resolves.toBe(1);
     await expect(balances.getByRole('row', { name: /The Lab \(organization\) 250/ }).count()).resolves.toBe(1);
     const recent = page.getByRole('table', { name: 'The newest entries of all your wallets' });
-    await expect(recent.getByRole('row', { name: /search Ada Lovelace -1 req-browser-1/ }).count()).resolves.toBe(1);
+    await expect(recent.getByRole('row', { name: /Search \(search\) Ada Lovelace -1 req-browser-1/ }).count()).resolves.toBe(1);
 
     await page.getByLabel('Protein Guild (organization)').check();
     await page.getByRole('button', { name: 'Save preference' }).click();
@@ -81,7 +81,7 @@ describe('settings web app in a browser: the credits screen', () => {
     expect(guild.entries[0]).toMatchObject({ operation: 'search', amount: -1, balanceAfter: 39, requestId: 'req-browser-2' });
     await page.reload();
     await expect(page.getByRole('table', { name: 'The newest entries of all your wallets' })
-      .getByRole('row', { name: /search Protein Guild -1 req-browser-2/ }).count()).resolves.toBe(1);
+      .getByRole('row', { name: /Search \(search\) Protein Guild -1 req-browser-2/ }).count()).resolves.toBe(1);
     const shot = screenshotPath('credits');
     if (shot) await page.screenshot({ path: shot, fullPage: true });
 

@@ -151,7 +151,7 @@ describe('settings web app in a browser: forged forms from another port of the s
     { name: 'connected application revoke', route: '/grants/:id/revoke', prepare: async () => ({ path: `/grants/${grantId}/revoke`, fields: {} }) },
     { name: 'global-search wallet preference', route: '/credits/preference', prepare: async () => ({ path: '/credits/preference', fields: { wallet: 'user:u_ada' } }) },
     { name: 'API writes on', route: '/communities/:id/writes', prepare: async () => ({ path: '/communities/c_off/writes', fields: { enabled: 'on', attest: 'yes' } }) },
-    { name: 'API writes off', route: '/communities/:id/writes', prepare: async () => ({ path: '/communities/c_on/writes', fields: { enabled: 'off' } }) },
+    { name: 'API writes off', route: '/communities/:id/writes', prepare: async () => ({ path: '/communities/c_on/writes', fields: { enabled: 'off', confirm: 'yes' } }) },
     { name: 'own just-in-time consent off', route: '/jit-consent', prepare: async () => ({ path: '/jit-consent', fields: { enabled: 'off' } }) },
     { name: "an organization's just-in-time consent on", route: '/jit-consent', prepare: async () => ({ path: '/jit-consent', fields: { enabled: 'on', organization: 'o_lab' } }) },
     { name: 'consent request approve', route: '/consent/:id', prepare: async () => ({ path: `/consent/${consentId}`, fields: { decision: 'approve' } }) },
