@@ -33,7 +33,7 @@ const seed: SeedInput = {
 };
 
 /** The table rows of a request log page. */
-const rowsOf = (page: string) => page.match(/<tr><td><time[\s\S]*?<\/tr>/g) ?? [];
+const rowsOf = (page: string) => page.match(/<tr><td data-label="Time \(UTC\)"><time[\s\S]*?<\/tr>/g) ?? [];
 const rowWith = (page: string, requestId: string) => rowsOf(page).find((r) => r.includes(`<code>${requestId}</code>`));
 
 describe('settings web app: the request log', () => {
@@ -60,11 +60,11 @@ describe('settings web app: the request log', () => {
     const page = await adaSees('rid-ada-me');
     expect(page).toContain('<a href="/requests" aria-current="page">Requests</a>');
     const row = rowWith(page, 'rid-ada-me')!;
-    expect(row).toContain('<td>GET</td>');
+    expect(row).toContain('<td data-label="Method">GET</td>');
     expect(row).toContain('<code>/v1/me</code>');
     expect(row).not.toContain('fields=all');
-    expect(row).toContain('<td>200</td>');
-    expect(row).toMatch(/<td>[\d.]+ ms<\/td>/);
+    expect(row).toContain('<td data-label="Status">200</td>');
+    expect(row).toMatch(/<td data-label="Latency">[\d.]+ ms<\/td>/);
     expect(row).toContain(`Laptop <code>${adaKey.slice(0, 12)}`);
     expect(row).toMatch(/<time datetime="\d{4}-\d\d-\d\dT/);
     expect(row).not.toContain(adaKey);
@@ -77,7 +77,7 @@ describe('settings web app: the request log', () => {
     });
     expect(res.status).toBe(200);
     const row = rowWith(await adaSees('rid-ada-mcp'), 'rid-ada-mcp')!;
-    expect(row).toContain('<td>POST</td>');
+    expect(row).toContain('<td data-label="Method">POST</td>');
     expect(row).toContain('<code>/mcp</code> tool <code>whoami</code>');
   });
 
@@ -88,7 +88,7 @@ describe('settings web app: the request log', () => {
     await adaSees('rid-ada-other');
 
     const clientErrors = (await ada.get('/requests?status=4xx')).text;
-    expect(rowWith(clientErrors, 'rid-ada-404')).toContain('<td>404</td>');
+    expect(rowWith(clientErrors, 'rid-ada-404')).toContain('<td data-label="Status">404</td>');
     expect(rowWith(clientErrors, 'rid-ada-me')).toBeUndefined();
     expect(clientErrors).toContain('<option value="4xx" selected>4xx</option>');
 

@@ -32,18 +32,18 @@ input[type=text],input[type=number],select{padding:.35rem;border:1px solid #888;
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{border:1px solid #ddd;padding:.4rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 form.inline{display:inline}
-table.keys td{overflow-wrap:break-word}
+table.keys td,table.requests td{overflow-wrap:break-word}
 table.keys td[data-label=Name],table.keys td[data-label=Prefix],table.keys td[data-label=Allowlist]{overflow-wrap:anywhere}
 @media (min-width:48.01rem){table.keys td[data-label=Name]{min-width:7rem}}
 .wrap,code,strong,.who,label,legend,h1,h2,caption{overflow-wrap:anywhere}
 ul.actions{list-style:none;margin:0;padding:0}
 @media (max-width:48rem){
-table.keys,table.keys tbody,table.keys tr,table.keys td{display:block;width:100%}
-table.keys thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.keys,table.keys tbody,table.keys tr,table.keys td,table.requests,table.requests tbody,table.requests tr,table.requests td{display:block;width:100%}
+table.keys thead,table.requests thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 table.keys caption{display:block;text-align:left}
-table.keys tr{border:1px solid #ddd;margin:0 0 .75rem}
-table.keys td{border:0;border-bottom:1px solid #eee}
-table.keys td::before{content:attr(data-label);display:block;font-weight:600;font-size:.85rem;color:#555}
+table.keys tr,table.requests tr{border:1px solid #ddd;margin:0 0 .75rem}
+table.keys td,table.requests td{border:0;border-bottom:1px solid #eee}
+table.keys td::before,table.requests td::before{content:attr(data-label);display:block;font-weight:600;font-size:.85rem;color:#555}
 }
 .who{color:#555}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

@@ -35,8 +35,11 @@ function credentialText(r: LoggedRequest): Markup {
 function row(r: LoggedRequest): Markup {
   const q = r.request!;
   const what = q.tool ? html`<code>${q.path}</code> tool <code>${q.tool}</code>` : html`<code>${q.path}</code>`;
-  return html`<tr><td><time datetime="${q.at}">${(q.at ?? '').slice(0, 19).replace('T', ' ')}</time></td><td>${q.method}</td><td>${what}</td>
-    <td>${q.status}</td><td>${q.latencyMs} ms</td><td><code>${q.requestId}</code></td><td>${credentialText(r)}</td></tr>`;
+  // data-label: on a phone each row stacks its cells under their column's name (the keys table's layout).
+  return html`<tr><td data-label="Time (UTC)"><time datetime="${q.at}">${(q.at ?? '').slice(0, 19).replace('T', ' ')}</time></td>
+    <td data-label="Method">${q.method}</td><td data-label="Path or tool">${what}</td><td data-label="Status">${q.status}</td>
+    <td data-label="Latency">${q.latencyMs} ms</td><td data-label="Request id"><code>${q.requestId}</code></td>
+    <td data-label="Key or application">${credentialText(r)}</td></tr>`;
 }
 
 function option(value: string, label: string, chosen: string): Markup {
