@@ -203,6 +203,7 @@ describe('one-click MCP with the MCP SDK client’s OAuth flow', () => {
     // The person disconnects it on the keys screen; its next call is refused.
     await page.goto(`${sys.settingsUrl}/keys`);
     await page.getByRole('link', { name: new RegExp(`Revoke Desktop Assistant ${auth.client!.client_id}`) }).click();
+    await expect.poll(() => page.locator('main').innerText()).toContain('Disconnect Desktop Assistant');
     await page.getByRole('button', { name: 'Revoke access' }).click();
     await page.waitForURL(/\/keys\?revoked_grant=/);
     const after = new StreamableHTTPClientTransport(new URL(sys.mcpUrl!), {

@@ -2,6 +2,7 @@
 // the signed-in user: identity lists and revokes only the user's own grants (any other is 404).
 import type { FastifyInstance } from 'fastify';
 import { asUser, type SettingsContext } from './context.js';
+import { clientNamesOf } from './grant-clients.js';
 import { grantRevokeConfirmation } from './grants-view.js';
 import { page } from './html.js';
 import { PageError } from './page-error.js';
@@ -18,7 +19,8 @@ export function registerGrantRoutes(app: FastifyInstance, context: SettingsConte
     if (!grant) throw new PageError(404, 'There is no connected application with that id that you may revoke.');
     const csrf = reply.generateCsrf();
     return reply.type('text/html').send(page({
-      title: 'Revoke access', user: request.user!, csrf, current: '/keys', body: grantRevokeConfirmation(grant, csrf),
+      title: 'Revoke access', user: request.user!, csrf, current: '/keys',
+      body: grantRevokeConfirmation(grant, csrf, await clientNamesOf(context, [grant])),
     }));
   });
 

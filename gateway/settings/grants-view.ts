@@ -38,8 +38,8 @@ export function grantsList(grants: readonly OAuthGrant[], names: ClientNames = n
     <p class="hint">Applications, such as an AI assistant, that you allowed to act for you with OAuth access tokens instead of a key.</p>${body}`;
 }
 
-export function grantRevokeConfirmation(grant: OAuthGrant, csrf: string): Markup {
-  return html`<p>Disconnect <code>${grant.clientId}</code> (${grant.scopes.join(', ')})? Every access token it holds is refused
+export function grantRevokeConfirmation(grant: OAuthGrant, csrf: string, names: ClientNames = new Map()): Markup {
+  return html`<p>Disconnect ${application(grant, names)} (${grant.scopes.join(', ')})? Every access token it holds is refused
   from its very next request, and it must ask you again to connect. This cannot be undone.</p>
   <form method="post" action="/grants/${encodeURIComponent(grant.id)}/revoke">${csrfField(csrf)}
     <button type="submit" class="danger">Revoke access</button> <a href="/keys">Cancel</a></form>`;
