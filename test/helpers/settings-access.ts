@@ -24,8 +24,10 @@ interface Violation {
 export async function seriousViolations(page: Page): Promise<Violation[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[] }> } }).axe;
-    const { violations } = await axe.run(document);
+    const axe = (window as unknown as { axe: { run(context: Document): Promise<{ passes: unknown[]; violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[] }> } }).axe;
+    const { passes, violations } = await axe.run(document);
+    // A run that checked nothing would pass any page.
+    if (passes.length === 0) throw new Error('axe-core checked no rule on this page');
     return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => String(n.target)) }));
   });
