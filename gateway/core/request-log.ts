@@ -5,6 +5,7 @@
 // and counts it, as does a batch identity could not take (request_log_dropped_total). A request
 // is never delayed or failed by its log. What is reported: the path without its query string,
 // never a credential or a body.
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { FinishedRequest } from '../../proto/gen/expertnet/identity/v1/request_log.js';
 import { metrics } from '../../services/kit/metrics.js';
@@ -48,7 +49,8 @@ export function createRequestLogReporter(send: (requests: FinishedRequest[]) => 
     if (sending || waiting.length === 0) return;
     const batch = waiting.slice(0, MAX_BATCH);
     waiting = waiting.slice(batch.length);
-    sending = send(batch)
+    // A batch belongs to no request: its call starts no span under the request that filled it.
+    sending = context.with(ROOT_CONTEXT, () => send(batch))
       .then(() => undefined, () => drop(batch.length, 'unsent'))
       .finally(() => {
         sending = undefined;
