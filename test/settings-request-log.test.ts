@@ -4,7 +4,7 @@
 // refuses the call for someone else, and another user's key matches nothing); a request without a
 // credential is logged for no one; the usage screen counts answers by status class; the retention
 // sweep removes old rows and trims a user to their newest; and a request still succeeds when the
-// log cannot be written (the batch is dropped and counted).
+// log cannot be written (the batch is dropped and counted). On both stores.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
@@ -15,6 +15,7 @@ import { createRequestLogRepository } from '../services/identity/request-log.rep
 import { bearer, request } from './helpers/http.js';
 import { liveKey, testKey } from './helpers/keys.js';
 import { type SettingsClient, signedInClients } from './helpers/settings-browser-http.js';
+import { storeNames } from './helpers/stores.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const adaKey = liveKey();
@@ -36,7 +37,7 @@ const seed: SeedInput = {
 const rowsOf = (page: string) => page.match(/<tr><td data-label="Time \(UTC\)"><time[\s\S]*?<\/tr>/g) ?? [];
 const rowWith = (page: string, requestId: string) => rowsOf(page).find((r) => r.includes(`<code>${requestId}</code>`));
 
-describe('settings web app: the request log', () => {
+describe.each(storeNames())('settings web app: the request log on %s', (store) => {
   let sys: TestSystem;
   let ada: SettingsClient;
   let bob: SettingsClient;
@@ -49,7 +50,7 @@ describe('settings web app: the request log', () => {
   };
 
   beforeAll(async () => {
-    sys = await startTestSystem({ seed });
+    sys = await startTestSystem({ store, seed });
     await sys.db!.query(`UPDATE identity.api_keys SET name = 'Laptop' WHERE id = 'k_ada'`);
     [ada, bob] = await signedInClients(sys, 'u_ada', 'u_bob');
   });
