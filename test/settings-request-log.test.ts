@@ -82,6 +82,16 @@ describe.each(storeNames())('settings web app: the request log on %s', (store) =
     expect(row).toContain('<code>/mcp</code> tool <code>whoami</code>');
   });
 
+  it('shows a request of an OAuth grant by its application', async () => {
+    const operator = await callAs(sys.signer, { kind: 'operator', actor: 'request-log-test' }, undefined, 10_000);
+    const { accessToken } = await sys.clients.identity.issueAccessToken(
+      { userId: 'u_ada', scopes: ['profile:read'], clientId: 'notebook-app', ttlSeconds: 300, requestedRate: 0, resource: '' }, operator);
+    expect((await call(accessToken, '/v1/me', 'rid-ada-oauth')).status).toBe(200);
+    const row = rowWith(await adaSees('rid-ada-oauth'), 'rid-ada-oauth')!;
+    expect(row).toContain('OAuth: <code>notebook-app</code>');
+    expect(row).not.toContain(accessToken);
+  });
+
   it('filters by key, by status class and by request id', async () => {
     expect((await call(adaKey, '/v1/no-such-route', 'rid-ada-404')).status).toBe(404);
     expect((await call(adaOther, '/v1/me', 'rid-ada-other')).status).toBe(200);
