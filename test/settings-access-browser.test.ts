@@ -152,7 +152,7 @@ describe('settings web app in a browser: layout and access', () => {
 
       for (const path of ['/keys', '/keys/k_long/roll', '/keys/k_long/rename', '/keys/k_long/revoke', '/communities',
         '/communities/c_on/writes/off', `/grants/${encodeURIComponent(grantId)}/revoke`, '/credits', '/credits/wallets/user/u_ada',
-        '/usage', '/usage/keys/k_long']) await visit(path);
+        '/usage', '/usage/keys/k_long', '/requests']) await visit(path);
       if (width === 375) {
         await page.goto(`${suite.sys.settingsUrl}/communities`);
         await shoot(page, 'phone-communities');

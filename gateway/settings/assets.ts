@@ -1,6 +1,7 @@
 // The settings app's only assets, served from this origin (the CSP allows nothing else): the
-// stylesheet (readable at phone width, visible keyboard focus, the usage charts' colours, key
-// tables that never overflow) and the one script, which makes the copy button copy the secret shown
+// stylesheet (readable at phone width, visible keyboard focus, the usage charts' colours, tables
+// that never overflow: the keys, request and ledger tables stack their rows on a phone) and the
+// one script, which makes the copy button copy the secret shown
 // once and offers the mint form's Advanced scopes only under Advanced. Pages work without the script.
 export const SETTINGS_CSS = `
 *{box-sizing:border-box}
@@ -30,7 +31,10 @@ input[type=text],input[type=number],select{padding:.35rem;border:1px solid #888;
 .secret code{word-break:break-all;background:#fff;border:1px solid #ccc;padding:.4rem;border-radius:4px}
 .table-wrap{overflow-x:auto;position:relative}
 table{border-collapse:collapse;width:100%;background:#fff}
-th,td{border:1px solid #ddd;padding:.4rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th,td{border:1px solid #ddd;padding:.4rem .5rem;text-align:left;vertical-align:top}
+/* A cell's value wraps anywhere (ids, names); a column's heading only between words, kept whole. */
+td{overflow-wrap:anywhere}
+th{overflow-wrap:break-word}
 form.inline{display:inline}
 table.keys td,table.requests td{overflow-wrap:break-word}
 table.keys td[data-label=Name],table.keys td[data-label=Prefix],table.keys td[data-label=Allowlist]{overflow-wrap:anywhere}
@@ -38,12 +42,12 @@ table.keys td[data-label=Name],table.keys td[data-label=Prefix],table.keys td[da
 .wrap,code,strong,.who,label,legend,h1,h2,caption{overflow-wrap:anywhere}
 ul.actions{list-style:none;margin:0;padding:0}
 @media (max-width:48rem){
-table.keys,table.keys tbody,table.keys tr,table.keys td,table.requests,table.requests tbody,table.requests tr,table.requests td{display:block;width:100%}
-table.keys thead,table.requests thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
-table.keys caption{display:block;text-align:left}
-table.keys tr,table.requests tr{border:1px solid #ddd;margin:0 0 .75rem}
-table.keys td,table.requests td{border:0;border-bottom:1px solid #eee}
-table.keys td::before,table.requests td::before{content:attr(data-label);display:block;font-weight:600;font-size:.85rem;color:#555}
+table.keys,table.keys tbody,table.keys tr,table.keys td,table.requests,table.requests tbody,table.requests tr,table.requests td,table.ledger,table.ledger tbody,table.ledger tr,table.ledger td{display:block;width:100%}
+table.keys thead,table.requests thead,table.ledger thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.keys caption,table.ledger caption{display:block;text-align:left}
+table.keys tr,table.requests tr,table.ledger tr{border:1px solid #ddd;margin:0 0 .75rem}
+table.keys td,table.requests td,table.ledger td{border:0;border-bottom:1px solid #eee}
+table.keys td::before,table.requests td::before,table.ledger td::before{content:attr(data-label);display:block;font-weight:600;font-size:.85rem;color:#555}
 }
 .who{color:#555}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

@@ -72,11 +72,12 @@ function operation(code: string): Markup {
 /** Ledger entries, each naming its payer: the overview's recent ones or one wallet's page. */
 export function entriesTable(entries: readonly LedgerEntry[], names: ReadonlyMap<string, string>, caption: string): Markup {
   if (entries.length === 0) return html`<p class="hint">No ledger entries yet.</p>`;
-  return html`<div class="table-wrap"><table><caption>${caption}</caption>
+  // At phone width each entry is a stack of cells named by their column (class ledger, assets.ts).
+  return html`<div class="table-wrap"><table class="ledger"><caption>${caption}</caption>
     <thead><tr><th scope="col">Time</th><th scope="col">Operation</th><th scope="col">Payer</th><th scope="col">Credits</th><th scope="col">Request id</th></tr></thead>
-    <tbody>${entries.map((e) => html`<tr><td>${when(e.createdAt)}</td><td>${operation(e.operation)}</td>
-      <td>${names.get(walletKey(e.owner)) ?? walletKey(e.owner)}</td><td>${credits(e.amount)}</td>
-      <td>${e.requestId ? html`<code>${e.requestId}</code>` : html`<span class="hint">none</span>`}</td></tr>`)}</tbody></table></div>`;
+    <tbody>${entries.map((e) => html`<tr><td data-label="Time">${when(e.createdAt)}</td><td data-label="Operation">${operation(e.operation)}</td>
+      <td data-label="Payer">${names.get(walletKey(e.owner)) ?? walletKey(e.owner)}</td><td data-label="Credits">${credits(e.amount)}</td>
+      <td data-label="Request id">${e.requestId ? html`<code>${e.requestId}</code>` : html`<span class="hint">none</span>`}</td></tr>`)}</tbody></table></div>`;
 }
 
 export function namesOf(wallets: readonly SpendableWallet[]): Map<string, string> {
