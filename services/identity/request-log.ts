@@ -2,9 +2,8 @@
 // bounds, a request of a credential identity does not know left out); ListRequests answers a
 // user's own requests, newest first, within the retention (request-log-retention.ts), filtered by
 // credential, status class and request id, a keyset page at a time.
-import type { FinishedRequest } from '../../proto/gen/expertnet/identity/v1/request_log.js';
 import type {
-  ListRequestsRequest, ListRequestsResponse, RecordRequestsRequest, RecordRequestsResponse,
+  FinishedRequest, ListRequestsRequest, ListRequestsResponse, RecordRequestsRequest, RecordRequestsResponse,
 } from '../../proto/gen/expertnet/identity/v1/request_log.js';
 import { credentialKinds } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
