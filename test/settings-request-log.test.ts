@@ -150,7 +150,8 @@ describe.each(storeNames())('settings web app: the request log on %s', (store) =
 
   it('counts answers by status class on the usage screen', async () => {
     const usage = (await ada.get('/usage')).text;
-    const section = usage.slice(usage.indexOf(`Key <code>${adaKey.slice(0, 12)}`));
+    // The key's section: from its prefix in the heading (whatever name the heading shows beside it).
+    const section = usage.slice(usage.indexOf(`<code>${adaKey.slice(0, 12)}`));
     expect(section).toMatch(/<dt>Answers, last 7 days<\/dt><dd><a href="\/requests\?key=k_ada&amp;status=2xx">2xx: 2<\/a>, <a href="\/requests\?key=k_ada&amp;status=4xx">4xx: 1<\/a><\/dd>/);
   });
 
