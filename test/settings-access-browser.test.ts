@@ -171,6 +171,9 @@ describe('settings web app in a browser: layout and access', () => {
     try {
       await signIn(page);
       await expect(page.locator(`[title="${LONG_KEY_NAME}"]`).count()).resolves.toBeGreaterThan(0);
+      // The usage screen names the key by its name (its prefix beside).
+      await page.goto(`${suite.sys.settingsUrl}/usage`);
+      await expect(page.getByRole('heading', { level: 2, name: new RegExp(`^Key ${LONG_KEY_NAME} \\(svc_live_`) }).count()).resolves.toBe(1);
       await page.goto(`${suite.sys.settingsUrl}/credits`);
       const credits = (await page.locator('main').textContent())!;
       expect(credits).toContain('Search (search)');

@@ -16,10 +16,14 @@ export function limitsText(c: CredentialUsage): string {
   return `${policy.tier === 'standard' ? 'Standard' : 'Restricted'} tier: ${burst}; ${daily}.`;
 }
 
-function titleOf(c: CredentialUsage): Markup {
-  return c.kind === CredentialKind.CREDENTIAL_KIND_OAUTH
-    ? html`OAuth grant to <code>${c.label}</code>`
-    : html`Key <code>${c.label}…</code>`;
+/** Credential id → what the person calls it: a key's name, an application's registered name (usage-routes.ts). */
+export type CredentialNames = ReadonlyMap<string, string>;
+
+function titleOf(c: CredentialUsage, name: string | undefined): Markup {
+  if (c.kind === CredentialKind.CREDENTIAL_KIND_OAUTH) {
+    return name ? html`OAuth grant to <strong>${name}</strong> (<code>${c.label}</code>)` : html`OAuth grant to <code>${c.label}</code>`;
+  }
+  return name ? html`Key <strong>${name}</strong> (<code>${c.label}…</code>)` : html`Key <code>${c.label}…</code>`;
 }
 
 function statusOf(c: CredentialUsage): string {
@@ -40,14 +44,15 @@ function answersText(c: CredentialUsage): Markup {
   return html`${c.answers.map((a, i) => html`${i > 0 ? ', ' : ''}<a href="/requests?key=${encodeURIComponent(c.id)}&amp;status=${a.statusClass}xx">${a.statusClass}xx: ${a.requests}</a>`)}`;
 }
 
-function credentialSection(c: CredentialUsage, index: number, single: boolean): Markup {
-  const label = `${c.kind === CredentialKind.CREDENTIAL_KIND_OAUTH ? 'OAuth grant to' : 'key'} ${c.label}`;
+function credentialSection(c: CredentialUsage, index: number, single: boolean, names: CredentialNames): Markup {
+  const name = names.get(c.id);
+  const label = `${c.kind === CredentialKind.CREDENTIAL_KIND_OAUTH ? 'OAuth grant to' : 'key'} ${name ?? c.label}`;
   const total = c.days.reduce((sum, d) => sum + d.requests, 0);
   const today = c.days[c.days.length - 1]?.requests ?? 0;
   const more = c.kind === CredentialKind.CREDENTIAL_KIND_API_KEY && !single
     ? html`<p><a href="/usage/keys/${encodeURIComponent(c.id)}">The last 90 days<span class="visually-hidden"> of ${label}</span></a></p>` : '';
   return html`<section class="usage" aria-labelledby="u-${index}">
-    <h2 id="u-${index}">${titleOf(c)} <span class="hint">(${statusOf(c)})</span></h2>
+    <h2 id="u-${index}">${titleOf(c, name)} <span class="hint">(${statusOf(c)})</span></h2>
     <dl class="facts"><dt>Scopes</dt><dd>${c.scopes.join(', ') || 'none'}</dd>
       <dt>Limits</dt><dd>${limitsText(c)}</dd>
       <dt>Today (UTC)</dt><dd>${requestsText(today)}</dd>
@@ -57,12 +62,12 @@ function credentialSection(c: CredentialUsage, index: number, single: boolean): 
     ${dailyTable(c, label)}${more}</section>`;
 }
 
-export function usageScreen(usage: GetUsageResponse, single: boolean): Markup {
+export function usageScreen(usage: GetUsageResponse, single: boolean, names: CredentialNames = new Map()): Markup {
   const intro = html`<p class="hint">Every request the API authenticated with a credential counts on its UTC day, including
     requests refused afterwards (a rate limit, a missing scope). From ${usage.fromDay} to ${usage.toDay}.</p>`;
   if (usage.credentials.length === 0) {
     return html`${intro}<p>You have no API keys yet, and no OAuth grant was used in this time. <a href="/keys">Create a key</a>.</p>`;
   }
   const back = single ? html`<p><a href="/usage">Usage of all your keys</a></p>` : '';
-  return html`${intro}${usage.credentials.map((c, i) => credentialSection(c, i, single))}${back}`;
+  return html`${intro}${usage.credentials.map((c, i) => credentialSection(c, i, single, names))}${back}`;
 }
