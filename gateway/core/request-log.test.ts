@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { CredentialKind } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { FinishedRequest } from '../../proto/gen/expertnet/identity/v1/request_log.js';
+import { textProblem } from '../../services/kit/request-text.js';
 import { createRequestLogReporter, type RequestLogEntry } from './request-log.js';
 
 const entry = (n: number): RequestLogEntry => ({
@@ -51,5 +52,15 @@ describe('request log reporter', () => {
     for (let i = 0; i < 2_500; i++) reporter.record(entry(i));
     await reporter.stop();
     expect(sizes).toEqual([1000, 1000, 500]);
+  });
+
+  it('sends a tool name cut inside a surrogate pair, or holding a NUL, as text identity’s door accepts', async () => {
+    const sent: FinishedRequest[] = [];
+    const reporter = createRequestLogReporter(async (batch) => void sent.push(...batch), { intervalMs: 60_000 });
+    reporter.record({ ...entry(1), surface: 'mcp', tool: `${'t'.repeat(63)}😀` });
+    reporter.record({ ...entry(2), surface: 'mcp', tool: 'who\0ami\ud800' });
+    await reporter.stop();
+    expect(sent.map((r) => r.tool)).toEqual([`${'t'.repeat(63)}\ufffd`, 'whoami\ufffd']);
+    for (const request of sent) expect(textProblem(request.tool)).toBeUndefined();
   });
 });

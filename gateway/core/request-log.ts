@@ -31,6 +31,13 @@ export interface RequestLogOptions {
   intervalMs?: number;
 }
 
+/**
+ * Text as identity's door accepts it (services/kit/request-text.ts): a tool name is the caller's
+ * own text, and a cut can split a surrogate pair; one entry identity refused would drop its whole
+ * batch, other callers' requests included. A lone surrogate becomes U+FFFD and NUL is dropped.
+ */
+const storable = (text: string): string => text.toWellFormed().replaceAll('\0', '');
+
 /** Identity takes at most this many a call (services/identity/request-log.ts). */
 const MAX_BATCH = 1000;
 
@@ -72,8 +79,8 @@ export function createRequestLogReporter(send: (requests: FinishedRequest[]) => 
         at: new Date(Date.now() - entry.durationMs).toISOString(),
         surface: entry.surface,
         method: entry.method,
-        path: entry.url.split('?')[0]!.slice(0, 200),
-        tool: entry.tool?.slice(0, 64) ?? '',
+        path: storable(entry.url.split('?')[0]!.slice(0, 200)),
+        tool: storable(entry.tool?.slice(0, 64) ?? ''),
         status: entry.status,
         latencyMs: Math.round(entry.durationMs * 10) / 10,
         requestId: entry.requestId,
