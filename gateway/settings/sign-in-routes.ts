@@ -2,6 +2,7 @@
 // at once: a mail scanner or link preview that fetches the URL does not use up the link. Redeeming
 // it opens a new session (the previous one, if any, ends: the id rotates at sign-in).
 import type { FastifyInstance } from 'fastify';
+import { isLoggedAsOutage } from '../core/api-error.js';
 import { asEdge, type SettingsContext } from './context.js';
 import { sameOriginForm } from './csrf.js';
 import { csrfField, html, page } from './html.js';
@@ -43,7 +44,9 @@ export function registerSignInRoutes(app: FastifyInstance, context: SettingsCont
       ({ sessionId } = await context.clients.identity.redeemSignInLink({
         token, policy: context.session, previousSessionId: sessionIdOf(context, request),
       }, await asEdge(context, request)));
-    } catch {
+    } catch (error) {
+      // An outage is not a bad link: the page says to try again, and the link stays unused.
+      if (isLoggedAsOutage(error)) throw error;
       throw new PageError(401, 'This sign-in link is unknown, already used or expired. Ask for a new one.');
     }
     setSessionCookie(context, reply, sessionId);

@@ -10,6 +10,7 @@ import {
   stateLines, timed,
 } from './outage-checks.js';
 import { startOwnRedis, type OwnRedis } from './own-redis.js';
+import { csrfTokenOf, SettingsClient } from './settings-browser-http.js';
 import { allowConnections, refuseConnections } from './refusing-database.js';
 import { freshPostgresDatabase, type FreshDatabase } from './stores.js';
 
@@ -17,6 +18,8 @@ export interface OutageSystem {
   restUrl: string;
   /** The MCP endpoint, when the topology serves one. */
   mcpUrl?: string;
+  /** The settings web app, when the topology serves it. */
+  settingsUrl?: string;
   /** The gateway's admin server. */
   adminUrl: string;
   /** Each process's log lines from its start on. */
@@ -125,12 +128,15 @@ export function outageSuite(topology: string, start: StartOutageSystem): void {
       await expectOneLinePerChange('redis', 'gateway');
     }, 60_000);
 
-    it('a database refusing connections: 503 unavailable with Retry-After for a read, a write and an idempotent POST, /readyz names the database; allowed again, back; one log line per change', async () => {
+    it('a database refusing connections: 503 unavailable with Retry-After for a read, a write, an idempotent POST and a settings page, /readyz names the database; allowed again, back; one log line per change', async () => {
       const add = (headers: Record<string, string> = {}) =>
         request(sys.restUrl, 'POST', `/v1/communities/${CHAOS_COMMUNITY}/members`, {
           headers: { ...bearer(secret), ...headers },
           body: { members: [{ name: 'Outage Person', email: 'outage@example.org' }] },
         });
+      // A signed-out browser holding a sign-in link's page (its form and CSRF pair), opened before.
+      const browser = sys.settingsUrl ? new SettingsClient(sys.settingsUrl) : undefined;
+      const linkPage = await browser?.get(`/sign-in/link?token=${'t'.repeat(43)}`);
       markLogs();
       await refuseConnections(db.url);
       try {
@@ -142,6 +148,18 @@ export function outageSuite(topology: string, start: StartOutageSystem): void {
         expectUnavailable(keyed.value, 'POST members with Idempotency-Key');
         measure('database refusing: idempotent POST', keyed.ms);
         if (sys.mcpUrl) expect(await mcpToolErrorCode(sys.mcpUrl, secret, 'whoami')).toBe('unavailable');
+        if (sys.settingsUrl) {
+          // A signed-in page (its session is looked up in identity's store): a page that says to
+          // try again, with Retry-After, and no error line of its own (checked below).
+          const page = await fetch(`${sys.settingsUrl}/keys`, { headers: { cookie: `en_settings=${'o'.repeat(43)}` }, redirect: 'manual' });
+          expect(page.status).toBe(503);
+          expect(page.headers.get('retry-after')).toBe('1');
+          expect(await page.text()).toContain('unavailable for a moment');
+          // Redeeming a link: the same page, not "this link is unknown" (the link is not used up).
+          const redeemed = await browser!.send('POST', '/sign-in/link', { _csrf: csrfTokenOf(linkPage!.text), token: 't'.repeat(43) });
+          expect(redeemed.status).toBe(503);
+          expect(redeemed.text).toContain('unavailable for a moment');
+        }
         const probe = await readyz(sys.adminUrl);
         expect(probe.status).toBe(503);
         expect(probe.checks.database).toBe('failing');

@@ -19,6 +19,7 @@ outageSuite('one process', async (env) => {
   return {
     restUrl: proc.restUrl,
     mcpUrl: proc.mcpUrl,
+    settingsUrl: proc.listening.settings,
     adminUrl: proc.adminUrl,
     processes: [{ role: 'gateway', logs: captureLogs(proc.child) }],
     stop: () => proc.kill('SIGTERM'),
