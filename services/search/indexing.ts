@@ -67,8 +67,10 @@ export async function getReindexRun(context: SearchContext, run: number): Promis
 }
 
 /** Sweeps what the run did not touch; returns how many documents it removed. */
-export async function pruneDocuments(context: SearchContext, run: number, requestId: string): Promise<number> {
+export async function pruneDocuments(context: { deps: Pick<SearchDeps, 'db' | 'logger'> }, run: number, requestId: string): Promise<number> {
   if (!run) throw domainError('invalid_request', 'run is required');
+  // One DELETE over the whole corpus, as long as the corpus is large: an operator's command, so the
+  // store's per-statement bound (none here) does not apply.
   const removed = await context.deps.db.transaction(async (tx) => {
     const txCorpus = createSearchCorpusRepository(tx);
     const found = await txCorpus.lockReindexRun(run, 'update');
@@ -76,7 +78,7 @@ export async function pruneDocuments(context: SearchContext, run: number, reques
     // Pruning twice sweeps nothing more: the first answer is kept (a retried call gets it).
     if (found.pruned_at) return found.removed ?? 0;
     return txCorpus.pruneReindexRun(run);
-  });
+  }, { statementTimeoutMs: 0 });
   context.deps.logger.info({ requestId, run, removed }, 'search re-index run pruned');
   return removed;
 }

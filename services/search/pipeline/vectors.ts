@@ -123,6 +123,8 @@ export class DocumentVectors {
     let done = indexed.get(dims);
     if (!done) {
       const tag = createHash('sha256').update(`${this.embedder.name}\0${dims}`).digest('hex').slice(0, 12);
+      // Building an index over a corpus that already holds vectors takes as long as the corpus is
+      // large, like a migration: the store's per-statement bound (none here) would fail it each time.
       done = db
         .transaction(async (tx) => {
           // CREATE INDEX IF NOT EXISTS races between processes: one at a time.
@@ -134,7 +136,7 @@ export class DocumentVectors {
                  WHERE ${this.predicate(dims, corpus)}`,
             );
           }
-        })
+        }, { statementTimeoutMs: 0 })
         .catch((error: unknown) => {
           indexed.delete(dims); // try again next time
           throw error;
