@@ -38,7 +38,9 @@ export function writeRunningFile(dataDir: string, record: RunningRecord): void {
   if (!file) return;
   mkdirSync(dataDir, { recursive: true });
   const temporary = `${file}.${record.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+  // 'w' would follow a link planted at the temporary name in a folder others may write.
+  rmSync(temporary, { force: true });
+  writeFileSync(temporary, `${JSON.stringify(record)}\n`, { mode: 0o600, flag: 'wx' });
   renameSync(temporary, file);
 }
 

@@ -125,7 +125,8 @@ export class McpIdempotency {
         await this.store.release(claim);
       }
     } catch (err) {
-      this.logger?.error({ err }, 'idempotency record could not be stored');
+      // An outage of the store is logged once per change of state, not here per call.
+      if (!isLoggedAsOutage(err)) this.logger?.error({ err }, 'idempotency record could not be stored');
       await this.store.release(claim).catch(() => undefined);
     }
     if (status >= 400) return errorResult(body);

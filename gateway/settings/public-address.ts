@@ -14,7 +14,11 @@ import ipaddr from 'ipaddr.js';
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   // process() turns an IPv4-mapped IPv6 address into the IPv4 address it carries.
-  return ipaddr.process(address).range() === 'unicast';
+  const parsed = ipaddr.process(address);
+  // The deprecated IPv4-compatible form (::a.b.c.d, RFC 4291 §2.5.5.1), which ipaddr.js calls
+  // unicast, reaches the IPv4 address it carries on a host with an automatic tunnel.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return false;
+  return parsed.range() === 'unicast';
 }
 
 /** A refusal to reach an address: the request fails before any socket is opened. */

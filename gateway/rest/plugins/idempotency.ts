@@ -152,7 +152,9 @@ export default fp<IdempotencyPluginOptions>(
                 (ours) => {
                   if (!ours) stopHeartbeat(entry);
                 },
-                (err: unknown) => request.log.warn({ err }, 'idempotency lease renewal failed'),
+                (err: unknown) => {
+                  if (!isLoggedAsOutage(err)) request.log.warn({ err }, 'idempotency lease renewal failed');
+                },
               );
             }, renewEveryMs),
           };
@@ -190,8 +192,9 @@ export default fp<IdempotencyPluginOptions>(
           await store.release(entry.claim);
         }
       } catch (err) {
-        // The response still goes out; the claim is released so that a retry is not blocked.
-        request.log.error({ err }, 'idempotency record could not be stored');
+        // The response still goes out; the claim is released so that a retry is not blocked. An
+        // outage of the store is logged once per change of state, not here per request.
+        if (!isLoggedAsOutage(err)) request.log.error({ err }, 'idempotency record could not be stored');
         await store.release(entry.claim).catch(() => undefined);
       }
       return payload;
