@@ -6,7 +6,9 @@
 // (task-sweeper.ts) retries what that attempt could not finish — the search service unreachable,
 // the process dead between commit and call — so a fault after the roster write delays the document
 // but never loses it. Indexing is an upsert of the person's current document, so doing it twice is
-// harmless; a person erased meanwhile is not indexed again (the erasure drops the row too).
+// harmless. A person erased before the attempt reads the membership is skipped (the erasure drops
+// the row too); one erased while the attempt's index call runs has the document it wrote erased
+// again once the call returns (indexed-non-members.ts), so no document outlives the erasure.
 import { AddMemberStatus, type AddMemberResult } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import type { CommunitiesContext } from './communities-context.js';
 import { createIndexFollowupRepository, type IndexFollowupRow } from './index-followup.repository.js';

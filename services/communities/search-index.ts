@@ -9,8 +9,10 @@
 // Every path builds the document with documentOf. Enrichment text travels only with enrichment:
 // the other paths send '', which search's upsert reads as "keep the text you hold", so indexing a
 // profile again never wipes what a run added (services/search/search-corpus.repository.ts).
-// Erasure removes a community's document itself (erasure.ts). A community's document of a person
-// holds what that community sees of them (member-view.ts); only the public corpus holds the profile.
+// Erasure removes a community's document itself (erasure.ts); an index call that raced it erases
+// what it wrote once it sees the membership gone (indexed-non-members.ts). A community's document
+// of a person holds what that community sees of them (member-view.ts); only the public corpus holds
+// the profile.
 
 /** What each community of these memberships supplied about the person (null: not added by identifier). */
 async function suppliedOf(context: CommunitiesContext, pairs: Array<{ communityId: string; profileId: string }>): Promise<Map<string, Supplied | null>> {
@@ -26,6 +28,7 @@ import { profileTextMessage } from '../kit/profile-fields.js';
 import type { Document } from '../../proto/gen/expertnet/search/v1/search_service.js';
 import type { ProfileRow, Supplied } from './community.repository.js';
 import type { CommunitiesContext } from './communities-context.js';
+import { eraseIndexedNonMembers } from './indexed-non-members.js';
 import { asCommunitySees } from './member-view.js';
 import { asCommunitiesService, relayOrUnavailable } from './remote.js';
 
@@ -47,22 +50,31 @@ function documentOf(p: ProfileRow, communityId: string, enrichmentText = ''): Do
   };
 }
 
-/** Indexes these members of one community. Failures are relayed (the caller decides). */
+/**
+ * Indexes these members of one community; people who are not members (no membership row, so
+ * nothing to say what the community sees of them) are skipped, and anyone erased while the call
+ * ran has the document erased again (indexed-non-members.ts). Failures are relayed (the caller
+ * decides).
+ */
 export async function indexMemberships(context: CommunitiesContext, communityId: string, profileIds: string[], requestId: string | undefined): Promise<void> {
   const documents: Document[] = [];
   const ids = [...new Set(profileIds)];
   const supplied = await suppliedOf(context, ids.map((profileId) => ({ communityId, profileId })));
   for (const id of ids) {
+    const key = `${communityId}/${id}`;
+    if (!supplied.has(key)) continue;
     const profile = await context.repo.findProfile(id);
-    if (profile) documents.push(documentOf(asCommunitySees(profile, supplied.get(`${communityId}/${id}`)), communityId));
+    if (profile) documents.push(documentOf(asCommunitySees(profile, supplied.get(key)), communityId));
   }
   if (documents.length === 0) return;
   await context.deps.clients.search.indexDocuments({ documents }, await asCommunitiesService(context, requestId)).catch(relayOrUnavailable);
+  await eraseIndexedNonMembers(context, communityId, documents.map((d) => d.profileId), requestId);
 }
 
 /**
  * Indexes members of one community with the text a community enrichment run wrote for each, in one
- * call. The caller has checked they are still members. Failures are relayed.
+ * call. The caller has checked they are still members; anyone erased while the call ran has the
+ * document erased again (indexed-non-members.ts). Failures are relayed.
  */
 export async function indexEnrichedMembers(
   context: CommunitiesContext,
@@ -73,6 +85,7 @@ export async function indexEnrichedMembers(
   if (enriched.length === 0) return;
   const documents = enriched.map((e) => documentOf(e.profile, communityId, e.enrichmentText));
   await context.deps.clients.search.indexDocuments({ documents }, await asCommunitiesService(context, requestId)).catch(relayOrUnavailable);
+  await eraseIndexedNonMembers(context, communityId, documents.map((d) => d.profileId), requestId);
 }
 
 /**
