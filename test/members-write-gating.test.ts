@@ -80,6 +80,34 @@ describe.each(storeNames())('member writes on %s', (store) => {
       expect((await add(k.jit, 'c_jit', one('jit.third@example.org'))).body.error.code).toBe('owner_consent_required');
     });
 
+    it('an approval lets its write through once: of two concurrent retries exactly one passes, and the same add again queues a new request', async () => {
+      const body = one('jit.once@example.org');
+      expect((await add(k.jit, 'c_jit', body)).body.error.code).toBe('owner_consent_required');
+      const mine = async () => (await system().clients.communities.listConsentRequests({ communityId: 'c_jit', pageSize: 200, pageToken: '', status: 0 }, operator()))
+        .requests.filter((r) => r.description.includes('jit.once@example.org'));
+      const [queued] = await mine();
+      const { request: approved } = await system().clients.communities.resolveConsentRequest({ consentRequestId: queued!.id, approve: true, actor: 'u_jit' }, operator());
+      expect(approved!.approvalExpiresAt).toBeDefined();
+      expect(approved!.approvalUsedAt).toBeUndefined();
+
+      const members = await count('c_jit');
+      const retries = await Promise.all([add(k.jit, 'c_jit', body), add(k.jit, 'c_jit', body)]);
+      expect(retries.map((r) => r.status).sort()).toEqual([200, 422]);
+      expect(retries.find((r) => r.status === 422)!.body.error.code).toBe('owner_consent_required');
+      expect(retries.find((r) => r.status === 200)!.body.results[0].status).toBe('added');
+      expect(await count('c_jit')).toBe(members + 1);
+
+      // Used: its write went through, and it lets nothing else through.
+      const again = await add(k.jit, 'c_jit', body);
+      expect(again.status).toBe(422);
+      expect(again.body.error.code).toBe('owner_consent_required');
+      const requests = await mine();
+      expect(requests.map((r) => r.status)).toEqual([ConsentStatus.CONSENT_STATUS_APPROVED, ConsentStatus.CONSENT_STATUS_PENDING]);
+      expect(requests[0]).toMatchObject({ id: queued!.id, approvalExpiresAt: undefined });
+      expect(requests[0]!.approvalUsedAt).toBeDefined();
+      expect(again.body.error.message).toContain(requests[1]!.id);
+    });
+
     it('a denied request keeps the write refused (422), and the next retry queues one new request', async () => {
       const first = await add(k.orgjit, 'c_orgjit', one('orgjit.person@example.org'));
       expect(first.status).toBe(422);

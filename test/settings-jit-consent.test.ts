@@ -3,8 +3,8 @@
 // owner_consent_required and waits in the queue) and off (the same write gets 422 unprocessable and
 // nothing is queued). The form names no user: nobody can flip another user's switch, and identity
 // refuses a signed-in user who asks for someone else. A queued write says what it is and who asked;
-// approving it lets that very write through on retry, never another (#43), and the decisions stay
-// listed.
+// approving it lets that very write through on retry, once, never another (#43), and the
+// decisions stay listed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { ConsentStatus } from '../proto/gen/expertnet/communities/v1/communities_service.js';
@@ -157,7 +157,7 @@ describe('settings web app: the just-in-time consent switch', () => {
     expect((await addToLab('lab.still.refused@example.org')).body.error.code).toBe('unprocessable');
   });
 
-  it('approving a queued add lets that same add through on retry; a different add still waits as a request of its own', async () => {
+  it('approving a queued add lets that same add through on retry, once; the same add again and a different add each wait as a request of their own', async () => {
     expect((await owner.submit('/communities', '/jit-consent', { enabled: 'on' })).status).toBe(303);
     await sys.clients.identity.renameKey({ keyId: 'k_own', name: 'Roster sync' }, await operator());
     const addBody = (members: object[]) =>
@@ -179,15 +179,25 @@ describe('settings web app: the just-in-time consent switch', () => {
     const adaRequest = requests.find((r) => r.description.includes('Ada Lovelace'))!;
     const approved = await owner.submit('/communities', `/consent/${adaRequest.id}`, { decision: 'approve' });
     expect(approved.status).toBe(303);
-    expect((await owner.get(approved.headers.get('location')!)).text).toContain('a retry of that same write succeeds within 24 hours');
+    expect((await owner.get(approved.headers.get('location')!)).text).toContain('a retry of that same write succeeds once within 24 hours');
 
     // The same body (its keys in another order) goes through; a different add is queued anew.
     const retried = await addBody([{ email: 'ada@example.org', name: 'Ada Lovelace' }, { email: 'grace@example.org' }]);
     expect(retried.status).toBe(200);
+    // Once: the same body again is queued as a new request, which the screen lists.
+    const again = await addBody(people);
+    expect(again.status).toBe(422);
+    expect(again.body.error.code).toBe('owner_consent_required');
+    const adaAgain = (await sys.clients.communities.listConsentRequests(
+      { communityId: 'c_own', pageSize: 50, pageToken: '', status: ConsentStatus.CONSENT_STATUS_PENDING }, await operator()))
+      .requests.find((r) => r.description.includes('Ada Lovelace'))!;
+    expect(adaAgain.id).not.toBe(adaRequest.id);
+    expect(again.body.error.message).toContain(adaAgain.id);
+    expect((await owner.get('/communities')).text).toContain('<code>members.add</code>: add 2 people as member: Ada Lovelace; grace@example.org');
     const other = await addBody([{ email: 'mallory@example.org' }]);
     expect(other.status).toBe(422);
     expect(other.body.error.code).toBe('owner_consent_required');
-    expect(await pendingOf()).toBe(before);
+    expect(await pendingOf()).toBe(before + 1);
     const mallory = (await sys.clients.communities.listConsentRequests(
       { communityId: 'c_own', pageSize: 50, pageToken: '', status: ConsentStatus.CONSENT_STATUS_PENDING }, await operator()))
       .requests.find((r) => r.description.includes('mallory@example.org'))!;
@@ -201,7 +211,7 @@ describe('settings web app: the just-in-time consent switch', () => {
     const history = (await owner.get('/communities')).text;
     expect(history).toContain('<caption>Recent consent decisions for Owned</caption>');
     expect(history).toMatch(/add 1 person as member: mallory@example\.org<\/td><td>key <strong>Roster sync<\/strong>[^]*?<td>denied by you \(Owen Owner\) at /);
-    expect(history).toMatch(/add 2 people as member: Ada Lovelace; grace@example\.org<\/td><td>key <strong>Roster sync<\/strong>[^]*?<td>approved by you \(Owen Owner\) at [^<]*; a retry succeeds until /);
+    expect(history).toMatch(/add 2 people as member: Ada Lovelace; grace@example\.org<\/td><td>key <strong>Roster sync<\/strong>[^]*?<td>approved by you \(Owen Owner\) at [^<]*; the write went through at /);
 
     // An erasure waits naming the member to erase.
     const ada = (retried.body.results as Array<{ profile_id: string }>)[0]!.profile_id;

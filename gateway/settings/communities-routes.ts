@@ -23,7 +23,7 @@ const HISTORY_SIZE = 10;
 const DONE: Record<string, string> = {
   'writes-on': 'API writes are on: a new attestation version was recorded.',
   'writes-off': 'API writes are off: a new attestation version was recorded.',
-  approved: 'The consent request was approved: a retry of that same write succeeds within 24 hours; any other write still waits for your consent.',
+  approved: 'The consent request was approved: a retry of that same write succeeds once within 24 hours; the same write again, or any other write, waits for your consent.',
   denied: 'The consent request was denied.',
   'jit-on': 'Just-in-time consent is on: a write to a community you own whose API writes are off now waits here for your approval.',
   'jit-off': 'Just-in-time consent is off: a write to a community you own whose API writes are off is refused, and nothing waits for you.',

@@ -24,8 +24,8 @@ function what(r: ConsentRequest): Markup {
 
 export function consentQueue(pending: readonly ConsentRequest[], requesters: Requesters, csrf: string): Markup {
   if (pending.length === 0) return html`<p class="hint">No write waits for your consent.</p>`;
-  return html`<p class="hint">Approving lets that very write through when it is retried with the same request, within
-    24 hours; any other write still waits here. To let every write through, turn API writes on above.</p>
+  return html`<p class="hint">Approving lets that very write through once, when it is retried with the same request
+    within 24 hours; the same write again, or any other write, waits here. To let every write through, turn API writes on above.</p>
     <ul class="queue">${pending.map((r) => html`<li>${what(r)} <span class="hint">— asked by ${askedBy(r, requesters)} at ${when(r.createdAt)}</span>
     <form method="post" action="/consent/${encodeURIComponent(r.id)}" class="inline">${csrfField(csrf)}
       <button type="submit" name="decision" value="approve">Approve<span class="visually-hidden"> ${r.operation} ${r.id}</span></button>
@@ -34,8 +34,10 @@ export function consentQueue(pending: readonly ConsentRequest[], requesters: Req
 
 function outcome(r: ConsentRequest): Markup {
   if (r.status === ConsentStatus.CONSENT_STATUS_DENIED) return html`denied by ${r.resolvedBy} at ${when(r.resolvedAt)}`;
-  const until = r.approvalExpiresAt ? html`; a retry succeeds until ${when(r.approvalExpiresAt)}` : '';
-  return html`approved by ${r.resolvedBy} at ${when(r.resolvedAt)}${until}`;
+  const then = r.approvalUsedAt
+    ? html`; the write went through at ${when(r.approvalUsedAt)}`
+    : r.approvalExpiresAt ? html`; one retry succeeds until ${when(r.approvalExpiresAt)}` : '';
+  return html`approved by ${r.resolvedBy} at ${when(r.resolvedAt)}${then}`;
 }
 
 export function consentHistory(communityName: string, resolved: readonly ConsentRequest[], requesters: Requesters): Markup {

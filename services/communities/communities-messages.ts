@@ -105,8 +105,9 @@ export function toConsentRequest(row: ConsentRequestRow): ConsentRequest {
     resolvedBy: row.resolved_by ?? '',
     attestationVersion: row.attestation_version ?? 0,
     description: row.description,
-    approvalExpiresAt: row.status === 'approved' && row.fingerprint && row.resolved_at
+    approvalExpiresAt: row.status === 'approved' && row.fingerprint && row.resolved_at && !row.used_at
       ? new Date(row.resolved_at.getTime() + APPROVAL_WINDOW_SECONDS * 1000).toISOString()
       : undefined,
+    approvalUsedAt: row.used_at?.toISOString(),
   });
 }

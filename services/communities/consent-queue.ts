@@ -45,9 +45,10 @@ export async function listConsentRequests(
 
 /**
  * Approves or denies a pending request. Repeating the same decision is a no-op; changing a
- * decision is refused. An approval lets through a retry of the very write it was queued for
+ * decision is refused. An approval lets through one retry of the very write it was queued for
  * (write-gating.ts: same fingerprint, within APPROVAL_WINDOW_SECONDS), while the attestation
- * version it was given under is the latest. It never turns API writes on.
+ * version it was given under is the latest; the same write again queues a new request. It never
+ * turns API writes on.
  */
 export async function resolveConsentRequest(
   context: CommunitiesContext,

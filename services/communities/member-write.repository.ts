@@ -23,6 +23,8 @@ export interface ConsentRequestRow {
   fingerprint: string | null;
   /** The write in words, for the person deciding. */
   description: string;
+  /** When the write this approval let through went through (an approval is used once). */
+  used_at: Date | null;
 }
 
 /** A write waiting for consent: its fingerprint and what it is in words. */
@@ -191,21 +193,33 @@ export function createMemberWriteRepository(db: Queryable) {
     },
 
     /**
-     * An approval of this very write that still stands: same fingerprint, approved within the last
-     * `windowSeconds`, while the attestation version current at approval is still the latest.
+     * Uses up an approval of this very write that still stands — same fingerprint, approved within
+     * the last `windowSeconds`, while the attestation version current at approval is still the
+     * latest, not used yet — and says whether there was one. One statement stamps and checks
+     * `used_at`: of two concurrent retries, the second waits on the row and then finds it used.
      */
-    async hasStandingApproval(communityId: string, fingerprint: string, attestationVersion: number, windowSeconds: number): Promise<boolean> {
+    async useStandingApproval(communityId: string, fingerprint: string, attestationVersion: number, windowSeconds: number): Promise<boolean> {
       const rows = await db.query(
-        `SELECT 1 FROM communities.consent_requests
-          WHERE community_id = $1 AND fingerprint = $2 AND status = 'approved' AND attestation_version = $3
-            AND resolved_at > now() - make_interval(secs => $4) LIMIT 1`,
+        `UPDATE communities.consent_requests SET used_at = now()
+          WHERE id = (SELECT id FROM communities.consent_requests
+                       WHERE community_id = $1 AND fingerprint = $2 AND status = 'approved' AND attestation_version = $3
+                         AND used_at IS NULL AND resolved_at > now() - make_interval(secs => $4)
+                       ORDER BY resolved_at LIMIT 1)
+            AND used_at IS NULL
+          RETURNING id`,
         [communityId, fingerprint, attestationVersion, windowSeconds],
       );
       return rows.length > 0;
     },
 
-    /** Queues the write unless the same write already waits; the pending request either way. */
-    async queueConsentRequest(id: string, communityId: string, operation: WriteOperation, requestedBy: string, write: QueuedWrite): Promise<ConsentRequestRow> {
+    /**
+     * Queues the write unless the same write already waits; the pending request either way, or
+     * undefined when the request that was waiting got resolved between the insert (which then did
+     * nothing) and the read.
+     */
+    async queueConsentRequest(
+      id: string, communityId: string, operation: WriteOperation, requestedBy: string, write: QueuedWrite,
+    ): Promise<ConsentRequestRow | undefined> {
       await db.query(
         `INSERT INTO communities.consent_requests (id, community_id, operation, requested_by, fingerprint, description)
          VALUES ($1, $2, $3, $4, $5, $6)
@@ -216,7 +230,7 @@ export function createMemberWriteRepository(db: Queryable) {
         `SELECT * FROM communities.consent_requests WHERE community_id = $1 AND fingerprint = $2 AND status = 'pending'`,
         [communityId, write.fingerprint],
       );
-      return rows[0]!;
+      return rows[0];
     },
 
     async findConsentRequest(id: string, forUpdate = false): Promise<ConsentRequestRow | undefined> {

@@ -1,12 +1,12 @@
 // What a consent approval covers (#43): one write, named by its fingerprint — a hash of the
 // operation, the community and the write's canonical body or target (object keys sorted, so the
-// same JSON in another key order is the same write). A retry of that write within the window
-// after approval goes through; any other write, even the same operation on the same community, is
-// queued as a request of its own. API writes for good stay the owner's explicit attestation.
+// same JSON in another key order is the same write). The first retry of that write within the
+// window after approval goes through and uses the approval up; the same write again, and any other
+// write, even the same operation on the same community, is queued as a request of its own. API writes for good stay the owner's explicit attestation.
 import { createHash } from 'node:crypto';
 import type { WriteOperation } from './member-write.repository.js';
 
-/** How long an approval lets its write through: 24 hours after it is given. */
+/** How long an approval waits for its write to be retried: 24 hours after it is given. */
 export const APPROVAL_WINDOW_SECONDS = 24 * 3600;
 
 /** JSON with every object's keys in order: one text for one value, whatever order it came in. */

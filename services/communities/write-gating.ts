@@ -3,9 +3,13 @@
 //       organization (a legacy organization key: ownership only); otherwise 403 forbidden;
 //   (b) the community's API writes are attested (latest attestation version enabled), or an
 //       approval of this very write still stands (same fingerprint — operation, community and
-//       canonical body — approved within the window: write-fingerprint.ts); otherwise 422 — with
-//       the billing owner's just-in-time consent on, `owner_consent_required` after queuing (at
-//       most) one pending consent request for this write, else `unprocessable`.
+//       canonical body — approved within the window and not used yet: write-fingerprint.ts), which
+//       this write then uses up; otherwise 422 — with the billing owner's just-in-time consent on,
+//       `owner_consent_required` after queuing (at most) one pending consent request for this
+//       write, else `unprocessable`.
+// An approval lets its write through once: approving "5 eligible, est. 50 credits" must not start
+// that run again later over however many people are eligible then, nor an approved erasure erase
+// the person once more after they were added back.
 // An estimate (AuthorizeWrite with reach_only) runs the scope check and (a) alone: it writes
 // nothing, so it neither needs the attestation nor queues a consent request.
 import { Status } from 'nice-grpc';
@@ -21,6 +25,9 @@ import { requireCommunityAccess } from './reach.js';
 import { asCommunitiesService, relayOrUnavailable } from './remote.js';
 
 export type { WriteOperation } from './member-write.repository.js';
+
+/** Reads of the approval and the queue, at most, when a decision lands between them. */
+const QUEUE_ATTEMPTS = 2;
 
 /** The scope each gated operation needs. */
 export const OPERATION_SCOPE: Record<WriteOperation, Scope> = {
@@ -89,18 +96,25 @@ export async function requireWritable(
   // (b) attestation.
   if (community.api_writes) return community;
   const writes = createMemberWriteRepository(context.deps.db);
-  const version = await writes.latestAttestationVersion(communityId);
   const fingerprint = writeFingerprint(operation, communityId, write.target);
-  if (await writes.hasStandingApproval(communityId, fingerprint, version, APPROVAL_WINDOW_SECONDS)) return community;
-  if (await ownerHasJitConsent(context, community, requestId)) {
+  let jitConsent: boolean | undefined;
+  // Twice at most: a request that waited gets resolved between the queue's insert and its read only
+  // by an operator's decision landing in that instant; the approval it may be is then used here.
+  for (let attempt = 0; attempt < QUEUE_ATTEMPTS; attempt++) {
+    const version = await writes.latestAttestationVersion(communityId);
+    if (await writes.useStandingApproval(communityId, fingerprint, version, APPROVAL_WINDOW_SECONDS)) return community;
+    jitConsent ??= await ownerHasJitConsent(context, community, requestId);
+    if (!jitConsent) break;
     const pending = await writes.queueConsentRequest(newId('consent'), communityId, operation, caller.credentialId, {
       fingerprint, description: write.description,
     });
+    if (!pending) continue;
     throw domainError(
       'owner_consent_required',
-      `API writes (${operation}) on community ${communityId} need its billing owner's consent: request ${pending.id} is pending; once it is approved, retry this same request (the approval covers it alone)`,
+      `API writes (${operation}) on community ${communityId} need its billing owner's consent: request ${pending.id} is pending; once it is approved, retry this same request (the approval lets it through once)`,
     );
   }
+  if (jitConsent) throw domainError('unavailable', 'the consent request for this write was being resolved; retry shortly');
   throw domainError(
     'unprocessable',
     `API writes are not enabled for community ${communityId}: its billing owner must enable them in settings`,

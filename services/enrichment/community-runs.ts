@@ -139,7 +139,9 @@ async function startOrEstimate(deps: Deps, caller: Caller, request: StartCommuni
   const rate = await rateOf(deps, input.depth, caller, requestId);
   if (!input.dryRun) {
     // Then the attestation, or an approval of this very run (its target, fingerprinted by the
-    // communities service), queuing it in words when the owner's consent is needed.
+    // communities service), queuing it in words when the owner's consent is needed. An approval
+    // starts the run once: it was given for the eligible people and credits its description named,
+    // so the same request later queues a new one with the count and estimate as they are then.
     const target = JSON.stringify({
       depth: input.depth, profile_ids: [...input.profileIds].sort(), joined_since: input.joinedSince ?? null,
       include_already_enriched: input.includeAlreadyEnriched,

@@ -433,10 +433,17 @@ export interface ConsentRequest {
    */
   description: string;
   /**
-   * For an approved request: until when a retry of that very write (same operation, community and
-   * body) succeeds. Any other write is still queued.
+   * For an approved request not yet used: until when a retry of that very write (same operation,
+   * community and body) succeeds, once. Any other write is still queued.
    */
-  approvalExpiresAt: string | undefined;
+  approvalExpiresAt:
+    | string
+    | undefined;
+  /**
+   * For an approved request: when the write it approved went through. An approval lets its write
+   * through once; the same write again queues a new request.
+   */
+  approvalUsedAt: string | undefined;
 }
 
 export interface ListConsentRequestsRequest {
@@ -4596,6 +4603,7 @@ function createBaseConsentRequest(): ConsentRequest {
     attestationVersion: 0,
     description: "",
     approvalExpiresAt: undefined,
+    approvalUsedAt: undefined,
   };
 }
 
@@ -4633,6 +4641,9 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
     }
     if (message.approvalExpiresAt !== undefined) {
       Timestamp.encode(toTimestamp(message.approvalExpiresAt), writer.uint32(90).fork()).join();
+    }
+    if (message.approvalUsedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.approvalUsedAt), writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -4738,6 +4749,14 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
             message.approvalExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.approvalUsedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4791,6 +4810,11 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
         : isSet(object.approval_expires_at)
         ? globalThis.String(object.approval_expires_at)
         : undefined,
+      approvalUsedAt: isSet(object.approvalUsedAt)
+        ? globalThis.String(object.approvalUsedAt)
+        : isSet(object.approval_used_at)
+        ? globalThis.String(object.approval_used_at)
+        : undefined,
     };
   },
 
@@ -4829,6 +4853,9 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
     if (message.approvalExpiresAt !== undefined) {
       obj.approvalExpiresAt = message.approvalExpiresAt;
     }
+    if (message.approvalUsedAt !== undefined) {
+      obj.approvalUsedAt = message.approvalUsedAt;
+    }
     return obj;
   },
 
@@ -4848,6 +4875,7 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
     message.attestationVersion = object.attestationVersion ?? 0;
     message.description = object.description ?? "";
     message.approvalExpiresAt = object.approvalExpiresAt ?? undefined;
+    message.approvalUsedAt = object.approvalUsedAt ?? undefined;
     return message;
   },
 };
