@@ -2,11 +2,13 @@
 // (400, nothing started), scopes and write gating, and dry runs (nothing started, nothing charged).
 import { describe, expect, it } from 'vitest';
 import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
+import { ConsentStatus } from '../proto/gen/expertnet/communities/v1/communities_service.js';
+import { callAs } from '../services/kit/grpc/client.js';
 import { enrichmentSuite, k, LAB_MEMBERS } from './helpers/enrichment-suite.js';
 import { storeNames } from './helpers/stores.js';
 
 describe.each(storeNames())('enrichment on %s', (store) => {
-  const { enrich, communityPoll, until, ledger, LAB, labCharges, consentRequests } = enrichmentSuite(store);
+  const { system, enrich, communityPoll, until, ledger, LAB, labCharges, consentRequests } = enrichmentSuite(store);
 
   describe('request rules (400, nothing started)', () => {
     it.each([
@@ -77,6 +79,21 @@ describe.each(storeNames())('enrichment on %s', (store) => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ eligible_count: 1, total_members: 1, estimated_max_credits_per_profile: 8, estimated_max_credits: 8 });
       expect(await consentRequests('c_jit')).toHaveLength(1);
+    });
+
+    it('an approval starts the run once: the same start again queues a new request', async () => {
+      const [queued] = await consentRequests('c_jit');
+      const operator = await callAs(system().signer, { kind: 'operator', actor: 'test' }, undefined, 10_000);
+      await system().clients.communities.resolveConsentRequest({ consentRequestId: queued!.id, approve: true, actor: 'u_jit' }, operator);
+      const started = await enrich(k.jit, 'c_jit', { depth: 'quick' });
+      expect(started.status, JSON.stringify(started.body)).toBe(202);
+      const again = await enrich(k.jit, 'c_jit', { depth: 'quick' });
+      expect(again.status).toBe(422);
+      expect(again.body.error.code).toBe('owner_consent_required');
+      const requests = await consentRequests('c_jit');
+      expect(requests.map((r) => r.status)).toEqual([ConsentStatus.CONSENT_STATUS_APPROVED, ConsentStatus.CONSENT_STATUS_PENDING]);
+      expect(requests[0]!.approvalUsedAt).toBeDefined();
+      expect(again.body.error.message).toContain(requests[1]!.id);
     });
   });
 
