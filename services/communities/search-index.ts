@@ -105,6 +105,8 @@ export async function indexProfile(context: CommunitiesContext, profileId: strin
   if (searchable) documents.push(documentOf(profile, PUBLIC_CORPUS, publicEnrichmentText));
   const options = await asCommunitiesService(context, requestId);
   if (documents.length > 0) await context.deps.clients.search.indexDocuments({ documents }, options).catch(relayOrUnavailable);
+  // As indexMemberships: a community that erased the person while the call ran loses the document again.
+  for (const m of memberships) await eraseIndexedNonMembers(context, m.community_id, [profileId], requestId);
   if (!searchable) await context.deps.clients.search.removePublicDocument({ profileId }, options).catch(relayOrUnavailable);
 }
 
