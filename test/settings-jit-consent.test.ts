@@ -170,7 +170,7 @@ describe('settings web app: the just-in-time consent switch', () => {
 
     // The queue item: the people and who asked, by key name and prefix.
     const page = (await owner.get('/communities')).text;
-    expect(page).toContain('<code>members.add</code>: add 2 people as member: Ada Lovelace; grace@example.org');
+    expect(page).toContain('<code>members.add</code>: add 2 people as member: Ada Lovelace &lt;ada@example.org&gt;; grace@example.org');
     const prefix = /grace@example\.org <span class="hint">— asked by key <strong>Roster sync<\/strong> \(<code>([^<]+)<\/code>\)/.exec(page)?.[1];
     expect(prefix && ownKey.startsWith(prefix)).toBe(true);
 
@@ -193,7 +193,7 @@ describe('settings web app: the just-in-time consent switch', () => {
       .requests.find((r) => r.description.includes('Ada Lovelace'))!;
     expect(adaAgain.id).not.toBe(adaRequest.id);
     expect(again.body.error.message).toContain(adaAgain.id);
-    expect((await owner.get('/communities')).text).toContain('<code>members.add</code>: add 2 people as member: Ada Lovelace; grace@example.org');
+    expect((await owner.get('/communities')).text).toContain('<code>members.add</code>: add 2 people as member: Ada Lovelace &lt;ada@example.org&gt;; grace@example.org');
     const other = await addBody([{ email: 'mallory@example.org' }]);
     expect(other.status).toBe(422);
     expect(other.body.error.code).toBe('owner_consent_required');
@@ -211,7 +211,7 @@ describe('settings web app: the just-in-time consent switch', () => {
     const history = (await owner.get('/communities')).text;
     expect(history).toContain('<caption>Recent consent decisions for Owned</caption>');
     expect(history).toMatch(/add 1 person as member: mallory@example\.org<\/td><td>key <strong>Roster sync<\/strong>[^]*?<td>denied by you \(Owen Owner\) at /);
-    expect(history).toMatch(/add 2 people as member: Ada Lovelace; grace@example\.org<\/td><td>key <strong>Roster sync<\/strong>[^]*?<td>approved by you \(Owen Owner\) at [^<]*; the write went through at /);
+    expect(history).toMatch(/add 2 people as member: Ada Lovelace &lt;ada@example\.org&gt;; grace@example\.org<\/td><td>key <strong>Roster sync<\/strong>[^]*?<td>approved by you \(Owen Owner\) at [^<]*; the write went through at /);
 
     // An erasure waits naming the member to erase.
     const ada = (retried.body.results as Array<{ profile_id: string }>)[0]!.profile_id;

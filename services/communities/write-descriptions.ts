@@ -10,11 +10,19 @@ import type { WriteAsked } from './write-gating.js';
 /** How many people a description names before "and N more". */
 const NAMED_MAX = 10;
 
-/** What an item is called: its name, else its first identifier; text the store cannot keep is not repeated. */
+const shortened = (value: string) => (value.length > 120 ? `${value.slice(0, 119)}…` : value);
+
+/**
+ * What an item is called: its name with the identifier that finds the person (a name alone could
+ * be anyone's: the identifier decides who is added), else the identifier alone; text the store
+ * cannot keep is not repeated.
+ */
 function label(item: AddMemberItem): string {
-  const value = [item.name, item.email, item.linkedinUrl, item.orcid].map((v) => v.trim()).find(Boolean) ?? '';
-  if (!value || textProblem(value)) return '(an item without a readable name or identifier)';
-  return value.length > 120 ? `${value.slice(0, 119)}…` : value;
+  const readable = (v: string) => (v.trim() && !textProblem(v) ? shortened(v.trim()) : '');
+  const name = readable(item.name);
+  const identifier = [item.email, item.linkedinUrl, item.orcid].map(readable).find(Boolean) ?? '';
+  if (name && identifier) return `${name} <${identifier}>`;
+  return name || identifier || '(an item without a readable name or identifier)';
 }
 
 export function addDescribed(request: AddMembersRequest, role: string): WriteAsked {
