@@ -9,7 +9,6 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../gateway/core/json-depth.js';
 import { MAX_PARAM_LENGTH } from '../gateway/rest/framework-errors.js';
-import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { callAs, type CallOptions } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';
 import { bearer, request, type JsonResponse } from './helpers/http.js';
@@ -24,24 +23,10 @@ function rawRequest(url: string, method: string, target: string, headers: string
 const rawHttp = (url: string, bytes: string) => sendRaw(url, Buffer.from(bytes, 'latin1'));
 import { storeNames } from './helpers/stores.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
+import { writerSeed } from './helpers/writer-seed.js';
 
 const writer = liveKey();
-const seed: SeedInput = {
-  users: [{ id: 'u_manager', email: 'manager@example.org', name: 'Manager', plan: 'paid' }],
-  organizations: [{ id: 'o_lab', name: 'Lab', members: [{ user: 'u_manager', role: 'admin' }] }],
-  communities: [{ id: 'c_bio', name: 'Biology', owner: { organization: 'o_lab' }, api_writes: true }],
-  profiles: [{ id: 'p_one', name: 'One Member', headline: 'Pond ecology' }],
-  memberships: [{ community: 'c_bio', profile: 'p_one', role: 'member' }],
-  keys: [
-    {
-      id: 'k_writer',
-      secret: writer,
-      owner: { user: 'u_manager' },
-      scopes: ['member:write', 'enrich:write', 'enrich:read', 'search:read', 'profile:read'],
-      requested_rate: 6000,
-    },
-  ],
-};
+const seed = writerSeed(writer);
 
 /** The envelope of a refusal, its X-Request-Id equal to error.request_id. */
 function expectEnvelope(res: JsonResponse | RawResponse, status: number, code: string): { code: string; message: string; request_id: string } {

@@ -5,7 +5,6 @@
 // is back the communities sweeper indexes them, so a search finds them. An erasure made while the
 // indexing is still owed drops it: the erased person is never indexed again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { createCommunitiesContext } from '../services/communities/communities-context.js';
 import { startTaskSweeper } from '../services/communities/task-sweeper.js';
 import { createSearchService } from '../services/search/search.service.js';
@@ -19,16 +18,10 @@ import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { openTestDatabase, storeNames } from './helpers/stores.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
+import { writerSeed } from './helpers/writer-seed.js';
 
 const writer = liveKey();
-const seed: SeedInput = {
-  users: [{ id: 'u_manager', email: 'manager@example.org', name: 'Manager', plan: 'paid' }],
-  organizations: [{ id: 'o_lab', name: 'Lab', members: [{ user: 'u_manager', role: 'admin' }] }],
-  communities: [{ id: 'c_bio', name: 'Biology', owner: { organization: 'o_lab' }, api_writes: true }],
-  profiles: [{ id: 'p_one', name: 'One Member', headline: 'Pond ecology' }],
-  memberships: [{ community: 'c_bio', profile: 'p_one', role: 'member' }],
-  keys: [{ id: 'k_writer', secret: writer, owner: { user: 'u_manager' }, scopes: ['member:write', 'search:read', 'profile:read'], requested_rate: 6000 }],
-};
+const seed = writerSeed(writer, ['member:write', 'search:read', 'profile:read']);
 
 const silent = createLogger('silent');
 

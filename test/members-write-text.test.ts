@@ -8,7 +8,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { AddMemberStatus } from '../proto/gen/expertnet/communities/v1/communities_service.js';
 import { callAs, type CallOptions } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';
@@ -17,24 +16,10 @@ import { liveKey } from './helpers/keys.js';
 import { buildRequest, sendRaw } from './helpers/raw-http.js';
 import { storeNames } from './helpers/stores.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
+import { writerSeed } from './helpers/writer-seed.js';
 
 const writer = liveKey();
-const seed: SeedInput = {
-  users: [{ id: 'u_manager', email: 'manager@example.org', name: 'Manager', plan: 'paid' }],
-  organizations: [{ id: 'o_lab', name: 'Lab', members: [{ user: 'u_manager', role: 'admin' }] }],
-  communities: [{ id: 'c_bio', name: 'Biology', owner: { organization: 'o_lab' }, api_writes: true }],
-  profiles: [{ id: 'p_one', name: 'One Member', headline: 'Pond ecology' }],
-  memberships: [{ community: 'c_bio', profile: 'p_one', role: 'member' }],
-  keys: [
-    {
-      id: 'k_writer',
-      secret: writer,
-      owner: { user: 'u_manager' },
-      scopes: ['member:write', 'enrich:write', 'enrich:read', 'search:read', 'profile:read'],
-      requested_rate: 6000,
-    },
-  ],
-};
+const seed = writerSeed(writer);
 
 const lone = (unit: string, at: number) =>
   `name: must be well-formed Unicode text: a lone surrogate (U+${unit}) at character ${at} stands for no character`;
