@@ -2,11 +2,9 @@
 // keyboard, it shows the requests a key just made, filters them by status class with the GET form
 // (chosen by keyboard), under the strict Content-Security-Policy without a violation, with no
 // serious accessibility violation and no horizontal scroll at 1280 and 375 px.
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
-import { mintSignInLink } from '../deploy/launcher/sign-in-link.js';
-import { screenshotPath, useSystemWithBrowser } from './helpers/chromium.js';
+import { screenshotPath, signedInPage, useSystemWithBrowser } from './helpers/chromium.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { overflowOf, seriousViolations, tabTo } from './helpers/settings-access.js';
@@ -20,18 +18,8 @@ const seed: SeedInput = {
 describe('settings web app in a browser: the request log', () => {
   const suite = useSystemWithBrowser(seed);
 
-  async function signedInPage(width: number): Promise<{ page: Page; violations: string[] }> {
-    const page = await (await suite.browser.newContext({ viewport: { width, height: 900 } })).newPage();
-    const violations: string[] = [];
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
-    });
-    const link = await mintSignInLink({ clients: suite.sys.clients, signer: suite.sys.signer, deadlineMs: 10_000 }, suite.sys.settingsUrl!, 'u_ada', 'test');
-    await page.goto(link.url);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL('**/keys');
-    return { page, violations };
-  }
+  const signedIn = (width: number) => signedInPage(suite, 'u_ada', width);
+
 
   it('shows the key’s requests and filters them by status class, by keyboard, at 1280 and 375 px', async () => {
     const call = (path: string, id: string) => request(suite.sys.restUrl, 'GET', path, { headers: { ...bearer(adaKey), 'x-request-id': id } });
@@ -42,7 +30,7 @@ describe('settings web app in a browser: the request log', () => {
       { timeout: 10_000, interval: 250 }).toBe(2);
 
     for (const width of [1280, 375]) {
-      const { page, violations } = await signedInPage(width);
+      const { page, violations } = await signedIn(width);
       await tabTo(page, 'Requests');
       await page.keyboard.press('Enter');
       await page.waitForURL('**/requests');

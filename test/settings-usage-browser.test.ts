@@ -5,9 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
-import { mintSignInLink } from '../deploy/launcher/sign-in-link.js';
 import { utcDay } from '../services/kit/utc-day.js';
-import { screenshotPath, useSystemWithBrowser } from './helpers/chromium.js';
+import { screenshotPath, signedInPage, useSystemWithBrowser } from './helpers/chromium.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 
@@ -21,19 +20,8 @@ const seed: SeedInput = {
 describe('settings web app in a browser: the usage screen', () => {
   const suite = useSystemWithBrowser(seed);
 
-  /** A signed-in page, and the Content-Security-Policy violations the browser reports on it. */
-  async function signedInPage(width: number): Promise<{ page: Page; violations: string[] }> {
-    const page = await (await suite.browser.newContext({ viewport: { width, height: 900 } })).newPage();
-    const violations: string[] = [];
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
-    });
-    const link = await mintSignInLink({ clients: suite.sys.clients, signer: suite.sys.signer, deadlineMs: 10_000 }, suite.sys.settingsUrl!, 'u_ada', 'test');
-    await page.goto(link.url);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL('**/keys');
-    return { page, violations };
-  }
+  const signedIn = (width: number) => signedInPage(suite, 'u_ada', width);
+
 
   /** Presses Tab until the element whose text is (or starts like) `name` has the focus (at most 30 times). */
   async function tabTo(page: Page, name: string | RegExp): Promise<void> {
@@ -56,7 +44,7 @@ describe('settings web app in a browser: the usage screen', () => {
        SELECT 'k_ada', $2::date - n::int, r FROM unnest($1::int[]) WITH ORDINALITY AS h(r, n) WHERE r > 0`,
       [history, today],
     );
-    const { page, violations } = await signedInPage(1000);
+    const { page, violations } = await signedIn(1000);
     await tabTo(page, 'Usage');
     await page.keyboard.press('Enter');
     await page.waitForURL('**/usage');
@@ -82,7 +70,7 @@ describe('settings web app in a browser: the usage screen', () => {
   });
 
   it('fits a phone, and turns just-in-time consent on by keyboard with a clear message', async () => {
-    const { page, violations } = await signedInPage(375);
+    const { page, violations } = await signedIn(375);
     await page.goto(`${suite.sys.settingsUrl}/usage`);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
