@@ -50,6 +50,12 @@ function documentOf(p: ProfileRow, communityId: string, enrichmentText = ''): Do
   };
 }
 
+/** Indexes documents of one community's members, then erases again those erased while the call ran. */
+async function indexInCommunity(context: CommunitiesContext, communityId: string, documents: Document[], requestId: string | undefined): Promise<void> {
+  await context.deps.clients.search.indexDocuments({ documents }, await asCommunitiesService(context, requestId)).catch(relayOrUnavailable);
+  await eraseIndexedNonMembers(context, communityId, documents.map((d) => d.profileId), requestId);
+}
+
 /**
  * Indexes these members of one community; people who are not members (no membership row, so
  * nothing to say what the community sees of them) are skipped, and anyone erased while the call
@@ -67,8 +73,7 @@ export async function indexMemberships(context: CommunitiesContext, communityId:
     if (profile) documents.push(documentOf(asCommunitySees(profile, supplied.get(key)), communityId));
   }
   if (documents.length === 0) return;
-  await context.deps.clients.search.indexDocuments({ documents }, await asCommunitiesService(context, requestId)).catch(relayOrUnavailable);
-  await eraseIndexedNonMembers(context, communityId, documents.map((d) => d.profileId), requestId);
+  await indexInCommunity(context, communityId, documents, requestId);
 }
 
 /**
@@ -84,8 +89,7 @@ export async function indexEnrichedMembers(
 ): Promise<void> {
   if (enriched.length === 0) return;
   const documents = enriched.map((e) => documentOf(e.profile, communityId, e.enrichmentText));
-  await context.deps.clients.search.indexDocuments({ documents }, await asCommunitiesService(context, requestId)).catch(relayOrUnavailable);
-  await eraseIndexedNonMembers(context, communityId, documents.map((d) => d.profileId), requestId);
+  await indexInCommunity(context, communityId, documents, requestId);
 }
 
 /**
