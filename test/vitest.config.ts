@@ -2,17 +2,51 @@
 // test/postgres need a real PostgreSQL and Redis and run when DATABASE_URL and REDIS_URL are set,
 // as CI does; store-backed suites elsewhere add PostgreSQL runs when DATABASE_URL is set. A run
 // without them says so first (test/helpers/left-out.ts).
+//
+// Two groups, one after the other: most files run two at a time (one worker per core), then the
+// files that start whole multi-process systems, a browser, child processes under a kill, or fuzz
+// thousands of requests run one at a time, so they never compete with each other for the two cores.
+// Every run writes test-results/junit.xml; `.ci/run` prints the slowest files from it
+// (test/helpers/slowest-files.ts).
 import { defineConfig } from 'vitest/config';
 
 const withStores = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
 
+const everyTestFile = ['services/**/*.test.ts', 'gateway/**/*.test.ts', 'deploy/**/*.test.ts', 'proto/**/*.test.ts', 'test/*.test.ts', ...(withStores ? ['test/postgres/**/*.test.ts'] : [])];
+
+/** The files that run alone. */
+export const heavyTestFiles = [
+  'test/postgres/**/*.test.ts',
+  'test/*-browser.test.ts',
+  'test/fuzz-*.test.ts',
+  'test/start-*.test.ts',
+  'test/idempotency-crash.test.ts',
+  'test/seed-restart.test.ts',
+  'test/admin-cli-running.test.ts',
+  'test/runtime-flags.test.ts',
+  'test/oauth-mcp-client.test.ts',
+  'test/mcp-conformance.test.ts',
+  'test/readme-walkthrough.test.ts',
+];
+
 export default defineConfig({
   test: {
     root: new URL('..', import.meta.url).pathname,
-    include: ['services/**/*.test.ts', 'gateway/**/*.test.ts', 'deploy/**/*.test.ts', 'proto/**/*.test.ts', 'test/*.test.ts', ...(withStores ? ['test/postgres/**/*.test.ts'] : [])],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
     globalSetup: ['test/helpers/left-out.ts'],
+    reporters: ['default', 'junit'],
+    outputFile: { junit: 'test-results/junit.xml' },
+    projects: [
+      {
+        extends: true,
+        test: { name: 'two-at-a-time', include: everyTestFile, exclude: heavyTestFiles, maxWorkers: 2, sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: { name: 'one-at-a-time', include: heavyTestFiles.filter((f) => withStores || !f.startsWith('test/postgres/')), maxWorkers: 1, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });
