@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { createEdge } from '../gateway/core/edge.js';
-import { MemoryRateLimiter } from '../gateway/core/rate-limit/memory-limiter.js';
+import { MemoryRateLimiter } from '../services/kit/rate-limit/memory-limiter.js';
 import { startMcpHttpServer } from '../gateway/mcp/server.js';
 import { migrateAll } from '../services/kit/db/migrations.js';
 import { openPglite } from '../services/kit/db/pglite-database.js';

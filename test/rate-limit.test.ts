@@ -1,5 +1,5 @@
 // Rate limits through the running system (in-process limiter; the Redis limiter across replicas
-// is covered in test/postgres/replicas.test.ts and at unit level in gateway/core/rate-limit).
+// is covered in test/postgres/replicas.test.ts and at unit level in services/kit/rate-limit).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { bearer, request } from './helpers/http.js';

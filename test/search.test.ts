@@ -11,7 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEdge } from '../gateway/core/edge.js';
-import { MemoryRateLimiter } from '../gateway/core/rate-limit/memory-limiter.js';
+import { MemoryRateLimiter } from '../services/kit/rate-limit/memory-limiter.js';
 import { SearchComplete, SearchPending } from '../gateway/core/contract/search.js';
 import { startMcpHttpServer, type RunningMcpServer } from '../gateway/mcp/server.js';
 import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { parseDeprecations } from '../../gateway/core/deprecations.js';
 import { answerWhileStarting } from '../../gateway/core/early-server.js';
-import type { RateLimitDecision, RateLimiter } from '../../gateway/core/rate-limit/limiter.js';
+import type { RateLimitDecision, RateLimiter } from '../../services/kit/rate-limit/limiter.js';
 import { startMcpHttpServer } from '../../gateway/mcp/server.js';
 import type { OutgoingFetch } from '../../gateway/settings/authorization-server.js';
 import { buildRestApp } from '../../gateway/rest/app.js';

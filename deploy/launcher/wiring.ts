@@ -2,9 +2,9 @@
 // of a process that calls the services (the operator CLI, the MCP stdio entry, the launcher's edge
 // roles), and the edge core with its rate limiter that both surfaces (REST, MCP) stand on.
 import { createEdge, type Edge } from '../../gateway/core/edge.js';
-import type { RateLimiter } from '../../gateway/core/rate-limit/limiter.js';
-import { MemoryRateLimiter } from '../../gateway/core/rate-limit/memory-limiter.js';
-import { RedisRateLimiter } from '../../gateway/core/rate-limit/redis-limiter.js';
+import type { RateLimiter } from '../../services/kit/rate-limit/limiter.js';
+import { MemoryRateLimiter } from '../../services/kit/rate-limit/memory-limiter.js';
+import { RedisRateLimiter } from '../../services/kit/rate-limit/redis-limiter.js';
 import { grpcAddressesOf, type Config, type ServiceRole } from '../../services/kit/config.js';
 import { createServiceClients, type LocalClients, type ServiceClients } from '../../services/kit/grpc/client.js';
 import { TokenSigner, type TokenVerifier } from '../../services/kit/grpc/caller-token.js';

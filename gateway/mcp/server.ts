@@ -25,7 +25,7 @@ import { READ_PRESET, SCOPES } from '../../services/kit/scopes.js';
 import { ApiError, fromRemote } from '../core/api-error.js';
 import { presentedCredential, type PresentedCredential } from '../core/credentials.js';
 import type { Edge } from '../core/edge.js';
-import type { RateLimiter } from '../core/rate-limit/limiter.js';
+import type { RateLimiter } from '../../services/kit/rate-limit/limiter.js';
 import { answerClientError } from '../core/client-error.js';
 import { takeOver } from '../core/early-server.js';
 import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../core/json-depth.js';

@@ -9,7 +9,7 @@ import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { Logger } from '../../services/kit/logger.js';
 import type { Endpoint } from '../core/contract/schemas.js';
 import type { CallerContext, Edge } from '../core/edge.js';
-import type { RateLimiter } from '../core/rate-limit/limiter.js';
+import type { RateLimiter } from '../../services/kit/rate-limit/limiter.js';
 import type { RawRequest, RequestParts } from '../core/request-validation.js';
 import type { McpIdempotency } from './idempotency.js';
 import type { Progress } from './progress.js';

@@ -23,7 +23,7 @@ import type { Deprecation } from '../core/deprecations.js';
 import { earlyServerFactory } from '../core/early-server.js';
 import type { Edge } from '../core/edge.js';
 import { keptJson } from '../core/finished-search-views.js';
-import type { RateLimiter } from '../core/rate-limit/limiter.js';
+import type { RateLimiter } from '../../services/kit/rate-limit/limiter.js';
 import { logAccess } from '../core/access-log.js';
 import { answerClientError } from '../core/client-error.js';
 import { requestIdFrom } from '../core/request-id.js';

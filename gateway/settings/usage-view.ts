@@ -4,7 +4,7 @@
 // status class, from the request log, each a link to those requests there.
 import { CredentialKind, KeyEnvironment } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { CredentialUsage, GetUsageResponse } from '../../proto/gen/expertnet/identity/v1/self_service.js';
-import { rateLimitPolicy } from '../core/rate-limit/policy.js';
+import { rateLimitPolicy } from '../../services/kit/rate-limit/policy.js';
 import { html, type Markup } from './html.js';
 import { requestsText, usageChart } from './usage-chart.js';
 

@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import Fastify from 'fastify';
 import { RateTier } from '../../proto/gen/expertnet/common/v1/common.js';
-import { rateLimitHeaders } from '../../gateway/core/rate-limit/headers.js';
-import { RedisRateLimiter } from '../../gateway/core/rate-limit/redis-limiter.js';
+import { rateLimitHeaders } from '../../services/kit/rate-limit/headers.js';
+import { RedisRateLimiter } from '../../services/kit/rate-limit/redis-limiter.js';
 import { connectRedis } from '../../services/kit/redis.js';
 import { meShapedBody } from './me-shaped-body.js';
 

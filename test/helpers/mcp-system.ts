@@ -4,7 +4,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createEdge } from '../../gateway/core/edge.js';
-import { MemoryRateLimiter } from '../../gateway/core/rate-limit/memory-limiter.js';
+import { MemoryRateLimiter } from '../../services/kit/rate-limit/memory-limiter.js';
 import { createMcpHttpServer, startMcpHttpServer, type RunningMcpServer } from '../../gateway/mcp/server.js';
 import type { SeedInput } from '../../deploy/admin/seed-schema.js';
 import { startTestSystem, type TestSystem } from './test-system.js';

@@ -3,8 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateTier } from '../../proto/gen/expertnet/common/v1/common.js';
-import type { RateLimitKey } from '../../gateway/core/rate-limit/limiter.js';
-import { RedisRateLimiter } from '../../gateway/core/rate-limit/redis-limiter.js';
+import type { RateLimitKey } from '../../services/kit/rate-limit/limiter.js';
+import { RedisRateLimiter } from '../../services/kit/rate-limit/redis-limiter.js';
 import { connectRedis, type Redis } from '../../services/kit/redis.js';
 
 const PREFIX = `rltest:${randomUUID()}:`;

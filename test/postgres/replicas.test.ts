@@ -8,7 +8,7 @@ import { launchTopology, type Topology } from '../../deploy/local/launch.js';
 import { grpcAddressesOf, loadConfig } from '../../services/kit/config.js';
 import { callAs, createServiceClients, type ServiceClients } from '../../services/kit/grpc/client.js';
 import { TokenSigner } from '../../services/kit/grpc/caller-token.js';
-import { RedisRateLimiter } from '../../gateway/core/rate-limit/redis-limiter.js';
+import { RedisRateLimiter } from '../../services/kit/rate-limit/redis-limiter.js';
 import { connectRedis } from '../../services/kit/redis.js';
 import { bearer, request } from '../helpers/http.js';
 import { liveKey } from '../helpers/keys.js';

@@ -5,7 +5,7 @@ import fp from 'fastify-plugin';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Caller, RateTier } from '../../../proto/gen/expertnet/common/v1/common.js';
 import { ApiError } from '../../core/api-error.js';
-import { MemoryRateLimiter } from '../../core/rate-limit/memory-limiter.js';
+import { MemoryRateLimiter } from '../../../services/kit/rate-limit/memory-limiter.js';
 import errorEnvelope from './error-envelope.js';
 import rateLimit from './rate-limit.js';
 import type {} from './authentication.js'; // request.caller

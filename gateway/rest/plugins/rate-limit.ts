@@ -7,9 +7,9 @@ import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
 import { ApiError, isLoggedAsOutage } from '../../core/api-error.js';
-import type { RateLimitDecision, RateLimiter, RateLimitKey } from '../../core/rate-limit/limiter.js';
-import { rateLimitHeaders } from '../../core/rate-limit/headers.js';
-import { refusalMessage } from '../../core/rate-limit/refusal.js';
+import type { RateLimitDecision, RateLimiter, RateLimitKey } from '../../../services/kit/rate-limit/limiter.js';
+import { rateLimitHeaders } from '../../../services/kit/rate-limit/headers.js';
+import { refusalMessage } from '../../../services/kit/rate-limit/refusal.js';
 import type {} from './authentication.js'; // request.caller
 
 export interface RateLimitPluginOptions {

@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateTier } from '../../../proto/gen/expertnet/common/v1/common.js';
-import { MemoryCredentialStamps, RedisCredentialStamps, type CredentialStamps } from '../../../services/kit/credential-stamps.js';
-import { connectRedis, type Redis } from '../../../services/kit/redis.js';
+import { MemoryCredentialStamps, RedisCredentialStamps, type CredentialStamps } from '../credential-stamps.js';
+import { connectRedis, type Redis } from '../redis.js';
 import type { RateLimitDecision, RateLimiter, RateLimitKey } from './limiter.js';
 import { MemoryRateLimiter } from './memory-limiter.js';
 import { RedisRateLimiter } from './redis-limiter.js';

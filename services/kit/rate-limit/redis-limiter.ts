@@ -17,10 +17,10 @@
 // Arithmetic is in integers (see limiter.ts): Lua numbers are doubles, exact far beyond the values
 // used here (tokens ≤ 3.6e8 units, elapsed capped at capacity ms, timestamps ~1.8e12 ms).
 import type { Redis } from 'ioredis';
-import { stampKey } from '../../../services/kit/credential-stamps.js';
-import { batchedRead } from '../../../services/kit/batched-read.js';
+import { stampKey } from '../credential-stamps.js';
+import { batchedRead } from '../batched-read.js';
 import { BucketRateLimiter } from './bucket-limiter.js';
-import { utcDay } from '../../../services/kit/utc-day.js';
+import { utcDay } from '../utc-day.js';
 import { capacityUnits, TOKEN_UNITS, type BucketOutcome } from './limiter.js';
 import type { RateLimitPolicy } from './policy.js';
 

@@ -4,9 +4,9 @@
 // Memory stays bounded: an absent bucket means a full one, so once the map grows past maxEntries
 // a sweep drops every bucket that has refilled completely while idle (and holds no count for
 // today's daily cap, which would otherwise be forgotten).
-import type { MemoryCredentialStamps } from '../../../services/kit/credential-stamps.js';
+import type { MemoryCredentialStamps } from '../credential-stamps.js';
 import { BucketRateLimiter } from './bucket-limiter.js';
-import { utcDay } from '../../../services/kit/utc-day.js';
+import { utcDay } from '../utc-day.js';
 import { capacityUnits, TOKEN_UNITS, type BucketOutcome } from './limiter.js';
 import type { RateLimitPolicy } from './policy.js';
 

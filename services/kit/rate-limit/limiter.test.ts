@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateTier } from '../../../proto/gen/expertnet/common/v1/common.js';
-import { connectRedis, type Redis } from '../../../services/kit/redis.js';
+import { connectRedis, type Redis } from '../redis.js';
 import { decide, secondsToUtcMidnight, TOKEN_UNITS, type RateLimiter, type RateLimitKey } from './limiter.js';
 import { MemoryRateLimiter } from './memory-limiter.js';
 import { rateLimitHeaders } from './headers.js';
