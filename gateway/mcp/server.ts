@@ -21,6 +21,7 @@ import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { Database } from '../../services/kit/db/database.js';
 import type { Logger } from '../../services/kit/logger.js';
 import { defaultMcpResourceUrl, MCP_PATH } from '../../services/kit/mcp-resource.js';
+import { metrics, statusClass } from '../../services/kit/metrics.js';
 import { READ_PRESET, SCOPES } from '../../services/kit/scopes.js';
 import { ApiError, fromRemote } from '../core/api-error.js';
 import { presentedCredential, type PresentedCredential } from '../core/credentials.js';
@@ -145,11 +146,13 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers }).end(JSON.stringify(body));
   };
-  const sendError = (res: ServerResponse, error: ApiError, requestId: string, headers: Record<string, string> = {}) =>
+  const sendError = (res: ServerResponse, error: ApiError, requestId: string, headers: Record<string, string> = {}) => {
+    metrics.apiErrors.inc({ surface: 'mcp', code: error.code });
     send(res, error.status, { error: { code: error.code, message: error.message, request_id: requestId, ...error.extras } }, {
       ...error.headers,
       ...headers,
     });
+  };
 
   const challenge = (error: ApiError, credential: PresentedCredential | undefined): string => {
     // RFC 6750 §3: no error code when no credential was sent; invalid_token otherwise.
@@ -179,8 +182,12 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
           caller: known, surface: 'mcp', method: req.method ?? '', url: req.url ?? '', tool, status: res.statusCode, durationMs, requestId,
         });
       }
-      if (!options.logger) return;
       const route = (req.url ?? '').split('?')[0] === MCP_PATH ? MCP_PATH : 'unmatched';
+      // The REST edge's RED metrics, under route /mcp: the MCP SLO alerts read them (deploy/monitoring/alerts.yaml).
+      const labels = { method: req.method ?? '', route, status_class: statusClass(res.statusCode) };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe(labels, durationMs / 1000);
+      if (!options.logger) return;
       logAccess(options.logger, {
         surface: 'mcp', method: req.method ?? '', route, status: res.statusCode, durationMs, requestId, caller: known,
       });

@@ -20,7 +20,17 @@ export type Json = Record<string, any>; // eslint-disable-line @typescript-eslin
 export const NAMESPACE = 'expertnet';
 export const ADMIN_PORT = 9090;
 export const GRPC_PORTS: Record<ServiceRole, number> = { identity: 50051, communities: 50052, search: 50053, enrichment: 50054, billing: 50055 };
-export const SERVED_API_VERSIONS = ['v1', 'apps/v1', 'batch/v1', 'autoscaling/v2', 'policy/v1', 'networking.k8s.io/v1', 'rbac.authorization.k8s.io/v1'];
+export const SERVED_API_VERSIONS = [
+  'v1', 'apps/v1', 'batch/v1', 'autoscaling/v2', 'policy/v1', 'networking.k8s.io/v1', 'rbac.authorization.k8s.io/v1',
+  // Custom resources of operators the manifests expect (their CRDs: deploy/README.md).
+  'monitoring.coreos.com/v1', 'keda.sh/v1alpha1', 'cert-manager.io/v1',
+];
+/** API groups of custom resources → the @kubernetes-models package with their schemas and types. */
+const CRD_MODEL_PACKAGES: Record<string, string> = {
+  'monitoring.coreos.com': '@kubernetes-models/prometheus-operator',
+  'keda.sh': '@kubernetes-models/keda',
+  'cert-manager.io': '@kubernetes-models/cert-manager',
+};
 /** Names whose values are secrets: never a literal in a manifest, never in a ConfigMap. */
 export const SECRET_NAME = /PEPPER|PRIVATE_KEY|PUBLIC_KEY|PASSWORD|SECRET|TOKEN|DATABASE_URL|REDIS_URL|CREDENTIAL/i;
 /** Stand-ins for the Secret's values: shaped as the application's config schema requires. */
@@ -67,8 +77,9 @@ export const podTemplates = () =>
     .map((d) => ({ doc: d, spec: d.obj.spec.template.spec as Json }));
 export const allContainers = (pod: Json): Json[] => [...(pod.initContainers ?? []), ...(pod.containers ?? [])];
 
-/** `apps/v1` + `Deployment` → the kubernetes-models module path (core group: `v1`). */
-const modelPath = (apiVersion: string, kind: string) => `kubernetes-models/${apiVersion}/${kind}`;
+/** `apps/v1` + `Deployment` → the kubernetes-models module path (core group: `v1`; custom resources: their package). */
+const modelPath = (apiVersion: string, kind: string) =>
+  `${CRD_MODEL_PACKAGES[apiVersion.split('/')[0]!] ?? 'kubernetes-models'}/${apiVersion}/${kind}`;
 
 // ---- schema validation helpers ---------------------------------------------------------------------
 
