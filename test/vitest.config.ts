@@ -6,7 +6,8 @@
 // Two groups, one after the other: most files run two at a time (one worker per core), then the
 // files that start whole multi-process systems, a browser, child processes under a kill, or fuzz
 // thousands of requests run one at a time, so they never compete with each other for the two cores.
-// Every run writes test-results/junit.xml; `.ci/run` prints the slowest files from it
+// Type-level tests (*.test-d.ts) are checked by the compiler in the same run. Every run writes
+// test-results/junit.xml; `.ci/run` prints the slowest files from it
 // (test/helpers/slowest-files.ts).
 import { defineConfig } from 'vitest/config';
 
@@ -42,6 +43,11 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'two-at-a-time', include: everyTestFile, exclude: heavyTestFiles, maxWorkers: 2, sequence: { groupOrder: 0 } },
+      },
+      {
+        // Type-level tests (*.test-d.ts): the compiler checks them; nothing of them runs.
+        extends: true,
+        test: { name: 'types', include: [], typecheck: { enabled: true, only: true, include: ['test/**/*.test-d.ts'], tsconfig: 'test/tsconfig.types.json' }, sequence: { groupOrder: 0 }, maxWorkers: 2 },
       },
       {
         extends: true,

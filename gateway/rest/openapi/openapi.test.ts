@@ -4,12 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { BaseResolver, createConfig, lintDocument, makeDocumentFromString } from '@redocly/openapi-core';
 import Fastify from 'fastify';
-import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
-import type { MeView } from '../../core/me.js';
-import type { ProfileView } from '../../core/profile.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ENDPOINTS } from '../../core/contract/endpoints.js';
 import { EnrichmentRequest } from '../../core/contract/enrichment.js';
-import type { MeResponse, OwnProfile } from '../../core/contract/me.js';
 import { AddMembersRequest, RejectedItem, RosterQuery } from '../../core/contract/members.js';
 import { SearchRequest } from '../../core/contract/search.js';
 import openapiRoutes from '../routes/v1/openapi.js';
@@ -216,11 +213,6 @@ describe('OpenAPI document', () => {
       expect(RosterQuery.parse({ limit: '201' })).toEqual({ limit: 200 });
       expect(RosterQuery.safeParse({ limit: '0' }).success).toBe(false);
       expect(RosterQuery.safeParse({ limit: '2.5' }).success).toBe(false);
-    });
-
-    it('types the existing views as the contract publishes them', () => {
-      expectTypeOf<MeView>().toExtend<MeResponse>();
-      expectTypeOf<ProfileView>().toExtend<OwnProfile>();
     });
   });
 

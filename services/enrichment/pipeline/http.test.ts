@@ -50,24 +50,22 @@ describe('JsonClient', () => {
   });
 
   it('times each attempt out and retries it', async () => {
-    replay = await startProviderReplay({ latencyMs: 1000 });
+    // The provider answers nothing until released: the call ends only if its timeouts end it.
+    let release = () => {};
+    replay = await startProviderReplay({ hold: new Promise<void>((resolve) => (release = resolve)) });
     const client = new JsonClient({ baseUrl: replay.orcidUrl, timeoutMs: 150, retries: 1 });
-    const started = performance.now();
     await expect(client.get(employments)).rejects.toMatchObject({ kind: 'unavailable', message: 'no answer within 150 ms' });
-    expect(performance.now() - started).toBeLessThan(1800); // two 150 ms attempts and a backoff, not two 1 s answers
     expect(replay.requests).toHaveLength(2);
+    release();
   });
 
-  it('fails fast on an unreachable host after its retries', async () => {
+  it('reports an unreachable host as a connection failure after its retries', async () => {
     // Port 2 has no listener and, being privileged, is never handed out as an ephemeral port (a port
     // found free and released could be taken meanwhile); port 1 is on fetch's list of bad ports.
     const client = new JsonClient({ baseUrl: 'http://127.0.0.1:2', timeoutMs: 1000, retries: 2 });
-    const started = performance.now();
     const error = await client.get('/anything').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ kind: 'unavailable', message: 'connection failed (ECONNREFUSED)' });
-    // Two backoffs of at most 2 × 250 and 2 × 500 ms.
-    expect(performance.now() - started).toBeLessThan(2000);
   });
 
   it('spaces requests to the rate limit, shared by every client of the provider', async () => {
@@ -95,13 +93,15 @@ describe('JsonClient', () => {
   });
 
   it('stops at once when the caller aborts, waiting or not', async () => {
-    replay = await startProviderReplay({ latencyMs: 2000 });
-    const client = new JsonClient({ baseUrl: replay.orcidUrl, timeoutMs: 5000, retries: 2 });
+    // The provider answers nothing until released, and the attempt's own timeout is a minute: the
+    // call ends only if the abort ends it.
+    let release = () => {};
+    replay = await startProviderReplay({ hold: new Promise<void>((resolve) => (release = resolve)) });
+    const client = new JsonClient({ baseUrl: replay.orcidUrl, timeoutMs: 60_000, retries: 2 });
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('run cancelled')), 100);
-    const started = performance.now();
     await expect(client.get(employments, {}, controller.signal)).rejects.toThrow('run cancelled');
-    expect(performance.now() - started).toBeLessThan(1000);
+    release();
     expect(replay.requests).toHaveLength(1);
     await expect(client.get(employments, {}, controller.signal)).rejects.toThrow('run cancelled');
     expect(replay.requests).toHaveLength(1);

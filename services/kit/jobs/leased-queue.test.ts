@@ -130,14 +130,16 @@ describe.each(storeNames())('leased queue on %s', (store) => {
     const [quick, slow] = await addJobs(2);
     const q = queue({ leaseMs: 3000 });
     const seen: Array<{ id: string; stopping: boolean }> = [];
+    let finishQuick = () => {};
+    const quickMayFinish = new Promise<void>((resolve) => (finishQuick = resolve));
     const worker = createLeasedWorker<TestJob, string>({
       queue: q,
       logger: createLogger('silent'),
       capacity: 1,
       async work(job, lease) {
         if (job.id === quick) {
-          // Longer than the lease: only the heartbeats keep it held.
-          await sleep(5000);
+          // Held until the test has seen the first lease run out: only the heartbeats keep it.
+          await quickMayFinish;
           await q.finish(job.id, lease.token, { status: 'done', result: 'ok' });
           return 'quick done';
         }
@@ -150,8 +152,12 @@ describe.each(storeNames())('leased queue on %s', (store) => {
     const running = await worker.claimAndRun(quick);
     expect(running?.token).toBe(1);
     expect(worker.inProcess(quick!)).toBe(running!.done);
-    await sleep(4000);
+    // Waits, by the store's clock, until the lease first taken has run out.
+    const first = (await row(quick!)).lease_until!;
+    while (!(await db.query<{ past: boolean }>('SELECT now() > $1::timestamptz AS past', [first]))[0]!.past) await sleep(100);
+    expect((await row(quick!)).lease_until!.getTime()).toBeGreaterThan(first.getTime());
     expect(await queue().claim(quick)).toBeUndefined();
+    finishQuick();
     expect(await running!.done).toBe('quick done');
     expect(worker.inProcess(quick!)).toBeUndefined();
     expect(await row(quick!)).toMatchObject({ status: 'done', attempts: 1, result: 'ok' });
