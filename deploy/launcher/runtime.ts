@@ -27,6 +27,7 @@ import { migrateAll } from '../../services/kit/db/migrations.js';
 import { openDatabase } from '../../services/kit/db/open-database.js';
 import { callAs, createServiceClients, type ServiceClients } from '../../services/kit/grpc/client.js';
 import { TokenSigner, TokenVerifier } from '../../services/kit/grpc/caller-token.js';
+import { createDirectCallers } from '../../services/kit/grpc/direct-callers.js';
 import { checkGrpcHealth } from '../../services/kit/grpc/health.js';
 import { startGrpcServer, type AnyServiceRegistration, type RunningGrpcServer } from '../../services/kit/grpc/server.js';
 import type { Logger } from '../../services/kit/logger.js';
@@ -205,7 +206,9 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
       get: (_t, name) => (clients as unknown as Record<string | symbol, unknown>)[name],
     });
     let redis: Redis | undefined;
-    if (config.REDIS_URL && (edgeHere || roles.has('identity'))) {
+    // Every service takes internal teams' own credentials too, and spends their buckets in the same
+    // limiter as the edge (direct-callers.ts): shared through Redis when there is one.
+    if (config.REDIS_URL && (edgeHere || localServices.length > 0)) {
       redis = await connectRedis(config.REDIS_URL, { bounds: redisBoundsOf(config), state: stateOf('redis') });
       const connected = redis;
       stops.push(async () => void connected.disconnect());
@@ -218,6 +221,9 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     const memoryStamps = !redis && edgeHere && roles.has('identity') ? new MemoryCredentialStamps() : undefined;
     const credentialStamps = redis ? new RedisCredentialStamps(redis, config.RATE_LIMIT_PREFIX) : memoryStamps;
 
+    // Both surfaces and the services' direct door stand on one limiter: the same buckets.
+    const limiter = counted(edgeLimiter(config, redis, memoryStamps));
+    const direct = createDirectCallers({ clients: lazyClients, signer, limiter, deadlineMs: config.GRPC_DEADLINE_MS });
     const servers: RunningGrpcServer[] = [];
     const instances: ServiceInstance[] = [];
     for (const service of localServices) {
@@ -226,7 +232,7 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
         ...(credentialStamps && { credentialStamps }),
       }, config, secrets);
       const server = await startGrpcServer({
-        address: addresses[service], services: [instance.registration], verifier, logger,
+        address: addresses[service], services: [instance.registration], verifier, logger, direct,
       });
       servers.push(server);
       addresses[service] = server.address;
@@ -236,7 +242,7 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     }
     // The services running here are called in process (same interfaces and checks, no loopback
     // HTTP/2); their gRPC servers still serve the other processes of a topology and the tools.
-    clients = createServiceClients(addresses, inProcessClients(localServices.map((role, i) => ({ role, registration: instances[i]!.registration })), verifier, logger));
+    clients = createServiceClients(addresses, inProcessClients(localServices.map((role, i) => ({ role, registration: instances[i]!.registration })), verifier, logger, direct));
     const builtClients = clients;
     stops.push(async () => builtClients.close());
     // Stopped before the clients close (shutdown runs in reverse): background workers finish or
@@ -244,11 +250,10 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     stops.push(async () => void (await Promise.all(instances.map((i) => i.stop()))));
 
     const result: RunningSystem = { grpcAddresses: addresses, mintedKeys: {}, signInLinks: {}, clients, signer, ...(db && { db }), stop: stopAll };
-    // Both surfaces stand on one edge core and one limiter: the same credentials, scopes and buckets.
+    // Both surfaces stand on one edge core: the same credentials and scopes.
     const edge = edgeOver(config, clients, signer);
     // What waits for the request log is sent before the clients close (stops run in reverse).
     stops.push(() => edge.requestLog.stop());
-    const limiter = counted(edgeLimiter(config, redis, memoryStamps));
     if (edgeHere) {
       for (const service of SERVICE_ROLES) checks[`grpc:${service}`] = () => checkGrpcHealth(addresses[service]);
       await waitForServices(addresses, logger);

@@ -7,6 +7,7 @@ import type { AuthenticateRequest, AuthenticateResponse, DescribeCredentialRespo
 import { type Caller, CredentialKind } from '../../proto/gen/expertnet/common/v1/common.js';
 import { ownerTypes } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
+import { callerOf } from '../kit/grpc/principal.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
 import { checkSecret, hashSecret } from './api-key-secret.js';
 import type { GrantRow } from './grant.repository.js';
@@ -86,8 +87,8 @@ async function uncountRefused(context: IdentityContext, secretHash: string): Pro
 
 /** The description of the credential a caller authenticated with (a live key or grant; only a `caller` principal has one). */
 export async function describeCredential(context: IdentityContext, ctx: ServiceContext): Promise<DescribeCredentialResponse> {
-  if (ctx.principal.kind !== 'caller') throw domainError('forbidden', 'needs a caller');
-  const caller = ctx.principal.caller;
+  const caller = callerOf(ctx.principal);
+  if (!caller) throw domainError('forbidden', 'needs a caller');
   if (caller.credential === CredentialKind.CREDENTIAL_KIND_OAUTH) return describeGrant(context, caller);
   const today = utcDay(new Date());
   const row = await context.keys.describe(caller.credentialId, today);

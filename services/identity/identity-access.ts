@@ -5,7 +5,7 @@ import type { ServiceRegistration } from '../kit/grpc/server.js';
 
 export const IDENTITY_ACCESS: ServiceRegistration<typeof IdentityServiceDefinition>['access'] = {
   authenticate: ['edge'],
-  describeCredential: ['caller'],
+  describeCredential: ['caller', 'direct'],
   mintKey: ['operator', 'user'],
   listKeys: ['operator', 'user'],
   revokeKey: ['operator', 'user'],

@@ -13,6 +13,7 @@ import { CHAOS_COMMUNITY, writeChaosSeed } from '../helpers/chaos-seed.js';
 import { ChaosWorkload } from '../helpers/chaos-workload.js';
 import { liveKey } from '../helpers/keys.js';
 import { startProviderReplay, type ProviderReplay } from '../helpers/provider-replay.js';
+import { redisTestPrefix } from '../helpers/redis-prefix.js';
 import { freshPostgresDatabase, type FreshDatabase } from '../helpers/stores.js';
 
 const secret = liveKey();
@@ -22,6 +23,8 @@ const LEASE_MS = 1500;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('chaos: service processes of the multi-process topology killed with SIGKILL under load (PostgreSQL)', () => {
+  // Rate-limit buckets of this suite's own, deleted when it ends.
+  const redisPrefix = redisTestPrefix();
   let db: FreshDatabase;
   let replay: ProviderReplay;
   let topology: Topology;
@@ -33,6 +36,7 @@ describe('chaos: service processes of the multi-process topology killed with SIG
       {
         DATABASE_URL: db.url,
         REDIS_URL: process.env.REDIS_URL!,
+        ...redisPrefix.env,
         SEED_FILE: writeChaosSeed(keyId, secret),
         LOG_LEVEL: 'warn',
         ORCID_API_URL: replay.orcidUrl,
@@ -51,6 +55,7 @@ describe('chaos: service processes of the multi-process topology killed with SIG
     await topology?.stop();
     await replay?.close();
     await db?.drop();
+    await redisPrefix.cleanup();
   });
 
   it('after kills and restarts of billing, search and communities: every charge once, every erasure complete, every run and search finished, no key stuck', async () => {

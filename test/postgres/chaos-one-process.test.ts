@@ -16,6 +16,7 @@ import { ChaosWorkload } from '../helpers/chaos-workload.js';
 import { liveKey } from '../helpers/keys.js';
 import { startMainProcess, type MainProcess } from '../helpers/main-process.js';
 import { startProviderReplay, type ProviderReplay } from '../helpers/provider-replay.js';
+import { redisTestPrefix } from '../helpers/redis-prefix.js';
 import { freshPostgresDatabase, type FreshDatabase } from '../helpers/stores.js';
 
 const secret = liveKey();
@@ -25,6 +26,8 @@ const LEASE_MS = 1500;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('chaos: the one-process mode killed with SIGKILL under load (PostgreSQL)', () => {
+  // Rate-limit buckets of this suite's own, deleted when it ends.
+  const redisPrefix = redisTestPrefix();
   let db: FreshDatabase;
   let replay: ProviderReplay;
   let sql: pg.Client;
@@ -38,6 +41,7 @@ describe('chaos: the one-process mode killed with SIGKILL under load (PostgreSQL
     env = {
       DATABASE_URL: db.url,
       REDIS_URL: process.env.REDIS_URL!,
+      ...redisPrefix.env,
       SEED_FILE: writeChaosSeed(keyId, secret),
       API_KEY_PEPPER: secrets.apiKeyPepper,
       CALLER_TOKEN_PRIVATE_KEY: secrets.callerTokenPrivateKey,
@@ -57,6 +61,7 @@ describe('chaos: the one-process mode killed with SIGKILL under load (PostgreSQL
     await sql?.end();
     await replay?.close();
     await db?.drop();
+    await redisPrefix.cleanup();
   });
 
   it('after kills and restarts: every charge once, every erasure complete, every run and search finished, no key stuck', async () => {

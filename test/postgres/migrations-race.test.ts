@@ -1,4 +1,4 @@
-// Runs only with DATABASE_URL (see test/vitest.config.ts): several processes' pools migrating at once.
+// Runs only with DATABASE_URL (see test/vitest.config.ts): four connection pools (as four processes would hold) migrating at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATED_SCHEMAS, migrateAll, migrationsDir, readMigrations } from '../../services/kit/db/migrations.js';
 import { openPostgres } from '../../services/kit/db/postgres-database.js';
@@ -9,7 +9,7 @@ describe('migrations racing on PostgreSQL', () => {
   beforeAll(async () => (fresh = await freshPostgresDatabase()));
   afterAll(async () => fresh.drop());
 
-  it('apply each migration exactly once when several processes start together', async () => {
+  it('apply each migration exactly once when four connection pools migrate one database at once', async () => {
     const pools = Array.from({ length: 4 }, () => openPostgres(fresh.url, { max: 2 }));
     const results = await Promise.all(pools.map((p) => migrateAll(p)));
     await Promise.all(pools.map((p) => p.close()));

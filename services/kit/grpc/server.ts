@@ -12,6 +12,7 @@ import type { Logger } from '../logger.js';
 import { repoRoot } from '../paths.js';
 import type { TokenVerifier } from './caller-token.js';
 import { callMiddleware, type AnyServiceRegistration } from './call-middleware.js';
+import type { DirectCallers } from './direct-callers.js';
 
 export type { AnyServiceRegistration, ServiceContext, ServiceRegistration } from './call-middleware.js';
 
@@ -29,6 +30,8 @@ export async function startGrpcServer(options: {
   services: AnyServiceRegistration[];
   verifier: TokenVerifier;
   logger: Logger;
+  /** Internal teams' own credentials, besides caller tokens (direct-callers.ts). */
+  direct?: DirectCallers;
 }): Promise<RunningGrpcServer> {
   const { measure, errorBoundary, authenticate, refuseUnstorable } = callMiddleware(options);
   const server = createServer().use(measure).use(errorDetailsServerMiddleware).use(errorBoundary).use(authenticate).use(refuseUnstorable);
