@@ -9,28 +9,35 @@ import { grpcAddressesOf, type Config, type ServiceRole } from '../../services/k
 import { createServiceClients, type LocalClients, type ServiceClients } from '../../services/kit/grpc/client.js';
 import { TokenSigner, type TokenVerifier } from '../../services/kit/grpc/caller-token.js';
 import { callMiddleware, type AnyServiceRegistration } from '../../services/kit/grpc/call-middleware.js';
+import type { DirectCallers } from '../../services/kit/grpc/direct-callers.js';
 import { inProcessClient } from '../../services/kit/grpc/in-process.js';
 import type { Logger } from '../../services/kit/logger.js';
 import type { MemoryCredentialStamps } from '../../services/kit/credential-stamps.js';
 import type { Redis } from '../../services/kit/redis.js';
 import { loadSecrets } from '../../services/kit/secrets.js';
+import { grpcTransportOf } from './grpc-tls.js';
+import type { GrpcTls } from '../../services/kit/tls.js';
 
 export interface ServiceConnection {
   addresses: Record<ServiceRole, string>;
   clients: ServiceClients;
   /** Signs the caller tokens every service checks (the server secrets of this environment). */
   signer: TokenSigner;
+  /** This process's certificate and CA when gRPC is mutual TLS (grpc-tls.ts). */
+  tls?: GrpcTls;
 }
 
 /**
  * Clients of a running system's services at the configured addresses (or the ones given: the admin
  * CLI finds them in DATA_DIR), for a process that runs none of them itself; it must run where the
- * system's configuration is (same environment, DATA_DIR).
+ * system's configuration is (same environment, DATA_DIR), which also says how gRPC is carried
+ * (grpc-tls.ts; `name`: its certificate's, when one is made in DATA_DIR).
  */
-export function connectToServices(config: Config, addresses: Record<ServiceRole, string> = grpcAddressesOf(config)): ServiceConnection {
-  const clients = createServiceClients(addresses);
+export function connectToServices(config: Config, addresses: Record<ServiceRole, string> = grpcAddressesOf(config), name = 'operator'): ServiceConnection {
+  const { tls } = grpcTransportOf(config, name);
+  const clients = createServiceClients(addresses, {}, { tls });
   const signer = new TokenSigner(loadSecrets(config).callerTokenPrivateKey);
-  return { addresses, clients, signer };
+  return { addresses, clients, signer, ...(tls && { tls }) };
 }
 
 /** The edge core over the services' clients: credentials, scopes and calls, for both surfaces. */
@@ -48,13 +55,18 @@ export function edgeLimiter(config: Config, redis: Redis | undefined, stamps?: M
 
 /**
  * Clients of the services this process runs, called in process through the same middlewares as
- * their gRPC servers (caller token, access list, NUL refusal): co-located roles skip the loopback
+ * their gRPC servers (caller token or a direct caller's credential, access list, NUL refusal): co-located roles skip the loopback
  * round trip; a service another process runs is still called over gRPC.
  */
-export function inProcessClients(instances: Array<{ role: ServiceRole; registration: AnyServiceRegistration }>, verifier: TokenVerifier, logger: Logger): LocalClients {
+export function inProcessClients(
+  instances: Array<{ role: ServiceRole; registration: AnyServiceRegistration }>,
+  verifier: TokenVerifier,
+  logger: Logger,
+  direct?: DirectCallers,
+): LocalClients {
   const local: Record<string, unknown> = {};
   for (const { role, registration } of instances) {
-    local[role] = inProcessClient(registration, callMiddleware({ services: [registration], verifier, logger }));
+    local[role] = inProcessClient(registration, callMiddleware({ services: [registration], verifier, logger, ...(direct && { direct }) }));
   }
   return local as LocalClients;
 }

@@ -117,7 +117,7 @@ export function createBillingService(deps: BillingDeps) {
       setGlobalSearchPreference: ['operator', 'user'],
       setOrganizationFunding: ['operator'],
       reconcile: ['operator'],
-      getCallerUsage: ['caller'],
+      getCallerUsage: ['caller', 'direct'],
     },
   };
   return { registration, stop: async () => undefined };

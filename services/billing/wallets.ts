@@ -5,6 +5,7 @@
 import type { CreditWalletRequest, ListLedgerEntriesRequest } from '../../proto/gen/expertnet/billing/v1/billing_service.js';
 import type { OwnerRef } from '../../proto/gen/expertnet/common/v1/common.js';
 import { domainError } from '../kit/grpc/errors.js';
+import { callerOf } from '../kit/grpc/principal.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
 import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { BillingContext } from './billing-context.js';
@@ -69,7 +70,7 @@ export async function grantSeedBalance(context: BillingContext, request: { owner
 
 /** The calling credential's payer balance and this month's spend. */
 export async function callerUsage(context: BillingContext, ctx: ServiceContext): Promise<{ balance: number; spent: number }> {
-  if (ctx.principal.kind !== 'caller') throw domainError('forbidden', 'needs a caller');
-  const caller = ctx.principal.caller;
+  const caller = callerOf(ctx.principal);
+  if (!caller) throw domainError('forbidden', 'needs a caller');
   return context.balanceAndSpend({ owner: ownerOf(caller.owner), credentialId: caller.credentialId, month: utcMonth(new Date()) });
 }

@@ -65,10 +65,10 @@ export function createEnrichmentService(deps: EnrichmentDeps, options: Enrichmen
     definition: EnrichmentServiceDefinition,
     implementation,
     access: {
-      startCommunityRun: ['caller'],
-      startSelfRun: ['caller'],
-      getRun: ['caller'],
-      listRuns: ['caller'],
+      startCommunityRun: ['caller', 'direct'],
+      startSelfRun: ['caller', 'direct'],
+      getRun: ['caller', 'direct'],
+      listRuns: ['caller', 'direct'],
       getMemberEnrichment: ['caller', 'service'],
       getOwnEnrichment: ['caller'],
       // Communities asks after its own reach check of the caller.

@@ -58,8 +58,8 @@ export function createSearchService(deps: SearchDeps, options: SearchServiceOpti
     definition: SearchServiceDefinition,
     implementation,
     access: {
-      startSearch: ['caller'],
-      getSearch: ['caller'],
+      startSearch: ['caller', 'direct'],
+      getSearch: ['caller', 'direct'],
       indexDocuments: ['service', 'operator'],
       eraseDocuments: ['service', 'operator'],
       removePublicDocument: ['service', 'operator'],

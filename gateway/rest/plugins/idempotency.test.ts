@@ -8,6 +8,7 @@ import fp from 'fastify-plugin';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Caller, CredentialKind } from '../../../proto/gen/expertnet/common/v1/common.js';
 import type { Database } from '../../../services/kit/db/database.js';
+import { allowConnections, refuseConnections } from '../../../test/helpers/refusing-database.js';
 import { openTestDatabase, storeNames } from '../../../test/helpers/stores.js';
 import { ApiError } from '../../core/api-error.js';
 import { THIS_PROCESS } from '../../core/idempotency/holder.js';
@@ -327,19 +328,12 @@ describe.each(storeNames())('idempotency plugin on %s', (storeName) => {
   });
 });
 
-describe('idempotency plugin without its store', () => {
+describe.each(storeNames())('idempotency plugin without its store (%s)', (storeName) => {
   it('answers 503 unavailable (Retry-After: 1) and runs nothing', async () => {
-    const broken = {
-      engine: 'pglite',
-      query: async () => {
-        throw new Error('connection refused');
-      },
-      exec: async () => undefined,
-      transaction: async () => {
-        throw new Error('connection refused');
-      },
-      close: async () => undefined,
-    } as unknown as Database;
+    // A real, migrated store made to fail: the embedded one closed, PostgreSQL refusing connections.
+    const { db: broken, url, close } = await openTestDatabase(storeName);
+    if (url) await refuseConnections(url);
+    else await close();
     const executions = new Map<string, number>();
     const app = buildApp(broken, executions);
     await app.ready();
@@ -356,6 +350,10 @@ describe('idempotency plugin without its store', () => {
       expect(executions.size).toBe(0);
     } finally {
       await app.close();
+      if (url) {
+        await allowConnections(url);
+        await close();
+      }
     }
   });
 });

@@ -1,7 +1,9 @@
 // What every call of a service passes through before the service's own method, wherever the call
 // comes from — over gRPC (server.ts) or in process (in-process.ts): counting and timing, an error
-// boundary that never leaks internals, authentication that verifies the caller token and checks the
-// method's access list (fail-closed: a method not in the list is refused), and the refusal of text
+// boundary that never leaks internals, authentication that verifies the caller token — or, for a
+// bearer that is not one, takes it as an internal team's own credential (direct-callers.ts) — and
+// checks the method's access list (fail-closed: a method not in the list is refused; only the
+// public RPCs' lists name the `direct` principal), and the refusal of text
 // the store cannot keep (NUL, a lone surrogate) in any request (unstorable-text.ts). The request id
 // is set on the active span and handed to the method (ServiceContext), whose log lines name it.
 import {
@@ -16,11 +18,12 @@ import {
 import type { Logger } from '../logger.js';
 import { metrics, splitGrpcPath } from '../metrics.js';
 import { annotateActiveSpan, ATTR } from '../telemetry.js';
-import type { TokenVerifier } from './caller-token.js';
+import { claimsEdgeIssuer, type TokenVerifier } from './caller-token.js';
+import type { DirectCallers } from './direct-callers.js';
 import { dependencyUnavailableError, domainError, isUnavailable } from './errors.js';
 import { isDependencyUnavailable } from '../dependencies/unavailable.js';
 import { unstorableText } from './unstorable-text.js';
-import { describePrincipal, type Principal, type PrincipalKind } from './principal.js';
+import type { Principal, PrincipalKind } from './principal.js';
 
 export interface ServiceContext {
   principal: Principal;
@@ -32,7 +35,11 @@ export interface ServiceRegistration<D extends TsProtoServiceDefinition = TsProt
   definition: D;
   /** Methods a release does not serve yet answer UNIMPLEMENTED. */
   implementation: Partial<ServiceImplementation<D, ServiceContext>>;
-  /** Who may call each method. Every method must be listed; an empty list refuses everyone. */
+  /**
+   * Who may call each method. Every method must be listed; an empty list refuses everyone. A list
+   * naming `direct` makes the method public: internal teams call it with their own credentials, and
+   * its proto comment says `@public` (test/grpc-public-surface.test.ts holds the two together).
+   */
   access: { [M in keyof D['methods']]: readonly PrincipalKind[] };
   /**
    * Methods that answer the items of a top-level list field one by one (a bulk add): the field's
@@ -58,9 +65,17 @@ function methodName(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
 
+export interface CallMiddlewareOptions {
+  services: AnyServiceRegistration[];
+  verifier: TokenVerifier;
+  logger: Logger;
+  /** Internal teams' own credentials (direct-callers.ts); unset, only caller tokens are accepted. */
+  direct?: DirectCallers;
+}
+
 /** The middlewares of calls to `services`, outermost first (the gRPC server adds error details after `measure`). */
-export function callMiddleware(options: { services: AnyServiceRegistration[]; verifier: TokenVerifier; logger: Logger }) {
-  const { verifier, logger } = options;
+export function callMiddleware(options: CallMiddlewareOptions) {
+  const { verifier, logger, direct } = options;
   // Access lists keyed by full method path, e.g. /expertnet.identity.v1.IdentityService/Authenticate.
   const access = new Map<string, readonly PrincipalKind[]>();
   const itemized = new Map<string, string>();
@@ -97,22 +112,32 @@ export function callMiddleware(options: { services: AnyServiceRegistration[]; ve
     return new ServerError(Status.INTERNAL, 'internal error');
   }
 
-  /** The principal of the caller token in `metadata`; UNAUTHENTICATED without a valid one. */
-  async function principalOf(metadata: Metadata): Promise<Principal> {
+  /**
+   * The principal of the call: the caller token in `metadata` (the hot path: a token already
+   * verified is a map lookup), else — for a bearer that is not one and does not claim the edge as
+   * its issuer — the caller of an internal team's own credential, a `direct` principal (its RateLimit
+   * fields go on `header`). UNAUTHENTICATED, with ErrorInfo `unauthorized`, without a valid one.
+   */
+  async function principalOf(metadata: Metadata, requestId: string, header: Metadata): Promise<Principal> {
     const token = bearer(metadata);
-    if (!token) throw new ServerError(Status.UNAUTHENTICATED, 'missing caller token');
+    if (!token) throw domainError('unauthorized', 'missing credentials: send "authorization: Bearer <API key or access token>"');
     try {
       return await verifier.verify(token);
     } catch {
-      throw new ServerError(Status.UNAUTHENTICATED, 'invalid caller token');
+      if (!direct || claimsEdgeIssuer(token)) throw domainError('unauthorized', 'invalid caller token');
     }
+    return { kind: 'direct', caller: await direct.authenticate(token, requestId, header) };
   }
 
   /** Refuses a principal the method's access list does not name (fail-closed: an unlisted method refuses all). */
   function authorize(path: string, principal: Principal): void {
     const allowed = access.get(path) ?? [];
     if (!allowed.includes(principal.kind)) {
-      throw new ServerError(Status.PERMISSION_DENIED, `${describePrincipal(principal).split(':')[0]} may not call ${methodName(path)}`);
+      const refusal =
+        principal.kind === 'direct'
+          ? `${methodName(path)} is not a public RPC: it serves the system's own roles only`
+          : `${principal.kind} may not call ${methodName(path)}`;
+      throw domainError('forbidden', refusal);
     }
   }
 
@@ -150,7 +175,7 @@ export function callMiddleware(options: { services: AnyServiceRegistration[]; ve
     if (UNAUTHENTICATED_PREFIXES.some((p) => call.method.path.startsWith(p))) {
       return yield* call.next(call.request, { ...context, principal: { kind: 'service', service: 'anonymous' }, requestId });
     }
-    const principal = await principalOf(context.metadata);
+    const principal = await principalOf(context.metadata, requestId, context.header);
     authorize(call.method.path, principal);
     return yield* call.next(call.request, { ...context, principal, requestId });
   }
@@ -180,7 +205,7 @@ export function callMiddleware(options: { services: AnyServiceRegistration[]; ve
     try {
       const requestId = requestIdOf(context);
       if (requestId) annotateActiveSpan({ [ATTR.requestId]: requestId });
-      const caller = principal ?? (await principalOf(context.metadata));
+      const caller = principal ?? (await principalOf(context.metadata, requestId, context.header));
       authorize(path, caller);
       refuseUnstorableIn(path, request);
       // Added to the call's own context (made for this call by the in-process client), not spread

@@ -2,7 +2,7 @@
 // EdDSA-signed JWT naming the principal. Every service verifies it on every call with the public
 // key, so a request that did not pass through a trusted signer is refused.
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { jwtVerify, SignJWT } from 'jose';
+import { decodeJwt, jwtVerify, SignJWT } from 'jose';
 import { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
 import type { Principal } from './principal.js';
 
@@ -25,6 +25,9 @@ function claimsOf(p: Principal): Claims {
   switch (p.kind) {
     case 'caller':
       return { pk: 'caller', caller: Caller.toJSON(p.caller) };
+    case 'direct':
+      // A direct caller proved itself to one service; a service acting for it names it a caller.
+      throw new Error('a direct principal is never signed into a caller token');
     case 'edge':
       return { pk: 'edge' };
     case 'operator':
@@ -33,6 +36,18 @@ function claimsOf(p: Principal): Claims {
       return { pk: 'service', svc: p.service };
     case 'user':
       return { pk: 'user', uid: p.userId };
+  }
+}
+
+/**
+ * The token says (unverified) that the edge issued it: a caller token, good or bad. Such a bearer
+ * is never taken for an end user's own access token (services refuse it when it does not verify).
+ */
+export function claimsEdgeIssuer(token: string): boolean {
+  try {
+    return decodeJwt(token).iss === ISSUER;
+  } catch {
+    return false;
   }
 }
 

@@ -160,10 +160,10 @@ describe('startGrpcServer', () => {
   });
 
   describe('authentication', () => {
-    it('refuses a call without a caller token: UNAUTHENTICATED', async () => {
+    it('refuses a call without a caller token: UNAUTHENTICATED, with ErrorInfo unauthorized', async () => {
       const error = await failure(clients.billing.getWallet({ owner: adaWallet }, { deadline: DEADLINE_MS }));
       expect(error.code).toBe(Status.UNAUTHENTICATED);
-      expect(readRemoteError(error)).toMatchObject({ status: Status.UNAUTHENTICATED, code: undefined });
+      expect(readRemoteError(error)).toMatchObject({ status: Status.UNAUTHENTICATED, code: 'unauthorized' });
     });
 
     it('refuses an authorization header that is not a bearer token: UNAUTHENTICATED', async () => {

@@ -1,0 +1,75 @@
+// The door of an internal team that calls a service directly, without the edge: the bearer of the
+// call's `authorization` metadata is the team's own credential — an API key, or an OAuth access
+// token whose audience is the gRPC API (GRPC_AUDIENCE, grpc-audience.ts) — not a caller token.
+// It is taken as REST takes it: identity authenticates it live on every call (revocation,
+// allowlist, archival and write reach take effect on the next call) and counts the request in the
+// credential's usage; then the credential's bucket of the rate limiter is spent, the same bucket
+// and policy as its REST and MCP requests (services/kit/rate-limit). The caller becomes a `direct`
+// principal, which only the public RPCs' access lists name (call-middleware.ts).
+import type { Metadata } from 'nice-grpc';
+import type { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
+import { GRPC_AUDIENCE } from '../grpc-audience.js';
+import type { RateLimitDecision, RateLimiter } from '../rate-limit/limiter.js';
+import { rateLimitHeaders } from '../rate-limit/headers.js';
+import { refusalMessage } from '../rate-limit/refusal.js';
+import type { TokenSigner } from './caller-token.js';
+import { callAs, type ServiceClients } from './client.js';
+import { domainError, readRemoteError, relayOrUnavailable } from './errors.js';
+
+export interface DirectCallerOptions {
+  /** Identity's client, read when a call comes (the clients are built after the servers listen). */
+  clients: Pick<ServiceClients, 'identity'>;
+  /** Signs this process's own calls to identity (as the edge: the principal Authenticate admits). */
+  signer: TokenSigner;
+  /** The limiter the edge of this deployment uses: Redis when configured, so every door spends one bucket. */
+  limiter: RateLimiter;
+  deadlineMs: number;
+}
+
+/** Three base64url segments: an OAuth access token (as the edge tells them apart: gateway/core/credentials.ts). */
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+export function createDirectCallers(options: DirectCallerOptions) {
+  const { signer, limiter, deadlineMs } = options;
+
+  /** The caller of a credential, asked of identity live; UNAUTHENTICATED (ErrorInfo `unauthorized`) when refused. */
+  async function callerOf(credential: string, requestId: string): Promise<Caller> {
+    const request = JWT_SHAPE.test(credential) ? { accessToken: credential, resource: GRPC_AUDIENCE } : { apiKey: credential };
+    try {
+      const { caller } = await options.clients.identity.authenticate(request, await callAs(signer, { kind: 'edge' }, requestId, deadlineMs));
+      if (caller) return caller;
+    } catch (error) {
+      const remote = readRemoteError(error);
+      if (remote?.code === 'unauthorized') throw domainError('unauthorized', remote.message);
+      // Identity (or what it needs) cannot answer now: worth a retry, not the credential's fault.
+      relayOrUnavailable(error);
+    }
+    throw domainError('unauthorized', 'invalid or revoked credentials');
+  }
+
+  /** One step of the caller's bucket; its RateLimit fields go on the response's header metadata. */
+  async function spend(caller: Caller, header: Metadata): Promise<void> {
+    let decision: RateLimitDecision;
+    try {
+      decision = await limiter.check({ credentialId: caller.credentialId, rateTier: caller.rateTier, requestedRate: caller.requestedRate });
+    } catch {
+      // Fail closed, as the edge: without the shared limiter no call goes through unlimited.
+      throw domainError('unavailable', 'rate limiting is unavailable; retry shortly', { retry_after_seconds: '1' });
+    }
+    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) header.set(name, value);
+    if (!decision.allowed) {
+      throw domainError('rate_limited', refusalMessage(decision), { retry_after_seconds: String(decision.retryAfterSeconds ?? 1) });
+    }
+  }
+
+  return {
+    /** The caller behind `credential`, authenticated, counted and within its rate limit. */
+    async authenticate(credential: string, requestId: string, header: Metadata): Promise<Caller> {
+      const caller = await callerOf(credential, requestId);
+      await spend(caller, header);
+      return caller;
+    },
+  };
+}
+
+export type DirectCallers = ReturnType<typeof createDirectCallers>;
