@@ -3990,7 +3990,10 @@ export const BillingServiceDefinition = {
       responseStream: false,
       options: {},
     },
-    /** Balance of the caller's billing owner and credits the caller's credential spent. */
+    /**
+     * Balance of the caller's billing owner and credits the caller's credential spent.
+     * @public
+     */
     getCallerUsage: {
       name: "GetCallerUsage",
       requestType: GetCallerUsageRequest as typeof GetCallerUsageRequest,
@@ -4076,7 +4079,10 @@ export interface BillingServiceImplementation<CallContextExt = {}> {
   ): Promise<DeepPartial<SetOrganizationFundingResponse>>;
   /** Operator: wallets whose balance differs from the sum of their ledger (should be none). */
   reconcile(request: ReconcileRequest, context: CallContext & CallContextExt): Promise<DeepPartial<ReconcileResponse>>;
-  /** Balance of the caller's billing owner and credits the caller's credential spent. */
+  /**
+   * Balance of the caller's billing owner and credits the caller's credential spent.
+   * @public
+   */
   getCallerUsage(
     request: GetCallerUsageRequest,
     context: CallContext & CallContextExt,
@@ -4157,7 +4163,10 @@ export interface BillingServiceClient<CallOptionsExt = {}> {
   ): Promise<SetOrganizationFundingResponse>;
   /** Operator: wallets whose balance differs from the sum of their ledger (should be none). */
   reconcile(request: DeepPartial<ReconcileRequest>, options?: CallOptions & CallOptionsExt): Promise<ReconcileResponse>;
-  /** Balance of the caller's billing owner and credits the caller's credential spent. */
+  /**
+   * Balance of the caller's billing owner and credits the caller's credential spent.
+   * @public
+   */
   getCallerUsage(
     request: DeepPartial<GetCallerUsageRequest>,
     options?: CallOptions & CallOptionsExt,

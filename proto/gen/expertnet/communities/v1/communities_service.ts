@@ -7384,6 +7384,7 @@ export const CommunitiesServiceDefinition = {
     /**
      * The communities the caller reaches (read reach, live), one keyset page in id order, each with
      * the caller's role, whether the caller may write to it, its API-write setting and member count.
+     * @public
      */
     listCommunities: {
       name: "ListCommunities",
@@ -7393,6 +7394,7 @@ export const CommunitiesServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** @public */
     listMembers: {
       name: "ListMembers",
       requestType: ListMembersRequest as typeof ListMembersRequest,
@@ -7401,6 +7403,7 @@ export const CommunitiesServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** @public */
     getMember: {
       name: "GetMember",
       requestType: GetMemberRequest as typeof GetMemberRequest,
@@ -7409,7 +7412,10 @@ export const CommunitiesServiceDefinition = {
       responseStream: false,
       options: {},
     },
-    /** The caller's own (claimed) profile. */
+    /**
+     * The caller's own (claimed) profile.
+     * @public
+     */
     getOwnProfile: {
       name: "GetOwnProfile",
       requestType: GetOwnProfileRequest as typeof GetOwnProfileRequest,
@@ -7418,6 +7424,7 @@ export const CommunitiesServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** @public */
     addMembers: {
       name: "AddMembers",
       requestType: AddMembersRequest as typeof AddMembersRequest,
@@ -7426,6 +7433,7 @@ export const CommunitiesServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** @public */
     removeMember: {
       name: "RemoveMember",
       requestType: RemoveMemberRequest as typeof RemoveMemberRequest,
@@ -7604,25 +7612,33 @@ export interface CommunitiesServiceImplementation<CallContextExt = {}> {
   /**
    * The communities the caller reaches (read reach, live), one keyset page in id order, each with
    * the caller's role, whether the caller may write to it, its API-write setting and member count.
+   * @public
    */
   listCommunities(
     request: ListCommunitiesRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ListCommunitiesResponse>>;
+  /** @public */
   listMembers(
     request: ListMembersRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ListMembersResponse>>;
+  /** @public */
   getMember(request: GetMemberRequest, context: CallContext & CallContextExt): Promise<DeepPartial<GetMemberResponse>>;
-  /** The caller's own (claimed) profile. */
+  /**
+   * The caller's own (claimed) profile.
+   * @public
+   */
   getOwnProfile(
     request: GetOwnProfileRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<GetOwnProfileResponse>>;
+  /** @public */
   addMembers(
     request: AddMembersRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<AddMembersResponse>>;
+  /** @public */
   removeMember(
     request: RemoveMemberRequest,
     context: CallContext & CallContextExt,
@@ -7748,25 +7764,33 @@ export interface CommunitiesServiceClient<CallOptionsExt = {}> {
   /**
    * The communities the caller reaches (read reach, live), one keyset page in id order, each with
    * the caller's role, whether the caller may write to it, its API-write setting and member count.
+   * @public
    */
   listCommunities(
     request: DeepPartial<ListCommunitiesRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ListCommunitiesResponse>;
+  /** @public */
   listMembers(
     request: DeepPartial<ListMembersRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ListMembersResponse>;
+  /** @public */
   getMember(request: DeepPartial<GetMemberRequest>, options?: CallOptions & CallOptionsExt): Promise<GetMemberResponse>;
-  /** The caller's own (claimed) profile. */
+  /**
+   * The caller's own (claimed) profile.
+   * @public
+   */
   getOwnProfile(
     request: DeepPartial<GetOwnProfileRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<GetOwnProfileResponse>;
+  /** @public */
   addMembers(
     request: DeepPartial<AddMembersRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<AddMembersResponse>;
+  /** @public */
   removeMember(
     request: DeepPartial<RemoveMemberRequest>,
     options?: CallOptions & CallOptionsExt,

@@ -2630,7 +2630,10 @@ export const EnrichmentServiceDefinition = {
   name: "EnrichmentService",
   fullName: "expertnet.enrichment.v1.EnrichmentService",
   methods: {
-    /** Starts a community run, or with dry_run only estimates it. */
+    /**
+     * Starts a community run, or with dry_run only estimates it.
+     * @public
+     */
     startCommunityRun: {
       name: "StartCommunityRun",
       requestType: StartCommunityRunRequest as typeof StartCommunityRunRequest,
@@ -2639,6 +2642,7 @@ export const EnrichmentServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** @public */
     startSelfRun: {
       name: "StartSelfRun",
       requestType: StartSelfRunRequest as typeof StartSelfRunRequest,
@@ -2647,6 +2651,7 @@ export const EnrichmentServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** @public */
     getRun: {
       name: "GetRun",
       requestType: GetRunRequest as typeof GetRunRequest,
@@ -2658,6 +2663,7 @@ export const EnrichmentServiceDefinition = {
     /**
      * Recent runs, newest first, one keyset page: a community's (community_id set; enrich:read and
      * the community in read reach) or the caller's own self-enrichment runs (self:enrich).
+     * @public
      */
     listRuns: {
       name: "ListRuns",
@@ -2706,19 +2712,25 @@ export const EnrichmentServiceDefinition = {
 } as const;
 
 export interface EnrichmentServiceImplementation<CallContextExt = {}> {
-  /** Starts a community run, or with dry_run only estimates it. */
+  /**
+   * Starts a community run, or with dry_run only estimates it.
+   * @public
+   */
   startCommunityRun(
     request: StartCommunityRunRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<StartCommunityRunResponse>>;
+  /** @public */
   startSelfRun(
     request: StartSelfRunRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<StartSelfRunResponse>>;
+  /** @public */
   getRun(request: GetRunRequest, context: CallContext & CallContextExt): Promise<DeepPartial<GetRunResponse>>;
   /**
    * Recent runs, newest first, one keyset page: a community's (community_id set; enrich:read and
    * the community in read reach) or the caller's own self-enrichment runs (self:enrich).
+   * @public
    */
   listRuns(request: ListRunsRequest, context: CallContext & CallContextExt): Promise<DeepPartial<ListRunsResponse>>;
   getMemberEnrichment(
@@ -2743,19 +2755,25 @@ export interface EnrichmentServiceImplementation<CallContextExt = {}> {
 }
 
 export interface EnrichmentServiceClient<CallOptionsExt = {}> {
-  /** Starts a community run, or with dry_run only estimates it. */
+  /**
+   * Starts a community run, or with dry_run only estimates it.
+   * @public
+   */
   startCommunityRun(
     request: DeepPartial<StartCommunityRunRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<StartCommunityRunResponse>;
+  /** @public */
   startSelfRun(
     request: DeepPartial<StartSelfRunRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<StartSelfRunResponse>;
+  /** @public */
   getRun(request: DeepPartial<GetRunRequest>, options?: CallOptions & CallOptionsExt): Promise<GetRunResponse>;
   /**
    * Recent runs, newest first, one keyset page: a community's (community_id set; enrich:read and
    * the community in read reach) or the caller's own self-enrichment runs (self:enrich).
+   * @public
    */
   listRuns(request: DeepPartial<ListRunsRequest>, options?: CallOptions & CallOptionsExt): Promise<ListRunsResponse>;
   getMemberEnrichment(

@@ -6582,7 +6582,10 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
-    /** Key (or grant) identity, owner and request usage for the caller's own credential. */
+    /**
+     * Key (or grant) identity, owner and request usage for the caller's own credential.
+     * @public
+     */
     describeCredential: {
       name: "DescribeCredential",
       requestType: DescribeCredentialRequest as typeof DescribeCredentialRequest,
@@ -6916,7 +6919,10 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
     request: AuthenticateRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<AuthenticateResponse>>;
-  /** Key (or grant) identity, owner and request usage for the caller's own credential. */
+  /**
+   * Key (or grant) identity, owner and request usage for the caller's own credential.
+   * @public
+   */
   describeCredential(
     request: DescribeCredentialRequest,
     context: CallContext & CallContextExt,
@@ -7089,7 +7095,10 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<AuthenticateRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<AuthenticateResponse>;
-  /** Key (or grant) identity, owner and request usage for the caller's own credential. */
+  /**
+   * Key (or grant) identity, owner and request usage for the caller's own credential.
+   * @public
+   */
   describeCredential(
     request: DeepPartial<DescribeCredentialRequest>,
     options?: CallOptions & CallOptionsExt,

@@ -2317,7 +2317,10 @@ export const SearchServiceDefinition = {
   name: "SearchService",
   fullName: "expertnet.search.v1.SearchService",
   methods: {
-    /** Starts a search job and waits up to wait_seconds for it to finish. */
+    /**
+     * Starts a search job and waits up to wait_seconds for it to finish.
+     * @public
+     */
     startSearch: {
       name: "StartSearch",
       requestType: StartSearchRequest as typeof StartSearchRequest,
@@ -2326,6 +2329,7 @@ export const SearchServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** @public */
     getSearch: {
       name: "GetSearch",
       requestType: GetSearchRequest as typeof GetSearchRequest,
@@ -2398,11 +2402,15 @@ export const SearchServiceDefinition = {
 } as const;
 
 export interface SearchServiceImplementation<CallContextExt = {}> {
-  /** Starts a search job and waits up to wait_seconds for it to finish. */
+  /**
+   * Starts a search job and waits up to wait_seconds for it to finish.
+   * @public
+   */
   startSearch(
     request: StartSearchRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<StartSearchResponse>>;
+  /** @public */
   getSearch(request: GetSearchRequest, context: CallContext & CallContextExt): Promise<DeepPartial<GetSearchResponse>>;
   /** Idempotent corpus maintenance, called by the communities and enrichment services. */
   indexDocuments(
@@ -2443,11 +2451,15 @@ export interface SearchServiceImplementation<CallContextExt = {}> {
 }
 
 export interface SearchServiceClient<CallOptionsExt = {}> {
-  /** Starts a search job and waits up to wait_seconds for it to finish. */
+  /**
+   * Starts a search job and waits up to wait_seconds for it to finish.
+   * @public
+   */
   startSearch(
     request: DeepPartial<StartSearchRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<StartSearchResponse>;
+  /** @public */
   getSearch(request: DeepPartial<GetSearchRequest>, options?: CallOptions & CallOptionsExt): Promise<GetSearchResponse>;
   /** Idempotent corpus maintenance, called by the communities and enrichment services. */
   indexDocuments(
