@@ -15,6 +15,31 @@ import { parseSeed } from '../deploy/admin/seed-schema.js';
 import { ALL_ROLES, GRPC_ADDRESS_VARIABLES, loadConfig, SERVICE_ROLES, type Role, type ServiceRole } from '../services/kit/config.js';
 import { ADMIN_PORT, allContainers, appContainer, checkCollectorConfig, configMapData, deployDir, effectiveEnv, find, GRPC_PORTS, type Json, k8sDir, k8sDocs, kustomization, label, loaded, manifestFiles, NAMESPACE, ofKind, podTemplates, resolvePort, root, runtimeSchemaError, SECRET_NAME, SECRET_STAND_INS, selects, SERVED_API_VERSIONS, strictSchemaErrors } from './helpers/deploy-files.js';
 
+/** The role's autoscaler, one only: its HPA, or the KEDA ScaledObject that makes one (queue roles). */
+const QUEUE_GAUGES: Partial<Record<Role, string>> = { search: 'search_jobs_open', enrichment: 'enrichment_runs_open' };
+function autoscalerOf(role: Role): { spec: { minReplicas: number; maxReplicas: number } } {
+  const target = { apiVersion: 'apps/v1', kind: 'Deployment', name: role };
+  const hpas = ofKind('HorizontalPodAutoscaler').filter((d) => d.obj.spec.scaleTargetRef.name === role);
+  const scaled = ofKind('ScaledObject').filter((d) => d.obj.spec.scaleTargetRef.name === role);
+  // Two autoscalers on one Deployment would fight over its replicas.
+  expect(hpas.length + scaled.length, role).toBe(1);
+  const gauge = QUEUE_GAUGES[role];
+  if (!gauge) {
+    const hpa = hpas[0]!.obj;
+    expect(hpa.apiVersion).toBe('autoscaling/v2');
+    expect(hpa.spec.scaleTargetRef).toEqual(target);
+    expect(hpa.spec.metrics).toContainEqual(expect.objectContaining({ type: 'Resource', resource: expect.objectContaining({ name: 'cpu' }) }));
+    return hpa;
+  }
+  const so = scaled[0]!.obj;
+  expect(so.spec.scaleTargetRef).toEqual(target);
+  expect(so.spec.triggers).toContainEqual(expect.objectContaining({ type: 'cpu', metricType: 'Utilization' }));
+  const queue = (so.spec.triggers as Json[]).find((t) => t.type === 'prometheus');
+  expect(queue?.metadata.query, role).toContain(gauge);
+  expect(Number(queue?.metadata.threshold), role).toBeGreaterThan(0);
+  return { spec: { minReplicas: so.spec.minReplicaCount, maxReplicas: so.spec.maxReplicaCount } };
+}
+
 describe('deploy/k8s: Kubernetes manifests', () => {
   it('parse as YAML without errors or warnings, every document a Kubernetes object', () => {
     expect(loaded.flatMap((l) => l.problems)).toEqual([]);
@@ -134,7 +159,7 @@ describe('deploy/k8s: Kubernetes manifests', () => {
     }
   });
 
-  it('every role has a Deployment (ROLES set), a Service, an autoscaling/v2 CPU HPA and a policy/v1 PDB that select its pods', () => {
+  it('every role has a Deployment (ROLES set), a Service, an autoscaler on CPU (an autoscaling/v2 HPA, or for search and enrichment a KEDA ScaledObject on their queue depth too) and a policy/v1 PDB that select its pods', () => {
     for (const role of ALL_ROLES) {
       const deployment = find('Deployment', role);
       const podLabels = deployment.spec.template.metadata.labels as Record<string, string>;
@@ -157,12 +182,9 @@ describe('deploy/k8s: Kubernetes manifests', () => {
       const expected = (SERVICE_ROLES as readonly string[]).includes(role) ? GRPC_PORTS[role as ServiceRole] : role === 'gateway' ? 8080 : 8081;
       expect((service.spec.ports as Json[]).map((p) => p.port), `Service ${role}`).toContain(expected);
 
-      const hpa = find('HorizontalPodAutoscaler', role);
-      expect(hpa.apiVersion).toBe('autoscaling/v2');
-      expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: role });
+      const hpa = autoscalerOf(role);
       expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(1);
       expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
-      expect(hpa.spec.metrics).toContainEqual(expect.objectContaining({ type: 'Resource', resource: expect.objectContaining({ name: 'cpu' }) }));
 
       const pdb = find('PodDisruptionBudget', role);
       expect(pdb.apiVersion).toBe('policy/v1');
