@@ -67,12 +67,28 @@ export function describeFailure(problems: string[], sent: string, answer: RawAns
 }
 
 /**
- * fast-check settings: FUZZ_SEED replays a run (a failure prints its seed and path), FUZZ_RUNS
- * scales every property, FUZZ_SHRINK=1 shrinks a failure to a small counterexample (off by default
- * to keep a failing run short).
+ * The seed of a run: FUZZ_SEED when set (to replay a failure), else the UTC day as yyyymmdd, so the
+ * suites send the same number of cases on every run but new ones each day, and all runs of one day
+ * the same ones.
+ */
+export function fuzzSeed(env: NodeJS.ProcessEnv = process.env, now: Date = new Date()): number {
+  if (env.FUZZ_SEED) return Number(env.FUZZ_SEED);
+  return now.getUTCFullYear() * 10_000 + (now.getUTCMonth() + 1) * 100 + now.getUTCDate();
+}
+
+let seedSaid = false;
+
+/**
+ * fast-check settings: the seed of the day or FUZZ_SEED (printed once per file, and with any
+ * failure together with its path), FUZZ_RUNS_SCALE scales every property, FUZZ_SHRINK=1 shrinks a
+ * failure to a small counterexample (off by default to keep a failing run short).
  */
 export function fuzzParameters<T>(numRuns: number): fc.Parameters<T> {
-  const seed = Number(process.env.FUZZ_SEED ?? 20261125);
+  const seed = fuzzSeed();
+  if (!seedSaid) {
+    seedSaid = true;
+    console.log(`fuzz seed ${seed} (replay with FUZZ_SEED=${seed})`);
+  }
   const scale = Number(process.env.FUZZ_RUNS_SCALE ?? 1);
   const path = process.env.FUZZ_PATH;
   return {
