@@ -10,9 +10,9 @@ describe('docs/BENCHMARKS.md across bench runs', () => {
 
   it('replaces only the latest run, keeping the hand-written sections before and after it', () => {
     const first = withLatestRun(undefined, header, '## Run A\n\nfigures A');
-    const edited = first.replace('How they are measured.', 'How they are measured.\n\n## 2026-11-28 — a dated measurement\n\nkept') + '\n## Notes\n\nkept too\n';
+    const edited = first.replace('How they are measured.', 'How they are measured.\n\n## Where the time goes\n\nkept') + '\n## Notes\n\nkept too\n';
     const next = withLatestRun(edited, header, '## Run B\n\nfigures B');
-    expect(next).toContain('## 2026-11-28 — a dated measurement\n\nkept');
+    expect(next).toContain('## Where the time goes\n\nkept');
     expect(next).toContain('## Notes\n\nkept too');
     expect(next).toContain('## Run B\n\nfigures B');
     expect(next).not.toContain('figures A');

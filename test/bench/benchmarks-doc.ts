@@ -1,4 +1,4 @@
-// docs/BENCHMARKS.md keeps its hand-written sections (dated measurements, where the time goes)
+// docs/BENCHMARKS.md keeps its hand-written sections (how to run, aims, where the time goes)
 // across runs of `npm run bench`: a full run replaces only the part between the markers below,
 // where its latest figures go. A document without the markers gets them, with the run, at its end;
 // a missing document is started from the given header.

@@ -101,13 +101,7 @@ baseline is the quick-tier provider pipeline alone over the same people, in memo
 
 ${table}
 
-Where the time goes (a CPU profile of this run's process, 2026-11-28, grouped writes): the people
-ready together are written in one statement, each item with its data (kit/jobs/group-writer.ts), and
-charged (one ChargeMany posting) and indexed for search together, two groups at once, while the next
-people are enriched. Of the process's time during the run: idle about a quarter (waiting on
-PostgreSQL, which shares the two cores), the pipeline's own language processing (compromise) 15%,
-the search embedder of the indexing 11%, socket writes 8%, garbage collection 6%.
-The aim (issue: the hot path) is half the baseline; not reached yet.
+The aim is half the baseline (docs/BENCHMARKS.md, "Aims and where they stand").
 `;
 }
 

@@ -209,41 +209,12 @@ const table = [
 console.log(table);
 
 // The header starts a missing docs/BENCHMARKS.md; an existing one keeps everything but its latest
-// full run (benchmarks-doc.ts), so dated sections written by hand survive a run.
+// full run (benchmarks-doc.ts), so the sections written by hand (how to run, where the time goes) survive a run.
 const header = `# Benchmarks
 
-Produced by \`npm run bench\` (test/bench/run.ts). Every figure is measured in one run on one machine:
-each server runs in its own process, autocannon drives it from another with ${CONNECTIONS} connections for
-${DURATION_S} s after a ${WARMUP_S} s warm-up, and throughput is reported as a ratio to the baseline
-measured in the same run, so machines of different speed compare.
-
-- Baseline: a bare Fastify route returning a body of the same shape, no authentication, no gRPC, no store.
-- Floor (with Redis): the same route plus the least any design must do per authenticated request —
-  the key found by the hash of its secret in memory, one step of its rate limit in Redis (one budget
-  across replicas) and the rate-limit headers. It bounds what the edge can reach on this machine.
-- System: the real \`GET /v1/me\` — key checksum, identity over gRPC (key lookup by keyed hash, usage
-  counting), the rate limiter, a scope check, then identity and billing over gRPC in parallel for
-  the key, owner, usage and live balance — with ${KEY_COUNT} keys in rotation so no single key's
-  rate limit is reached (every response must be a 200).
-- The hot reads, in the same process: a roster page (20 members of ${ROSTER}), a member read, and
-  the poll of a finished search (one per key: a job is fenced to the key that started it).
-
-Target (issue: the edge): at least 25% of the baseline's throughput, p99 under 20 ms at 64 connections.
-Not reached yet — see "Where the time goes".
-
-## Where the time goes
-
-Profiled with \`node --cpu-prof\` under the same load (\`BENCH_PARTS=edge BENCH_CPU_PROF_DIR=<dir>\`), 2026-11-25:
-
-- Embedded store: PGlite takes about 56% of the process's CPU; each \`GET /v1/me\` runs two
-  statements on it (identity's key description, billing's balance and spend).
-- PostgreSQL + Redis: socket writes (\`writev\`) about 16%, the process about a quarter idle (the
-  two cores are shared with PostgreSQL, Redis and the load generator).
-- Done so far: caller tokens verified once per token, \`/v1/me\` in two statements, usage counting
-  batched, the roles of one process calling each other in process (no loopback gRPC), log lines
-  written asynchronously, PostgreSQL statements prepared once per connection (2026-11-28: about
-  1.7× on \`/v1/me\` and the roster reads). Next: a credential cache in the edge kept exact by
-  push invalidation.
+Produced by \`npm run bench\` (test/bench/run.ts): each server in its own process, autocannon driving it
+from this one with ${CONNECTIONS} connections for ${DURATION_S} s after a ${WARMUP_S} s warm-up, ${KEY_COUNT} keys in rotation;
+throughput as a ratio to the bare Fastify route measured in the same run.
 `;
 const latestRun = `## ${new Date().toISOString().slice(0, 10)} — ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}
 

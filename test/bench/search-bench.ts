@@ -312,15 +312,8 @@ ${RANKER_DEFAULTS.rankWindow.toLocaleString('en')} matching rows (the synonyms l
 the best ${RANKER_DEFAULTS.maxCandidates} people reranked (BM25F of each, semantic similarity, fusion, name similarity).
 Loading includes the statement-level triggers that keep the BM25 statistics (migration 007).
 
-"Exhaustive" reference: the same pipeline and scoring with every candidate limit lifted
-(candidatesPerLeg, rankWindow and maxCandidates = ${EXHAUSTIVE_CAP.toLocaleString('en')}, more than the corpus):
-every tier of every leg runs, and every document of the scope matching the query's words (full text),
-their WordNet synonyms, or a name/organization prefix is retrieved, ranked, hydrated, embedded and
-scored — on the public corpus too (up to ~700,000 candidates for one query; no cap). Documents
-matching none of these are outside both. recall@20 = |fast top 20 ∩ exhaustive top 20| / 20, averaged
-over queries whose exhaustive result is not empty (on the public corpus the exhaustive reference runs
-for the first ${Math.min(EXHAUSTIVE_QUERIES_LARGE, rows[0]?.queries ?? 0)} queries only, to bound the benchmark's time; the count in brackets
-is the number of queries averaged).
+recall@20 is against the exhaustive reference (every candidate limit lifted to ${EXHAUSTIVE_CAP.toLocaleString('en')}; docs/BENCHMARKS.md,
+"How to run"), run for all queries on the community corpus and the first ${Math.min(EXHAUSTIVE_QUERIES_LARGE, rows[0]?.queries ?? 0)} on the public one.
 
 Aim (issue): p95 under 300 ms at 100k community members, under 1 s at 1M public profiles, on 2 cores.
 
