@@ -1,10 +1,10 @@
 // Layout and access of the settings web app in headless Chromium (docs/SETTINGS.md "Layout and
 // access"): every screen, signed out and signed in, at 1280 and 375 px has no horizontal scroll and
-// no serious or critical axe-core violation, with long names of people, keys, communities and
-// applications in the seed. Minting, rolling, revoking, consenting to an application and approving
-// a waiting write are done by keyboard alone (Tab, Enter, Space). Switching API writes off asks for
-// a confirmation first: without it nothing changes. With SETTINGS_SCREENSHOTS_DIR set it writes the
-// screenshots of docs/settings/.
+// no serious or critical axe-core violation, with long names of people (a fellow manager named on
+// the communities screen too), keys, communities and applications in the seed. Minting, rolling,
+// revoking, consenting to an application and approving a waiting write are done by keyboard alone
+// (Tab, Enter, Space). Switching API writes off asks for a confirmation first: without it nothing
+// changes. With SETTINGS_SCREENSHOTS_DIR set it writes the screenshots of docs/settings/.
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,15 +24,19 @@ const adaKey = liveKey();
 const LONG_KEY_NAME = 'production-ingestion-pipeline-for-the-analytical-engine-cluster-eu-west';
 const LONG_COMMUNITY = 'Interdisciplinary-Computational-Neuroscience-and-Analytical-Engines-Working-Group';
 const LONG_CLIENT = 'Desk Assistant for Extremely-Long-Application-Names-That-Never-Break-Anywhere';
+/** A fellow manager of Ada's organization, named on her communities screen for switching its API writes on. */
+const LONG_PERSON = 'Bartholomew-Featherstonehaugh-Cholmondeley-Marjoribanks-of-the-Analytical-Engines-Society';
 const seed: SeedInput = {
   users: [
     { id: 'u_ada', email: 'ada.augusta.king.countess.of.lovelace@analytical-engines.example.org', name: 'Ada Augusta King, Countess of Lovelace', plan: 'paid', jit_consent: true },
     { id: 'u_pat', email: 'pat@example.org', name: 'Pat Public' },
+    { id: 'u_bea', email: 'bea@example.org', name: LONG_PERSON },
   ],
-  organizations: [{ id: 'o_lab', name: 'Analytical Engines Ltd', members: [{ user: 'u_ada', role: 'admin' }] }],
+  organizations: [{ id: 'o_lab', name: 'Analytical Engines Ltd', members: [{ user: 'u_ada', role: 'admin' }, { user: 'u_bea', role: 'admin' }] }],
   communities: [
     { id: 'c_long', name: LONG_COMMUNITY, owner: { user: 'u_ada' } },
     { id: 'c_on', name: 'Writes on', owner: { user: 'u_ada' }, api_writes: true },
+    { id: 'c_org', name: 'Zeta engines', owner: { organization: 'o_lab' } },
   ],
   profiles: [{ id: 'p_pat', user: 'u_pat', public: true, name: 'Pat Public', headline: 'Protein design' }],
   wallets: [{ owner: { user: 'u_ada' }, balance: 50 }],
@@ -75,6 +79,9 @@ describe('settings web app in a browser: layout and access', () => {
     for (const [id, name] of [['k_long', LONG_KEY_NAME], ['k_roll', 'Roll me']] as const) {
       expect((await client.submit(`/keys/${id}/rename`, `/keys/${id}/rename`, { name })).status).toBe(303);
     }
+    const bea = new SettingsClient(suite.sys.settingsUrl!);
+    await bea.signIn(suite.sys, 'u_bea');
+    expect((await bea.submit('/communities', '/communities/c_org/writes', { enabled: 'on', attest: 'yes' })).status).toBe(303);
     await queueWrite('grace.hopper@example.org');
     // A ledger entry to show: a public search is charged to Ada.
     expect((await request(suite.sys.restUrl, 'POST', '/v1/search', { headers: bearer(adaKey), body: { query: 'protein', scope: 'public' } })).status).toBe(200);
@@ -182,6 +189,9 @@ describe('settings web app in a browser: layout and access', () => {
       const communities = (await page.locator('main').textContent())!;
       expect(communities).toContain('Writes on');
       expect(communities).not.toContain('u_ada');
+      // A fellow manager by the name recorded when they switched writes on, whole (wrapped).
+      await expect(page.getByRole('cell', { name: LONG_PERSON, exact: true }).count()).resolves.toBe(1);
+      expect(communities).not.toContain('u_bea');
     } finally {
       await page.context().close();
     }

@@ -72,7 +72,9 @@ export function registerCommunityRoutes(app: FastifyInstance, context: SettingsC
     if (enabled && request.body?.attest !== 'yes') throw new PageError(400, 'Tick the attestation to turn API writes on.');
     // Switching off is confirmed on a page of its own first (writes-off-routes.ts): unconfirmed, nothing changes.
     if (!enabled && request.body?.confirm !== 'yes') return reply.redirect(writesOffPath(request.params.id), 303);
-    await context.clients.communities.setApiWrites({ communityId: request.params.id, enabled, actor: '' }, await asUser(context, request));
+    // The service records the user's id as the actor; the name is kept beside it, for a fellow manager to read.
+    await context.clients.communities.setApiWrites(
+      { communityId: request.params.id, enabled, actor: '', actorName: request.user!.name }, await asUser(context, request));
     return reply.redirect(`/communities?done=writes-${enabled ? 'on' : 'off'}`, 303);
   });
 
@@ -95,7 +97,7 @@ export function registerCommunityRoutes(app: FastifyInstance, context: SettingsC
     const decision = request.body?.decision;
     if (decision !== 'approve' && decision !== 'deny') throw new PageError(400, 'decision must be approve or deny');
     await context.clients.communities.resolveConsentRequest(
-      { consentRequestId: request.params.id, approve: decision === 'approve', actor: '' }, await asUser(context, request));
+      { consentRequestId: request.params.id, approve: decision === 'approve', actor: '', actorName: request.user!.name }, await asUser(context, request));
     return reply.redirect(`/communities?done=${decision === 'approve' ? 'approved' : 'denied'}`, 303);
   });
 }

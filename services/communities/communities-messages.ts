@@ -103,6 +103,7 @@ export function toConsentRequest(row: ConsentRequestRow): ConsentRequest {
     requestedBy: row.requested_by,
     resolvedAt: row.resolved_at?.toISOString(),
     resolvedBy: row.resolved_by ?? '',
+    resolvedByName: row.resolved_by_name,
     attestationVersion: row.attestation_version ?? 0,
     description: row.description,
     approvalExpiresAt: row.status === 'approved' && row.fingerprint && row.resolved_at && !row.used_at

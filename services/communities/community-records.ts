@@ -7,6 +7,7 @@ import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
 import { requireId } from '../kit/ids.js';
 import { clampPageSize, pageOf } from '../kit/paging.js';
+import { actorNameOf } from './actor-name.js';
 import type { CommunitiesContext } from './communities-context.js';
 import { createCommunityRepository, type CommunityRow } from './community.repository.js';
 
@@ -55,12 +56,13 @@ export async function archiveCommunity(context: CommunitiesContext, communityId:
 /** Attests (or withdraws) API writes for a community; returns the new attestation version. */
 export async function setApiWrites(
   context: CommunitiesContext,
-  request: { communityId: string; enabled: boolean; actor: string },
+  request: { communityId: string; enabled: boolean; actor: string; actorName: string },
   ctx: ServiceContext,
 ): Promise<number> {
+  const actorName = actorNameOf(request.actorName);
   await getCommunity(context, request.communityId);
   const actor = actorOf(ctx, request.actor);
-  return context.deps.db.transaction((tx) => createCommunityRepository(tx).attestWrites(request.communityId, request.enabled, actor));
+  return context.deps.db.transaction((tx) => createCommunityRepository(tx).attestWrites(request.communityId, request.enabled, actor, actorName));
 }
 
 /** Whether the user manages a community, and whether an organization the user manages owns one. */

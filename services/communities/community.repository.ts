@@ -193,7 +193,7 @@ export function createCommunityRepository(db: Queryable, keptRows?: KeptRosterRo
     },
 
     /** Records a new attestation version unless the setting already has that value; returns the latest version. */
-    async attestWrites(communityId: string, enabled: boolean, actor: string): Promise<number> {
+    async attestWrites(communityId: string, enabled: boolean, actor: string, actorName = ''): Promise<number> {
       const rows = await db.query<{ version: number; enabled: boolean }>(
         `SELECT version, enabled FROM communities.write_attestations WHERE community_id = $1 ORDER BY version DESC LIMIT 1 FOR UPDATE`,
         [communityId],
@@ -203,8 +203,8 @@ export function createCommunityRepository(db: Queryable, keptRows?: KeptRosterRo
       if (!latest && !enabled) return 0;
       const version = (latest?.version ?? 0) + 1;
       await db.query(
-        'INSERT INTO communities.write_attestations (community_id, version, enabled, actor) VALUES ($1, $2, $3, $4)',
-        [communityId, version, enabled, actor],
+        'INSERT INTO communities.write_attestations (community_id, version, enabled, actor, actor_name) VALUES ($1, $2, $3, $4, $5)',
+        [communityId, version, enabled, actor, actorName],
       );
       return version;
     },

@@ -4,6 +4,7 @@ import type { ListConsentRequestsRequest, ResolveConsentRequestRequest } from '.
 import { ConsentStatus } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
+import { actorNameOf } from './actor-name.js';
 import type { CommunitiesContext } from './communities-context.js';
 import { consentStatusName } from './communities-messages.js';
 import { createMemberWriteRepository, type ConsentRequestRow } from './member-write.repository.js';
@@ -58,6 +59,7 @@ export async function resolveConsentRequest(
   const { deps } = context;
   const decision = request.approve ? 'approved' : 'denied';
   const actor = request.actor || (ctx.principal.kind === 'operator' ? ctx.principal.actor : 'unknown');
+  const actorName = actorNameOf(request.actorName);
   const row = await deps.db.transaction(async (tx) => {
     const w = createMemberWriteRepository(tx);
     const found = await w.findConsentRequest(request.consentRequestId, true);
@@ -67,7 +69,7 @@ export async function resolveConsentRequest(
       throw domainError('conflict', `consent request ${found.id} is already ${found.status}`);
     }
     const version = decision === 'approved' ? await w.latestAttestationVersion(found.community_id) : null;
-    return w.resolveConsentRequest(found.id, decision, actor, version);
+    return w.resolveConsentRequest(found.id, decision, { id: actor, name: actorName }, version);
   });
   deps.logger.info(
     { requestId: ctx.requestId, consentRequest: row.id, communityId: row.community_id, operation: row.operation, status: row.status, actor },

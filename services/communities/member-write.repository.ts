@@ -18,6 +18,8 @@ export interface ConsentRequestRow {
   created_at: Date;
   resolved_at: Date | null;
   resolved_by: string | null;
+  /** resolved_by's display name when they decided ('' when none was recorded). */
+  resolved_by_name: string;
   attestation_version: number | null;
   /** sha256 of the write (write-gating.ts); null for requests queued before fingerprints. */
   fingerprint: string | null;
@@ -241,11 +243,13 @@ export function createMemberWriteRepository(db: Queryable) {
       return rows[0];
     },
 
-    async resolveConsentRequest(id: string, status: 'approved' | 'denied', actor: string, attestationVersion: number | null): Promise<ConsentRequestRow> {
+    async resolveConsentRequest(
+      id: string, status: 'approved' | 'denied', actor: { id: string; name: string }, attestationVersion: number | null,
+    ): Promise<ConsentRequestRow> {
       const rows = await db.query<ConsentRequestRow>(
-        `UPDATE communities.consent_requests SET status = $2, resolved_at = now(), resolved_by = $3, attestation_version = $4
+        `UPDATE communities.consent_requests SET status = $2, resolved_at = now(), resolved_by = $3, resolved_by_name = $4, attestation_version = $5
           WHERE id = $1 RETURNING *`,
-        [id, status, actor, attestationVersion],
+        [id, status, actor.id, actor.name, attestationVersion],
       );
       return rows[0]!;
     },

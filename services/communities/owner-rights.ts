@@ -41,10 +41,10 @@ export async function requireConsentControl(context: CommunitiesContext, ctx: Se
 export async function listControlledCommunities(context: CommunitiesContext, ctx: ServiceContext, userId: string): Promise<ControlledCommunity[]> {
   if (ctx.principal.kind === 'user' && ctx.principal.userId !== userId) throw domainError('forbidden', 'a signed-in user sees only their own communities');
   const orgs = await managedOrganizations(context.reachDeps, userId, ctx.requestId);
-  const rows = await context.deps.db.query<CommunityRow & { attestations: Array<{ version: number; enabled: boolean; actor: string; created_at: string }> | null }>(
+  const rows = await context.deps.db.query<CommunityRow & { attestations: Array<{ version: number; enabled: boolean; actor: string; actor_name: string; created_at: string }> | null }>(
     `SELECT c.id, c.name, c.owner_type, c.owner_id, c.archived, c.created_at,
             coalesce((SELECT a.enabled FROM communities.write_attestations a WHERE a.community_id = c.id ORDER BY a.version DESC LIMIT 1), false) AS api_writes,
-            (SELECT json_agg(json_build_object('version', a.version, 'enabled', a.enabled, 'actor', a.actor, 'created_at', a.created_at) ORDER BY a.version DESC)
+            (SELECT json_agg(json_build_object('version', a.version, 'enabled', a.enabled, 'actor', a.actor, 'actor_name', a.actor_name, 'created_at', a.created_at) ORDER BY a.version DESC)
                FROM communities.write_attestations a WHERE a.community_id = c.id) AS attestations
      FROM communities.communities c
      WHERE (c.owner_type = 'user' AND c.owner_id = $1) OR (c.owner_type = 'organization' AND c.owner_id = ANY($2::text[]))
@@ -53,6 +53,8 @@ export async function listControlledCommunities(context: CommunitiesContext, ctx
   );
   return rows.map((row) => ({
     community: toCommunity({ ...row, created_at: new Date(row.created_at) }),
-    attestations: (row.attestations ?? []).map((a) => ({ version: a.version, enabled: a.enabled, actor: a.actor, recordedAt: new Date(a.created_at).toISOString() })),
+    attestations: (row.attestations ?? []).map((a) => ({
+      version: a.version, enabled: a.enabled, actor: a.actor, actorName: a.actor_name, recordedAt: new Date(a.created_at).toISOString(),
+    })),
   }));
 }

@@ -401,6 +401,11 @@ export interface SetApiWritesRequest {
   enabled: boolean;
   /** The operator or billing owner recording the attestation. */
   actor: string;
+  /**
+   * The recording person's display name (at most 300 characters), kept with the attestation so
+   * that a fellow manager sees who it was: the settings web app sends its signed-in user's name.
+   */
+  actorName: string;
 }
 
 export interface SetApiWritesResponse {
@@ -443,7 +448,14 @@ export interface ConsentRequest {
    * For an approved request: when the write it approved went through. An approval lets its write
    * through once; the same write again queues a new request.
    */
-  approvalUsedAt: string | undefined;
+  approvalUsedAt:
+    | string
+    | undefined;
+  /**
+   * The display name of resolved_by as it was when they decided; empty when none was recorded
+   * (an operator, or a decision older than names).
+   */
+  resolvedByName: string;
 }
 
 export interface ListConsentRequestsRequest {
@@ -467,6 +479,11 @@ export interface ResolveConsentRequestRequest {
   approve: boolean;
   /** The billing owner (or operator) deciding; defaults to the operator's actor. */
   actor: string;
+  /**
+   * The deciding person's display name (at most 300 characters), kept with the decision: the
+   * settings web app sends its signed-in user's name.
+   */
+  actorName: string;
 }
 
 export interface ResolveConsentRequestResponse {
@@ -602,7 +619,14 @@ export interface WriteAttestation {
   version: number;
   enabled: boolean;
   actor: string;
-  recordedAt: string | undefined;
+  recordedAt:
+    | string
+    | undefined;
+  /**
+   * The display name of actor as it was when they recorded it; empty when none was recorded (an
+   * operator, a seed, or an attestation older than names).
+   */
+  actorName: string;
 }
 
 export interface ControlledCommunity {
@@ -4395,7 +4419,7 @@ export const RemoveMemberResponse: MessageFns<RemoveMemberResponse> = {
 };
 
 function createBaseSetApiWritesRequest(): SetApiWritesRequest {
-  return { communityId: "", enabled: false, actor: "" };
+  return { communityId: "", enabled: false, actor: "", actorName: "" };
 }
 
 export const SetApiWritesRequest: MessageFns<SetApiWritesRequest> = {
@@ -4408,6 +4432,9 @@ export const SetApiWritesRequest: MessageFns<SetApiWritesRequest> = {
     }
     if (message.actor !== "") {
       writer.uint32(26).string(message.actor);
+    }
+    if (message.actorName !== "") {
+      writer.uint32(34).string(message.actorName);
     }
     return writer;
   },
@@ -4449,6 +4476,14 @@ export const SetApiWritesRequest: MessageFns<SetApiWritesRequest> = {
             message.actor = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.actorName = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4470,6 +4505,11 @@ export const SetApiWritesRequest: MessageFns<SetApiWritesRequest> = {
         : "",
       enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
       actor: isSet(object.actor) ? globalThis.String(object.actor) : "",
+      actorName: isSet(object.actorName)
+        ? globalThis.String(object.actorName)
+        : isSet(object.actor_name)
+        ? globalThis.String(object.actor_name)
+        : "",
     };
   },
 
@@ -4484,6 +4524,9 @@ export const SetApiWritesRequest: MessageFns<SetApiWritesRequest> = {
     if (message.actor !== "") {
       obj.actor = message.actor;
     }
+    if (message.actorName !== "") {
+      obj.actorName = message.actorName;
+    }
     return obj;
   },
 
@@ -4495,6 +4538,7 @@ export const SetApiWritesRequest: MessageFns<SetApiWritesRequest> = {
     message.communityId = object.communityId ?? "";
     message.enabled = object.enabled ?? false;
     message.actor = object.actor ?? "";
+    message.actorName = object.actorName ?? "";
     return message;
   },
 };
@@ -4604,6 +4648,7 @@ function createBaseConsentRequest(): ConsentRequest {
     description: "",
     approvalExpiresAt: undefined,
     approvalUsedAt: undefined,
+    resolvedByName: "",
   };
 }
 
@@ -4644,6 +4689,9 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
     }
     if (message.approvalUsedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.approvalUsedAt), writer.uint32(98).fork()).join();
+    }
+    if (message.resolvedByName !== "") {
+      writer.uint32(106).string(message.resolvedByName);
     }
     return writer;
   },
@@ -4757,6 +4805,14 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
             message.approvalUsedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.resolvedByName = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4815,6 +4871,11 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
         : isSet(object.approval_used_at)
         ? globalThis.String(object.approval_used_at)
         : undefined,
+      resolvedByName: isSet(object.resolvedByName)
+        ? globalThis.String(object.resolvedByName)
+        : isSet(object.resolved_by_name)
+        ? globalThis.String(object.resolved_by_name)
+        : "",
     };
   },
 
@@ -4856,6 +4917,9 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
     if (message.approvalUsedAt !== undefined) {
       obj.approvalUsedAt = message.approvalUsedAt;
     }
+    if (message.resolvedByName !== "") {
+      obj.resolvedByName = message.resolvedByName;
+    }
     return obj;
   },
 
@@ -4876,6 +4940,7 @@ export const ConsentRequest: MessageFns<ConsentRequest> = {
     message.description = object.description ?? "";
     message.approvalExpiresAt = object.approvalExpiresAt ?? undefined;
     message.approvalUsedAt = object.approvalUsedAt ?? undefined;
+    message.resolvedByName = object.resolvedByName ?? "";
     return message;
   },
 };
@@ -5121,7 +5186,7 @@ export const ListConsentRequestsResponse: MessageFns<ListConsentRequestsResponse
 };
 
 function createBaseResolveConsentRequestRequest(): ResolveConsentRequestRequest {
-  return { consentRequestId: "", approve: false, actor: "" };
+  return { consentRequestId: "", approve: false, actor: "", actorName: "" };
 }
 
 export const ResolveConsentRequestRequest: MessageFns<ResolveConsentRequestRequest> = {
@@ -5134,6 +5199,9 @@ export const ResolveConsentRequestRequest: MessageFns<ResolveConsentRequestReque
     }
     if (message.actor !== "") {
       writer.uint32(26).string(message.actor);
+    }
+    if (message.actorName !== "") {
+      writer.uint32(34).string(message.actorName);
     }
     return writer;
   },
@@ -5175,6 +5243,14 @@ export const ResolveConsentRequestRequest: MessageFns<ResolveConsentRequestReque
             message.actor = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.actorName = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5196,6 +5272,11 @@ export const ResolveConsentRequestRequest: MessageFns<ResolveConsentRequestReque
         : "",
       approve: isSet(object.approve) ? globalThis.Boolean(object.approve) : false,
       actor: isSet(object.actor) ? globalThis.String(object.actor) : "",
+      actorName: isSet(object.actorName)
+        ? globalThis.String(object.actorName)
+        : isSet(object.actor_name)
+        ? globalThis.String(object.actor_name)
+        : "",
     };
   },
 
@@ -5210,6 +5291,9 @@ export const ResolveConsentRequestRequest: MessageFns<ResolveConsentRequestReque
     if (message.actor !== "") {
       obj.actor = message.actor;
     }
+    if (message.actorName !== "") {
+      obj.actorName = message.actorName;
+    }
     return obj;
   },
 
@@ -5221,6 +5305,7 @@ export const ResolveConsentRequestRequest: MessageFns<ResolveConsentRequestReque
     message.consentRequestId = object.consentRequestId ?? "";
     message.approve = object.approve ?? false;
     message.actor = object.actor ?? "";
+    message.actorName = object.actorName ?? "";
     return message;
   },
 };
@@ -6873,7 +6958,7 @@ export const ListControlledCommunitiesRequest: MessageFns<ListControlledCommunit
 };
 
 function createBaseWriteAttestation(): WriteAttestation {
-  return { version: 0, enabled: false, actor: "", recordedAt: undefined };
+  return { version: 0, enabled: false, actor: "", recordedAt: undefined, actorName: "" };
 }
 
 export const WriteAttestation: MessageFns<WriteAttestation> = {
@@ -6889,6 +6974,9 @@ export const WriteAttestation: MessageFns<WriteAttestation> = {
     }
     if (message.recordedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.recordedAt), writer.uint32(34).fork()).join();
+    }
+    if (message.actorName !== "") {
+      writer.uint32(42).string(message.actorName);
     }
     return writer;
   },
@@ -6938,6 +7026,14 @@ export const WriteAttestation: MessageFns<WriteAttestation> = {
             message.recordedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.actorName = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6960,6 +7056,11 @@ export const WriteAttestation: MessageFns<WriteAttestation> = {
         : isSet(object.recorded_at)
         ? globalThis.String(object.recorded_at)
         : undefined,
+      actorName: isSet(object.actorName)
+        ? globalThis.String(object.actorName)
+        : isSet(object.actor_name)
+        ? globalThis.String(object.actor_name)
+        : "",
     };
   },
 
@@ -6977,6 +7078,9 @@ export const WriteAttestation: MessageFns<WriteAttestation> = {
     if (message.recordedAt !== undefined) {
       obj.recordedAt = message.recordedAt;
     }
+    if (message.actorName !== "") {
+      obj.actorName = message.actorName;
+    }
     return obj;
   },
 
@@ -6989,6 +7093,7 @@ export const WriteAttestation: MessageFns<WriteAttestation> = {
     message.enabled = object.enabled ?? false;
     message.actor = object.actor ?? "";
     message.recordedAt = object.recordedAt ?? undefined;
+    message.actorName = object.actorName ?? "";
     return message;
   },
 };
