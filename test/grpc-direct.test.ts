@@ -17,6 +17,7 @@ import { GRPC_AUDIENCE } from '../services/kit/grpc-audience.js';
 import { repoRoot } from '../services/kit/paths.js';
 import { generateSecrets } from '../services/kit/secrets.js';
 import { SCOPES } from '../services/kit/scopes.js';
+import { adminJson } from './helpers/admin-cli.js';
 import { asBearer, directClients, outcomeOf, type DirectClients } from './helpers/direct-grpc.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
@@ -197,4 +198,13 @@ describe('internal teams calling the services directly over gRPC', () => {
     expect(forRest).toMatchObject({ ok: false, status: 'UNAUTHENTICATED', reason: 'unauthorized' });
     expect((forRest as { message: string }).message).toContain('aud');
   });
+
+  it('takes the token `admin tokens issue --audience grpc` prints, limited to its scopes', async () => {
+    const issued = await adminJson(sys.env, ['tokens', 'issue', '--user', 'u_ada', '--scopes', 'profile:read', '--audience', 'grpc']);
+    const roster = await outcomeOf(team.communities.listMembers({ communityId: 'c_bio' }, asBearer(issued.access_token)));
+    expect(roster).toMatchObject({ ok: true });
+    expect((roster as { value: { members: unknown[] } }).value.members).toHaveLength(3);
+    const search = await outcomeOf(team.search.startSearch({ query: 'pond', scope: SearchScope.SEARCH_SCOPE_PUBLIC }, asBearer(issued.access_token)));
+    expect(search).toMatchObject({ ok: false, status: 'PERMISSION_DENIED', reason: 'forbidden', metadata: { required_scope: 'search:read' } });
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
 // `tokens issue|grant|list|revoke`: OAuth grants and the local issuer's access tokens
-// (docs/OAUTH.md). `issue` signs a token for the REST API by default, or for the MCP server.
+// (docs/OAUTH.md). `issue` signs a token for the REST API by default, or for the MCP server, or for
+// the gRPC API (an internal team calling the services directly).
 import type { Command } from 'commander';
 import {
   CreateGrantResponse, IssueAccessTokenResponse, ListGrantsResponse, RevokeGrantResponse,
@@ -9,19 +10,24 @@ import { commaList, limit, oneOf, positive, wholeNumber } from '../args.js';
 import { UsageError, type AdminContext } from '../context.js';
 import { print, withJson } from '../output.js';
 import { DEFAULT_LIMIT, upTo } from '../paging.js';
+import { GRPC_AUDIENCE } from '../../../services/kit/grpc-audience.js';
 
 const GRANT_COLUMNS = ['id', 'user_id', 'client_id', 'scopes', 'rate_tier', 'created_at', 'last_used_at', 'revoked_at'];
 
 /**
  * The resource (RFC 8707 audience) a token is issued for: '' is the REST API (identity's
  * OAUTH_AUDIENCE); `mcp` is the MCP server's resource URL, as the running system serves it
- * (locate-system.ts); --resource names one verbatim (identity refuses one it does not serve).
+ * (locate-system.ts); `grpc` the gRPC API's (grpc-audience.ts); --resource names one verbatim
+ * (identity refuses one it does not serve).
  */
-function tokenResource(ctx: AdminContext, audience: 'rest' | 'mcp' | undefined, resource: string | undefined): string {
+function tokenResource(ctx: AdminContext, audience: Surface | undefined, resource: string | undefined): string {
   if (audience !== undefined && resource !== undefined) throw new UsageError('give --audience or --resource, not both');
   if (resource !== undefined) return resource;
+  if (audience === 'grpc') return GRPC_AUDIENCE;
   return audience === 'mcp' ? ctx.location().mcpResourceUrl : '';
 }
+
+type Surface = 'rest' | 'mcp' | 'grpc';
 
 interface GrantOptions { user: string; scopes: string[]; client?: string; rate?: number; json?: boolean }
 
@@ -34,11 +40,11 @@ export function registerTokens(program: Command, ctx: AdminContext): void {
     .option('--rate <n>', 'requested requests per minute', wholeNumber);
 
   grantOptions(tokens.command('issue'))
-    .description('create a grant and sign an access token for it (for the REST API unless --audience mcp)')
+    .description('create a grant and sign an access token for it (for the REST API unless --audience mcp or grpc)')
     .option('--ttl <seconds>', 'lifetime of the token', positive)
-    .option('--audience <surface>', 'rest or mcp', oneOf('rest', 'mcp'))
+    .option('--audience <surface>', 'rest, mcp or grpc', oneOf('rest', 'mcp', 'grpc'))
     .option('--resource <url>', 'the resource URL the token is for, verbatim')
-    .action(async (options: GrantOptions & { ttl?: number; audience?: 'rest' | 'mcp'; resource?: string }) => {
+    .action(async (options: GrantOptions & { ttl?: number; audience?: Surface; resource?: string }) => {
       const resource = tokenResource(ctx, options.audience, options.resource);
       const issued = await ctx.clients().identity.issueAccessToken(
         { userId: options.user, scopes: options.scopes, clientId: options.client ?? '', ttlSeconds: options.ttl ?? 0, requestedRate: options.rate ?? 0, resource },
