@@ -5,10 +5,12 @@ import type { AdminContext } from './context.js';
 import { registerBilling } from './commands/billing.js';
 import { registerCommunities } from './commands/communities.js';
 import { registerConsent } from './commands/consent.js';
+import { registerGrpc } from './commands/grpc.js';
 import { registerHealth } from './commands/health.js';
 import { registerKeys } from './commands/keys.js';
 import { registerSearch } from './commands/search.js';
 import { registerSeed } from './commands/seed.js';
+import { registerServiceAccounts } from './commands/service-accounts.js';
 import { registerTokens } from './commands/tokens.js';
 import { registerUsers } from './commands/users.js';
 import { registerWallets } from './commands/wallets.js';
@@ -26,6 +28,7 @@ system started from the same DATA_DIR is reached without its ports (DATA_DIR/run
   registerSeed(program, ctx);
   registerKeys(program, ctx);
   registerTokens(program, ctx);
+  registerServiceAccounts(program, ctx);
   registerUsers(program, ctx);
   registerCommunities(program, ctx);
   registerWrites(program, ctx);
@@ -34,5 +37,6 @@ system started from the same DATA_DIR is reached without its ports (DATA_DIR/run
   registerBilling(program, ctx);
   registerSearch(program, ctx);
   registerHealth(program, ctx);
+  registerGrpc(program);
   return program;
 }

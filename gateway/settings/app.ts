@@ -6,7 +6,7 @@
 //   - cookies, signed with a key derived from the server secrets; forms (urlencoded bodies);
 //   - CSRF: a token in every state-changing form, bound to the browser's session (csrf.ts);
 //   - routes: sign-in (a one-time link, or an OpenID Connect provider) and sign-out, the API keys,
-//     communities, credits, usage and request log screens, the two assets.
+//     service accounts, communities, credits, usage and request log screens, the two assets.
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
@@ -29,6 +29,7 @@ import { registerGrantRoutes } from './grants-routes.js';
 import { registerKeyRoutes } from './keys-routes.js';
 import { registerOidcRoutes } from './oidc-routes.js';
 import { registerRequestRoutes } from './requests-routes.js';
+import { registerServiceAccountRoutes } from './service-accounts-routes.js';
 import { registerSignInRoutes } from './sign-in-routes.js';
 import { registerUsageRoutes } from './usage-routes.js';
 import { registerWritesOffRoutes } from './writes-off-routes.js';
@@ -80,6 +81,7 @@ export async function buildSettingsApp(options: SettingsAppOptions): Promise<Fas
   registerOidcRoutes(app, context);
   registerKeyRoutes(app, context);
   registerGrantRoutes(app, context);
+  registerServiceAccountRoutes(app, context);
   registerCommunityRoutes(app, context);
   registerWritesOffRoutes(app, context);
   registerCreditRoutes(app, context);

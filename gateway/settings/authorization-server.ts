@@ -62,6 +62,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
     interactions: { url: (_ctx, interaction) => consentPath(interaction.uid) },
     pkce: { required: () => true },
+    // Registered clients are public (`none`); service accounts authenticate with their secret.
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
@@ -69,6 +71,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       // current MCP clients do): the provider fetches and caches it; no registration is stored.
       clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
       revocation: { enabled: true },
+      // Advertised for service accounts (grant_types_supported); the grant itself is answered
+      // before the provider sees it (client-credentials.ts), against identity's service accounts.
+      clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
         // A request naming no resource is for the MCP server: what one-click clients connect to.

@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { OAUTH_PATH } from '../../services/kit/public-urls.js';
 import { contentSecurityPolicy } from './csp.js';
+import { registerClientCredentials } from './client-credentials.js';
 import { consentScopesOf, grantedScopes } from './consent-scopes.js';
 import { consentPage } from './consent-view.js';
 import { asUser, type SettingsContext } from './context.js';
@@ -52,6 +53,8 @@ export function registerConsentRoutes(app: FastifyInstance, context: SettingsCon
   logProviderFailures(provider, app.log);
   void app.register(async (scope) => {
     guardOAuthInput(scope);
+    // Service accounts' client-credentials grant is answered before the provider (client-credentials.ts).
+    registerClientCredentials(scope, context, (request, reply) => handOver(callback, request, reply, '/token'));
     scope.all(OAUTH_PATH, (request, reply) => handOver(callback, request, reply, '/'));
     scope.all(`${OAUTH_PATH}/*`, (request, reply) => handOver(callback, request, reply, request.raw.url!.slice(OAUTH_PATH.length)));
     scope.get(`/.well-known/oauth-authorization-server${OAUTH_PATH}`, (request, reply) =>

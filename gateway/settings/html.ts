@@ -43,6 +43,7 @@ export function csrfField(token: string): Markup {
 
 const SCREENS = [
   ['/keys', 'API keys'],
+  ['/service-accounts', 'Service accounts'],
   ['/communities', 'Communities'],
   ['/credits', 'Credits'],
   ['/usage', 'Usage'],

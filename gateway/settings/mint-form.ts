@@ -37,14 +37,18 @@ export function single(form: MintForm, name: string): string {
   return (values[0] ?? '').trim();
 }
 
-export function mintRequestOf(userId: string, form: MintForm): MintKeyRequest {
-  // Text the store cannot keep (a NUL sent as %00, say) is refused naming its field, before any rule.
+/** Text the store cannot keep (a NUL sent as %00, say) is refused naming its field, before any rule. */
+export function refuseUnstorableText(form: MintForm): void {
   for (const [field, values] of Object.entries(form)) {
     for (const value of list(values)) {
       const problem = textProblem(String(value));
       if (problem) throw new FormError(`${field}: ${problem}`, field);
     }
   }
+}
+
+export function mintRequestOf(userId: string, form: MintForm): MintKeyRequest {
+  refuseUnstorableText(form);
   const mode = single(form, 'preset');
   if (mode !== 'read' && mode !== 'advanced') throw new FormError('choose the Read preset or Advanced', 'preset');
   const chosen = list(form.scopes);

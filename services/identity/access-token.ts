@@ -27,6 +27,7 @@ import {
 import { ServerError, Status } from 'nice-grpc';
 import type { Config } from '../kit/config.js';
 import { domainError } from '../kit/grpc/errors.js';
+import { GRPC_AUDIENCE } from '../kit/grpc-audience.js';
 import { mcpResourceUrlOf } from '../kit/mcp-resource.js';
 import { oauthIssuerOf, restAudienceOf } from '../kit/public-urls.js';
 import type { ServerSecrets } from '../kit/secrets.js';
@@ -75,18 +76,16 @@ export function oauthOptionsFrom(
   config: Pick<Config, 'OAUTH_ISSUER' | 'OAUTH_AUDIENCE' | 'OAUTH_JWKS_URL' | 'MCP_RESOURCE_URL' | 'HOST' | 'PORT' | 'MCP_PORT' | 'SETTINGS_PUBLIC_URL' | 'SETTINGS_PORT'>,
   secrets: Pick<ServerSecrets, 'oauthSigningPrivateKey' | 'oauthSigningPublicKey'>,
 ): OAuthOptions | undefined {
-  const base = { issuer: oauthIssuerOf(config), audience: restAudienceOf(config), resources: [mcpResourceUrlOf(config)] };
+  const base = { issuer: oauthIssuerOf(config), audience: restAudienceOf(config), resources: [mcpResourceUrlOf(config), GRPC_AUDIENCE] };
   if (config.OAUTH_JWKS_URL) return { ...base, jwksUrl: config.OAUTH_JWKS_URL };
   if (!secrets.oauthSigningPrivateKey || !secrets.oauthSigningPublicKey) return undefined;
   return { ...base, localSigningKey: { privateKey: secrets.oauthSigningPrivateKey, publicKey: secrets.oauthSigningPublicKey } };
 }
 
-export interface AccessTokenClaims {
-  userId: string;
-  /** Deduplicated, in token order. */
-  scopes: string[];
-  grantId: string;
-}
+/** A token issued over a user's grant, or (local issuer only) to a service account (`sub`, no `grant_id`). */
+export type AccessTokenClaims =
+  | { userId: string; /** Deduplicated, in token order. */ scopes: string[]; grantId: string; serviceAccountId?: undefined }
+  | { serviceAccountId: string; scopes: string[]; userId?: undefined; grantId?: undefined };
 
 export interface IssuedAccessToken {
   token: string;
@@ -195,13 +194,16 @@ export function createAccessTokens(options: OAuthOptions) {
       if (header.typ !== undefined && !ACCEPTED_TYPES.has(header.typ.toLowerCase())) throw refused();
       // Short-lived: a token whose lifetime exceeds the maximum is refused however well signed.
       if (payload.exp! - payload.iat! > maxLifetime) throw refused('access token lifetime exceeds the maximum');
-      const userId = stringClaim(payload, 'sub');
+      const subject = stringClaim(payload, 'sub');
       const scope = stringClaim(payload, 'scope');
       const grantId = stringClaim(payload, 'grant_id');
-      if (!userId || !scope || !grantId) throw refused();
-      const scopes = [...new Set(scope.split(' ').filter(Boolean))];
-      if (scopes.length === 0) throw refused();
-      return { userId, scopes, grantId };
+      const scopes = [...new Set((scope ?? '').split(' ').filter(Boolean))];
+      if (!subject || scopes.length === 0) throw refused();
+      if (grantId) return { userId: subject, scopes, grantId };
+      // A service account's token names it twice (sub and service_account_id) and only this
+      // system's own issuer signs one: an external issuer's token without a grant is refused.
+      if (signingKey && stringClaim(payload, 'service_account_id') === subject) return { serviceAccountId: subject, scopes };
+      throw refused();
     },
 
     /**
@@ -216,25 +218,35 @@ export function createAccessTokens(options: OAuthOptions) {
 
     /** Local issuer only: signs a token for a grant, for one audience (see audienceFor). */
     async issue(input: { userId: string; scopes: string[]; grantId: string; clientId: string; ttlSeconds: number; audience: string }): Promise<IssuedAccessToken> {
-      if (!signingKey) throw domainError('unprocessable', 'access tokens come from the external identity provider');
-      if (!audiences.has(input.audience)) throw domainError('invalid_request', 'that audience is not served here');
-      if (input.ttlSeconds < 1 || input.ttlSeconds > maxLifetime) {
-        throw domainError('invalid_request', `ttl_seconds must be 1 to ${maxLifetime}`);
-      }
-      const now = Math.floor(Date.now() / 1000);
-      const exp = now + input.ttlSeconds;
-      const token = await new SignJWT({ scope: input.scopes.join(' '), grant_id: input.grantId, client_id: input.clientId })
-        .setProtectedHeader({ alg: LOCAL_ALGORITHM, typ: 'at+jwt', kid: signingKey.kid })
-        .setIssuer(options.issuer)
-        .setAudience(input.audience)
-        .setSubject(input.userId)
-        .setIssuedAt(now)
-        .setExpirationTime(exp)
-        .setJti(randomBytes(16).toString('base64url'))
-        .sign(signingKey.key);
-      return { token, expiresAt: new Date(exp * 1000) };
+      return sign(input.userId, { scope: input.scopes.join(' '), grant_id: input.grantId, client_id: input.clientId }, input);
+    },
+
+    /** Local issuer only: signs a service account's token (client credentials), for one audience. */
+    async issueForServiceAccount(input: { serviceAccountId: string; scopes: string[]; ttlSeconds: number; audience: string }): Promise<IssuedAccessToken> {
+      const id = input.serviceAccountId;
+      return sign(id, { scope: input.scopes.join(' '), service_account_id: id, client_id: id }, input);
     },
   };
+
+  async function sign(subject: string, claims: JWTPayload, input: { ttlSeconds: number; audience: string }): Promise<IssuedAccessToken> {
+    if (!signingKey) throw domainError('unprocessable', 'access tokens come from the external identity provider');
+    if (!audiences.has(input.audience)) throw domainError('invalid_request', 'that audience is not served here');
+    if (input.ttlSeconds < 1 || input.ttlSeconds > maxLifetime) {
+      throw domainError('invalid_request', `ttl_seconds must be 1 to ${maxLifetime}`);
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const exp = now + input.ttlSeconds;
+    const token = await new SignJWT(claims)
+      .setProtectedHeader({ alg: LOCAL_ALGORITHM, typ: 'at+jwt', kid: signingKey.kid })
+      .setIssuer(options.issuer)
+      .setAudience(input.audience)
+      .setSubject(subject)
+      .setIssuedAt(now)
+      .setExpirationTime(exp)
+      .setJti(randomBytes(16).toString('base64url'))
+      .sign(signingKey.key);
+    return { token, expiresAt: new Date(exp * 1000) };
+  }
 }
 
 export type AccessTokens = ReturnType<typeof createAccessTokens>;

@@ -9,7 +9,9 @@ import { ownerTypes } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
 import { callerOf } from '../kit/grpc/principal.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
+import type { AccessTokenClaims } from './access-token.js';
 import { checkSecret, hashSecret } from './api-key-secret.js';
+import { callerOfServiceAccountToken, describeServiceAccount, isServiceAccountId } from './service-account-tokens.js';
 import type { GrantRow } from './grant.repository.js';
 import type { WithManagedOrganizations } from './managed-organizations.js';
 import type { IdentityContext } from './identity-context.js';
@@ -26,7 +28,12 @@ export async function authenticate(context: IdentityContext, request: Authentica
     throw domainError('invalid_request', 'send exactly one of api_key and access_token');
   }
   if (request.accessToken) {
-    const { grant, scopes } = await grantOfAccessToken(context, request.accessToken, request.resource, requestId);
+    const claims = await verifiedAccessToken(context, request.accessToken, request.resource, requestId);
+    if (claims.serviceAccountId !== undefined) {
+      const caller = await callerOfServiceAccountToken(context, claims, request.resource);
+      return { caller, description: request.describe ? await describeServiceAccount(context, caller) : undefined, stamp: '' };
+    }
+    const { grant, scopes } = await grantOfAccessToken(context, claims);
     context.grantUsage.record(grant.id);
     const caller = callerOfGrant(grant, scopes);
     return { caller, description: request.describe ? await describeGrant(context, caller) : undefined, stamp: '' };
@@ -89,7 +96,9 @@ async function uncountRefused(context: IdentityContext, secretHash: string): Pro
 export async function describeCredential(context: IdentityContext, ctx: ServiceContext): Promise<DescribeCredentialResponse> {
   const caller = callerOf(ctx.principal);
   if (!caller) throw domainError('forbidden', 'needs a caller');
-  if (caller.credential === CredentialKind.CREDENTIAL_KIND_OAUTH) return describeGrant(context, caller);
+  if (caller.credential === CredentialKind.CREDENTIAL_KIND_OAUTH) {
+    return isServiceAccountId(caller.credentialId) ? describeServiceAccount(context, caller) : describeGrant(context, caller);
+  }
   const today = utcDay(new Date());
   const row = await context.keys.describe(caller.credentialId, today);
   if (!row) throw domainError('unauthorized', 'invalid or revoked API key');
@@ -97,24 +106,25 @@ export async function describeCredential(context: IdentityContext, ctx: ServiceC
   return describedKey(context, row, today);
 }
 
-/**
- * The grant behind an access token presented to `resource` (the edge's; '' is the REST API),
- * re-checked against live state: the token verifies for that resource's audience, its grant
- * exists, is not revoked and belongs to its subject, and its scopes are within the grant's.
- */
-async function grantOfAccessToken(
-  context: IdentityContext,
-  token: string,
-  resource: string,
-  requestId: string,
-): Promise<{ grant: GrantRow & WithManagedOrganizations; scopes: string[] }> {
+/** The claims of an access token presented to `resource` (the edge's; '' is the REST API), verified for that resource's audience. */
+async function verifiedAccessToken(context: IdentityContext, token: string, resource: string, requestId: string): Promise<AccessTokenClaims> {
   const { accessTokens } = context;
   if (!accessTokens) throw domainError('unauthorized', 'access tokens are not accepted: OAuth is not configured');
   if (resource && !accessTokens.audiences.includes(resource)) {
     // The edge and identity disagree on a resource URL: every token on that surface is refused.
     context.deps.logger.warn({ requestId, resource, served: accessTokens.audiences }, 'access token presented for a resource identity does not serve (check MCP_RESOURCE_URL)');
   }
-  const claims = await accessTokens.verify(token, resource);
+  return accessTokens.verify(token, resource);
+}
+
+/**
+ * The grant behind a verified access token, re-checked against live state: it exists, is not
+ * revoked and belongs to the token's subject, and the token's scopes are within the grant's.
+ */
+async function grantOfAccessToken(
+  context: IdentityContext,
+  claims: AccessTokenClaims & { grantId: string },
+): Promise<{ grant: GrantRow & WithManagedOrganizations; scopes: string[] }> {
   const grant = await context.grants.findForAuthentication(claims.grantId);
   if (!grant || grant.revoked_at || grant.user_id !== claims.userId) {
     throw domainError('unauthorized', 'access token grant is revoked or unknown');

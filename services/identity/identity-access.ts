@@ -39,4 +39,8 @@ export const IDENTITY_ACCESS: ServiceRegistration<typeof IdentityServiceDefiniti
   listManagedOrganizations: ['operator', 'user'],
   recordRequests: ['edge'],
   listRequests: ['operator', 'user'],
+  createServiceAccount: ['operator', 'user'],
+  listServiceAccounts: ['operator', 'user'],
+  revokeServiceAccount: ['operator', 'user'],
+  issueServiceAccountToken: ['edge'],
 };

@@ -9,6 +9,7 @@ import { createKeyRepository, type DescribedKeyRow, type KeyRepository } from '.
 import { createPlaceholderRepository } from './placeholder.repository.js';
 import { createRequestLogRetention, type RequestLogRetention } from './request-log-retention.js';
 import { createRequestLogRepository, type RequestLogRepository } from './request-log.repository.js';
+import { createServiceAccountRepository, type ServiceAccountRepository } from './service-account.repository.js';
 import { createSeedLedgerRepository, type SeedLedgerRepository } from './seed-ledger.repository.js';
 import { createUsageRecorder, type UsageRecorder } from './usage-recorder.js';
 import { createUsageStore, GRANT_USAGE, KEY_USAGE } from './usage-store.js';
@@ -31,6 +32,8 @@ export interface IdentityContext {
    */
   describeKeyByHash: (key: { secretHash: string; day: string }) => Promise<DescribedKeyRow | undefined>;
   grants: GrantRepository;
+  /** Service accounts (service-accounts.ts) and their tokens' callers (service-account-tokens.ts). */
+  serviceAccounts: ServiceAccountRepository;
   users: UserRepository;
   placeholders: ReturnType<typeof createPlaceholderRepository>;
   seedLedger: SeedLedgerRepository;
@@ -65,6 +68,7 @@ export function createIdentityContext(deps: IdentityDeps, options: IdentityOptio
       ),
     ),
     grants: createGrantRepository(deps.db),
+    serviceAccounts: createServiceAccountRepository(deps.db),
     users: createUserRepository(deps.db),
     placeholders: createPlaceholderRepository(deps.db),
     seedLedger: createSeedLedgerRepository(deps.db),

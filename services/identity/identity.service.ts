@@ -1,6 +1,6 @@
 // The identity service: authenticate credentials (API keys and OAuth access tokens), describe
 // them, mint/list/revoke/roll/rename keys, create/list/revoke OAuth grants, keep users and organizations,
-// placeholder accounts, the seed ledger and the request log. Each handler delegates to the domain module named for
+// placeholder accounts, the seed ledger, the request log and service accounts. Each handler delegates to the domain module named for
 // what it does and maps the result with identity-messages.ts.
 import { IdentityServiceDefinition } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
 import type { ServiceRegistration } from '../kit/grpc/server.js';
@@ -17,6 +17,7 @@ import { requireOwnKey, requireOwnPersonalKey, requireSelf } from './own-keys.js
 import { createPlaceholderAccount, deletePlaceholderAccount } from './placeholder-accounts.js';
 import { listRequests, recordRequests } from './request-log.js';
 import { recordSeedRecords } from './seed-ledger.js';
+import { serviceAccountHandlers } from './service-account-handlers.js';
 import { getUsage } from './usage-history.js';
 import * as accounts from './users-and-organizations.js';
 import * as webSessions from './web-sessions.js';
@@ -184,6 +185,8 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
       requireSelf(ctx, request.userId, 'requests');
       return listRequests(context, request);
     },
+
+    ...serviceAccountHandlers(context),
   };
 
   const registration: ServiceRegistration<typeof IdentityServiceDefinition> = {

@@ -8,6 +8,7 @@ import {
 } from '../../test/helpers/oauth-identity.js';
 import { storeNames } from '../../test/helpers/stores.js';
 import { generateOAuthSigningKey } from '../kit/secrets.js';
+import { GRPC_AUDIENCE } from '../kit/grpc-audience.js';
 import { oauthOptionsFrom } from './access-token.js';
 
 describe.each(storeNames())('OAuth access tokens at the identity service on %s', (store) => {
@@ -47,18 +48,18 @@ describe('oauthOptionsFrom', () => {
   it('uses the JWKS URL when set, else the local key, else nothing (OAuth off)', () => {
     const key = generateOAuthSigningKey();
     expect(oauthOptionsFrom({ ...config, OAUTH_JWKS_URL: 'https://idp.test/jwks' }, key)).toEqual({
-      issuer: ISSUER, audience: AUDIENCE, resources: [MCP_RESOURCE], jwksUrl: 'https://idp.test/jwks',
+      issuer: ISSUER, audience: AUDIENCE, resources: [MCP_RESOURCE, GRPC_AUDIENCE], jwksUrl: 'https://idp.test/jwks',
     });
     expect(oauthOptionsFrom(config, key)).toEqual({
-      issuer: ISSUER, audience: AUDIENCE, resources: [MCP_RESOURCE],
+      issuer: ISSUER, audience: AUDIENCE, resources: [MCP_RESOURCE, GRPC_AUDIENCE],
       localSigningKey: { privateKey: key.oauthSigningPrivateKey, publicKey: key.oauthSigningPublicKey },
     });
     expect(oauthOptionsFrom(config, {})).toBeUndefined();
   });
 
-  it('serves the MCP resource the MCP server names itself: MCP_RESOURCE_URL, else http://HOST:MCP_PORT/mcp', () => {
+  it('serves the MCP resource the MCP server names itself (MCP_RESOURCE_URL, else http://HOST:MCP_PORT/mcp) and the gRPC API', () => {
     const key = generateOAuthSigningKey();
-    expect(oauthOptionsFrom({ ...config, MCP_RESOURCE_URL: undefined }, key)?.resources).toEqual(['http://127.0.0.1:8081/mcp']);
-    expect(oauthOptionsFrom({ ...config, MCP_RESOURCE_URL: undefined, HOST: '::1', MCP_PORT: 9000 }, key)?.resources).toEqual(['http://[::1]:9000/mcp']);
+    expect(oauthOptionsFrom({ ...config, MCP_RESOURCE_URL: undefined }, key)?.resources).toEqual(['http://127.0.0.1:8081/mcp', GRPC_AUDIENCE]);
+    expect(oauthOptionsFrom({ ...config, MCP_RESOURCE_URL: undefined, HOST: '::1', MCP_PORT: 9000 }, key)?.resources).toEqual(['http://[::1]:9000/mcp', GRPC_AUDIENCE]);
   });
 });

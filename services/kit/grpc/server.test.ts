@@ -80,6 +80,10 @@ function crashingIdentity(): ServiceRegistration<typeof IdentityServiceDefinitio
       listManagedOrganizations: operatorOnly,
       recordRequests: operatorOnly,
       listRequests: operatorOnly,
+      createServiceAccount: operatorOnly,
+      listServiceAccounts: operatorOnly,
+      revokeServiceAccount: operatorOnly,
+      issueServiceAccountToken: operatorOnly,
     },
   };
 }

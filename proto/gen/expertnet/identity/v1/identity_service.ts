@@ -43,6 +43,16 @@ import {
   SetJitConsentResponse,
 } from "./self_service.js";
 import {
+  CreateServiceAccountRequest,
+  CreateServiceAccountResponse,
+  IssueServiceAccountTokenRequest,
+  IssueServiceAccountTokenResponse,
+  ListServiceAccountsRequest,
+  ListServiceAccountsResponse,
+  RevokeServiceAccountRequest,
+  RevokeServiceAccountResponse,
+} from "./service_accounts.js";
+import {
   CreateSignInLinkRequest,
   CreateSignInLinkResponse,
   EndSessionRequest,
@@ -146,7 +156,8 @@ export interface AuthenticateRequest {
   /**
    * The protected resource (RFC 8707) the edge serves this request for: the access token's `aud`
    * must name it. Empty: the REST API (OAUTH_AUDIENCE). Identity accepts only the resources it is
-   * configured with (OAUTH_AUDIENCE, the MCP resource URL) and refuses the token for any other.
+   * configured with (OAUTH_AUDIENCE, the MCP resource URL, the gRPC API's audience) and refuses
+   * the token for any other. A service account's token is accepted for the gRPC API's audience only.
    * Ignored for an API key, which has no audience.
    */
   resource: string;
@@ -6907,6 +6918,44 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Service accounts (service_accounts.proto). Operator, or a signed-in owner of the organization
+     * that owns one: create (the secret shown once), list and revoke. Edge: the authorization
+     * server's client-credentials grant (the client authenticated by its secret) → an access token
+     * for the gRPC API. Authenticate then accepts that token from the gRPC door, re-checked live.
+     */
+    createServiceAccount: {
+      name: "CreateServiceAccount",
+      requestType: CreateServiceAccountRequest as typeof CreateServiceAccountRequest,
+      requestStream: false,
+      responseType: CreateServiceAccountResponse as typeof CreateServiceAccountResponse,
+      responseStream: false,
+      options: {},
+    },
+    listServiceAccounts: {
+      name: "ListServiceAccounts",
+      requestType: ListServiceAccountsRequest as typeof ListServiceAccountsRequest,
+      requestStream: false,
+      responseType: ListServiceAccountsResponse as typeof ListServiceAccountsResponse,
+      responseStream: false,
+      options: {},
+    },
+    revokeServiceAccount: {
+      name: "RevokeServiceAccount",
+      requestType: RevokeServiceAccountRequest as typeof RevokeServiceAccountRequest,
+      requestStream: false,
+      responseType: RevokeServiceAccountResponse as typeof RevokeServiceAccountResponse,
+      responseStream: false,
+      options: {},
+    },
+    issueServiceAccountToken: {
+      name: "IssueServiceAccountToken",
+      requestType: IssueServiceAccountTokenRequest as typeof IssueServiceAccountTokenRequest,
+      requestStream: false,
+      responseType: IssueServiceAccountTokenResponse as typeof IssueServiceAccountTokenResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -7084,6 +7133,28 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
     request: ListRequestsRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ListRequestsResponse>>;
+  /**
+   * Service accounts (service_accounts.proto). Operator, or a signed-in owner of the organization
+   * that owns one: create (the secret shown once), list and revoke. Edge: the authorization
+   * server's client-credentials grant (the client authenticated by its secret) → an access token
+   * for the gRPC API. Authenticate then accepts that token from the gRPC door, re-checked live.
+   */
+  createServiceAccount(
+    request: CreateServiceAccountRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<CreateServiceAccountResponse>>;
+  listServiceAccounts(
+    request: ListServiceAccountsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListServiceAccountsResponse>>;
+  revokeServiceAccount(
+    request: RevokeServiceAccountRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RevokeServiceAccountResponse>>;
+  issueServiceAccountToken(
+    request: IssueServiceAccountTokenRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<IssueServiceAccountTokenResponse>>;
 }
 
 export interface IdentityServiceClient<CallOptionsExt = {}> {
@@ -7260,6 +7331,28 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<ListRequestsRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ListRequestsResponse>;
+  /**
+   * Service accounts (service_accounts.proto). Operator, or a signed-in owner of the organization
+   * that owns one: create (the secret shown once), list and revoke. Edge: the authorization
+   * server's client-credentials grant (the client authenticated by its secret) → an access token
+   * for the gRPC API. Authenticate then accepts that token from the gRPC door, re-checked live.
+   */
+  createServiceAccount(
+    request: DeepPartial<CreateServiceAccountRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<CreateServiceAccountResponse>;
+  listServiceAccounts(
+    request: DeepPartial<ListServiceAccountsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListServiceAccountsResponse>;
+  revokeServiceAccount(
+    request: DeepPartial<RevokeServiceAccountRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RevokeServiceAccountResponse>;
+  issueServiceAccountToken(
+    request: DeepPartial<IssueServiceAccountTokenRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<IssueServiceAccountTokenResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

@@ -1,0 +1,73 @@
+// SQL for service accounts (migration 009). Nothing else.
+import type { Queryable } from '../kit/db/database.js';
+import { managedOrganizationIds, type WithManagedOrganizations } from './managed-organizations.js';
+
+export interface ServiceAccountRow {
+  id: string;
+  name: string;
+  owner_type: 'user' | 'organization';
+  owner_id: string;
+  scopes: string[];
+  community_ids: string[];
+  secret_hash: string;
+  rate_tier: 'restricted' | 'standard';
+  requested_rate: number;
+  created_by: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export type NewServiceAccount = Omit<ServiceAccountRow, 'created_at' | 'last_used_at' | 'revoked_at'>;
+
+export function createServiceAccountRepository(db: Queryable) {
+  return {
+    async insert(account: NewServiceAccount): Promise<ServiceAccountRow> {
+      const rows = await db.query<ServiceAccountRow>(
+        `INSERT INTO identity.service_accounts
+           (id, name, owner_type, owner_id, scopes, community_ids, secret_hash, rate_tier, requested_rate, created_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+        [account.id, account.name, account.owner_type, account.owner_id, account.scopes, account.community_ids,
+          account.secret_hash, account.rate_tier, account.requested_rate, account.created_by],
+      );
+      return rows[0]!;
+    },
+
+    async findById(id: string): Promise<ServiceAccountRow | undefined> {
+      const rows = await db.query<ServiceAccountRow>('SELECT * FROM identity.service_accounts WHERE id = $1', [id]);
+      return rows[0];
+    },
+
+    /** The account as authentication reads it: with the organizations its owning user manages (none for an organization's). */
+    async findForAuthentication(id: string): Promise<(ServiceAccountRow & WithManagedOrganizations) | undefined> {
+      const rows = await db.query<ServiceAccountRow & WithManagedOrganizations>(
+        `SELECT s.*, CASE WHEN s.owner_type = 'user' THEN ${managedOrganizationIds('s.owner_id')} END AS managed_organization_ids
+           FROM identity.service_accounts s WHERE s.id = $1`,
+        [id],
+      );
+      return rows[0];
+    },
+
+    async listOfOwner(ownerType: string, ownerId: string, limit: number, afterId: string): Promise<ServiceAccountRow[]> {
+      return db.query<ServiceAccountRow>(
+        'SELECT * FROM identity.service_accounts WHERE owner_type = $1 AND owner_id = $2 AND id > $3 ORDER BY id LIMIT $4',
+        [ownerType, ownerId, afterId, limit],
+      );
+    },
+
+    async revoke(id: string): Promise<ServiceAccountRow | undefined> {
+      const rows = await db.query<ServiceAccountRow>(
+        'UPDATE identity.service_accounts SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING *',
+        [id],
+      );
+      return rows[0];
+    },
+
+    /** A token was issued to it: when it was last used, as the screens show. */
+    async touch(id: string): Promise<void> {
+      await db.query('UPDATE identity.service_accounts SET last_used_at = now() WHERE id = $1', [id]);
+    },
+  };
+}
+
+export type ServiceAccountRepository = ReturnType<typeof createServiceAccountRepository>;
