@@ -3,8 +3,6 @@
 // API in the `authorization` metadata, authenticated by identity live on every call, counted in
 // the credential's usage and limited by the same bucket as its REST requests; only the public RPCs
 // answer it. Caller tokens stay the edge's: one signed by another key, or expired, is refused.
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { createPrivateKey } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,11 +12,10 @@ import { SearchScope } from '../proto/gen/expertnet/search/v1/search_service.js'
 import { TokenSigner } from '../services/kit/grpc/caller-token.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { GRPC_AUDIENCE } from '../services/kit/grpc-audience.js';
-import { repoRoot } from '../services/kit/paths.js';
 import { generateSecrets } from '../services/kit/secrets.js';
 import { SCOPES } from '../services/kit/scopes.js';
 import { adminJson } from './helpers/admin-cli.js';
-import { asBearer, directClients, outcomeOf, type DirectClients } from './helpers/direct-grpc.js';
+import { asBearer, directClients, outcomeOf, runTeamClient, type DirectClients } from './helpers/direct-grpc.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
@@ -56,19 +53,6 @@ const adaCaller = Caller.fromPartial({
   rateTier: RateTier.RATE_TIER_STANDARD,
   requestedRate: 6000,
 });
-
-/** Runs the internal team's client (test/fixtures/grpc-direct/client.ts) in a process of its own. */
-function runTeamClient(env: Record<string, string>): Promise<{ code: number; out: any }> {
-  const tsx = join(repoRoot, 'node_modules/tsx/dist/cli.mjs');
-  const script = join(repoRoot, 'test/fixtures/grpc-direct/client.ts');
-  // Nothing of the system's environment: no secrets, no data folder, only what the team holds.
-  const childEnv = { PATH: process.env.PATH ?? '', ...env };
-  return new Promise((resolve) => {
-    execFile(process.execPath, [tsx, script], { cwd: repoRoot, env: childEnv, timeout: 60_000 }, (error, stdout) => {
-      resolve({ code: error ? 1 : 0, out: JSON.parse(stdout.trim().split('\n').at(-1) ?? 'null') });
-    });
-  });
-}
 
 describe('internal teams calling the services directly over gRPC', () => {
   let sys: TestSystem;

@@ -1,5 +1,7 @@
-// The private admin port: /healthz (the process is alive), /readyz (its stores and the services
-// it depends on answer) and /metrics (Prometheus, services/kit/metrics.ts). Never on the public port, which answers 401 to anything unauthenticated.
+// The private admin port: /healthz (the process is alive), /readyz (what it needs to serve at all
+// answers: its store and Redis; the services it calls are reported on /metrics instead, see
+// dependency-probes.ts) and /metrics (Prometheus, services/kit/metrics.ts). Never on the public
+// port, which answers 401 to anything unauthenticated.
 //
 // /readyz answers within its own bound (READINESS_TIMEOUT_MS): a check that has not answered by
 // then — a frozen Redis or store — counts as failing, and the body names it (docs/OPERATIONS.md).

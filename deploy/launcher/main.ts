@@ -9,7 +9,7 @@ const { ConfigError, loadConfig } = await import('../../services/kit/config.js')
 const { createLogger } = await import('../../services/kit/logger.js');
 const { startSystem } = await import('./runtime.js');
 const { formatListenReport } = await import('./listen-report.js');
-const { SERVICE_ROLES } = await import('../../services/kit/config.js');
+const { ALL_ROLES, SERVICE_ROLES } = await import('../../services/kit/config.js');
 const { removeRunningFile, writeRunningFile } = await import('./running-file.js');
 const { wayBackIn } = await import('./way-back-in.js');
 
@@ -24,7 +24,9 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.LOG_LEVEL);
+  // Every line names the process's role: `all` in one process, else the roles it runs (ROLES).
+  const role = config.ROLES.length === ALL_ROLES.length ? 'all' : config.ROLES.join(',');
+  const logger = createLogger(config.LOG_LEVEL, undefined, role);
   const system = await startSystem(config, logger);
 
   const lines = [`Expert Network API (roles: ${config.ROLES.join(',')})`];

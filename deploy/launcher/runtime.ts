@@ -21,6 +21,7 @@ import { oauthOptionsFrom } from '../../services/identity/access-token.js';
 import { createIdentityService } from '../../services/identity/identity.service.js';
 import { createSearchService } from '../../services/search/search.service.js';
 import { startAdminServer, type ReadinessChecks } from './admin-server.js';
+import { dependencyProbe } from './dependency-probes.js';
 import { grpcAddressesOf, SERVICE_ROLES, type Config, type ServiceRole } from '../../services/kit/config.js';
 import type { Database } from '../../services/kit/db/database.js';
 import { migrateAll } from '../../services/kit/db/migrations.js';
@@ -31,7 +32,7 @@ import { createDirectCallers } from '../../services/kit/grpc/direct-callers.js';
 import { checkGrpcHealth } from '../../services/kit/grpc/health.js';
 import { startGrpcServer, type AnyServiceRegistration, type RunningGrpcServer } from '../../services/kit/grpc/server.js';
 import type { Logger } from '../../services/kit/logger.js';
-import { metrics } from '../../services/kit/metrics.js';
+import { metrics, probeDependenciesWith } from '../../services/kit/metrics.js';
 import { MemoryCredentialStamps, RedisCredentialStamps } from '../../services/kit/credential-stamps.js';
 import { connectRedis, redisBoundsOf, type Redis } from '../../services/kit/redis.js';
 import { DependencyState } from '../../services/kit/dependencies/state.js';
@@ -242,7 +243,7 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     }
     // The services running here are called in process (same interfaces and checks, no loopback
     // HTTP/2); their gRPC servers still serve the other processes of a topology and the tools.
-    clients = createServiceClients(addresses, inProcessClients(localServices.map((role, i) => ({ role, registration: instances[i]!.registration })), verifier, logger, direct));
+    clients = createServiceClients(addresses, inProcessClients(localServices.map((role, i) => ({ role, registration: instances[i]!.registration })), verifier, logger, direct), { logger });
     const builtClients = clients;
     stops.push(async () => builtClients.close());
     // Stopped before the clients close (shutdown runs in reverse): background workers finish or
@@ -255,9 +256,13 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     // What waits for the request log is sent before the clients close (stops run in reverse).
     stops.push(() => edge.requestLog.stop());
     if (edgeHere) {
-      for (const service of SERVICE_ROLES) checks[`grpc:${service}`] = () => checkGrpcHealth(addresses[service]);
       await waitForServices(addresses, logger);
     }
+    // Readiness stays what this process needs to serve at all (its store, Redis, itself); the
+    // services it calls are reported as metrics, and a route fails only when one it needs is down.
+    const remote = edgeHere ? SERVICE_ROLES.filter((s) => builtClients.transport[s] === 'grpc') : [];
+    probeDependenciesWith(dependencyProbe(checks, { roles: remote, addresses }, config.READINESS_TIMEOUT_MS));
+    stops.push(async () => probeDependenciesWith(undefined));
     if (roles.has('gateway')) {
       result.mintedKeys = await seedAtStart(config, clients, signer);
       const app: FastifyInstance = buildRestApp({

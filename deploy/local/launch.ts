@@ -40,7 +40,7 @@ export interface Topology {
   grpcAddresses: Record<ServiceRole, string>;
   /** Stops one role's process (SIGTERM; SIGKILL to crash it) and waits for it to exit. */
   stopRole(role: string, signal?: NodeJS.Signals): Promise<void>;
-  /** Starts a stopped service role again (same address and environment) and waits until it is ready. */
+  /** Starts a stopped service role again (same address and environment), or one more gateway, and waits until it is ready. */
   startRole(role: string): Promise<void>;
   stop(): Promise<void>;
 }
@@ -158,7 +158,8 @@ export async function launchTopology(
         await exited(p.child);
       },
       async startRole(role) {
-        if (processes.some((x) => x.role === role && x.child.exitCode === null && x.child.signalCode === null)) {
+        // A service runs once behind its forwarder; a gateway may run as several replicas.
+        if (forwarders.has(role as ServiceRole) && processes.some((x) => x.role === role && x.child.exitCode === null && x.child.signalCode === null)) {
           throw new Error(`${role} is running`);
         }
         const p = await start(role, {});
@@ -175,13 +176,10 @@ export async function launchTopology(
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
   const topology = await launchTopology(env, { gateways: Number(process.env.GATEWAYS ?? 1) });
-  for (const p of topology.processes) {
-    p.child.stdout!.pipe(process.stdout);
-    p.child.stderr!.pipe(process.stderr);
-  }
-  for (const url of topology.restUrls) console.log(`REST API: ${url}/v1`);
-  for (const p of topology.processes) console.log(`${p.role.padEnd(12)} pid ${p.child.pid}  admin ${p.adminUrl}`);
-  const shutdown = () => void topology.stop().then(() => process.exit(0));
+  const { supervise } = await import('./supervise.js');
+  // The gateway's start-up lines (URLs, key, sign-in link), each process's line, restarts.
+  const supervisor = supervise(topology);
+  const shutdown = () => void supervisor.stop().then(() => process.exit(0));
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
 }

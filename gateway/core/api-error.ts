@@ -56,6 +56,11 @@ export function statusOfCode(code: string): number | undefined {
   return STATUS_OF_CODE[code];
 }
 
+/** The API error code of an answer known only by its status (a settings page): the first code of that status. */
+export function codeOfStatus(status: number): string {
+  return Object.entries(STATUS_OF_CODE).find(([, s]) => s === status)?.[0] ?? (status >= 500 ? 'internal' : 'bad_request');
+}
+
 /** A dependency (Redis, the store, a service) cannot answer now: retry in a second. */
 export function dependencyUnavailable(): ApiError {
   return new ApiError(503, 'unavailable', 'a backend service is unavailable; retry shortly', {}, { 'retry-after': '1' });

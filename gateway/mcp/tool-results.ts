@@ -5,6 +5,7 @@
 // official SDK's included) validate `structuredContent` against it even on an error result.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiError } from '../core/api-error.js';
+import { metrics } from '../../services/kit/metrics.js';
 
 /** The REST error envelope of an error. */
 export function envelopeOf(error: ApiError, requestId: string): { error: Record<string, unknown> } {
@@ -13,6 +14,7 @@ export function envelopeOf(error: ApiError, requestId: string): { error: Record<
 
 /** A tool's error result: an envelope (built, or replayed from an idempotency record) as JSON text. */
 export function errorResult(envelope: object, meta?: Record<string, unknown>): CallToolResult {
+  metrics.apiErrors.inc({ surface: 'mcp', code: String((envelope as { error?: { code?: unknown } }).error?.code ?? 'internal') });
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], ...(meta ? { _meta: meta } : {}) };
 }
 

@@ -4,7 +4,8 @@
 // someone else), a dependency that cannot answer now (Redis, a store, a service) as 503 with
 // Retry-After, and anything unexpected as a bare 500 that reveals nothing.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { fromRemote, isLoggedAsOutage } from '../core/api-error.js';
+import { codeOfStatus, fromRemote, isLoggedAsOutage } from '../core/api-error.js';
+import { metrics } from '../../services/kit/metrics.js';
 import { CSRF_REFUSAL } from './csrf.js';
 import { html, page } from './html.js';
 import { FormError } from './mint-form.js';
@@ -32,6 +33,7 @@ export function renderError(error: FastifyError | Error, request: FastifyRequest
   // not once per page that failed on it.
   if (status >= 500 && !isLoggedAsOutage(error)) request.log.error({ err: error }, 'settings request failed');
   if (status === 503) reply.header('retry-after', '1');
+  metrics.apiErrors.inc({ surface: 'settings', code: codeOfStatus(status) });
   const back = request.user ? html`<p><a href="/keys">Back to your settings</a></p>` : html`<p><a href="/sign-in">Sign in</a></p>`;
   return reply.code(status).type('text/html').send(page({
     title: status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : 'Something is not right',

@@ -71,6 +71,9 @@ const schema = z.object({
   // The REST API's audience; unset: http://HOST:PORT/v1, with the port bound (public-urls.ts).
   OAUTH_AUDIENCE: z.string().min(1).optional(),
   OAUTH_JWKS_URL: z.string().url('expected the JWKS URL').optional(),
+  // true where replicas must share the local issuer's key (several identity processes, each with a
+  // data folder of its own: deploy/k8s): DATA_DIR/oauth-signing-key.json must be there, not made.
+  OAUTH_SIGNING_KEY_REQUIRED: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   // Local development only: the authorization server may fetch client ID metadata documents (and
   // other URLs a client names) from loopback and private addresses (gateway/settings/guarded-fetch.ts).
   OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),

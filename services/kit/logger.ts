@@ -1,6 +1,8 @@
 // One pino logger per process. Credentials never reach a log line: headers and fields that can
 // carry a secret are redacted wherever they appear. Every line carries the active trace_id and
-// span_id (when tracing is on: telemetry.ts); a line logged for a call names its requestId.
+// span_id (when tracing is on: telemetry.ts); a line logged for a call names its requestId; every
+// line names the role of the process that wrote it.
+import { hostname } from 'node:os';
 import { pino, type Logger } from 'pino';
 import { logContext } from './telemetry.js';
 
@@ -26,8 +28,15 @@ function stdoutDestination(): pino.DestinationStream {
   return pino.destination({ dest: 1, sync: false });
 }
 
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, mixin: logContext }, destination ?? stdoutDestination());
+/**
+ * `role`: the roles this process runs (ROLES: `billing`, `gateway`, `all`…), on every line beside
+ * pino's pid and hostname, so that a line read among many processes' says which one wrote it.
+ */
+export function createLogger(level: string, destination?: pino.DestinationStream, role?: string): Logger {
+  return pino(
+    { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, mixin: logContext, ...(role && { base: { pid: process.pid, hostname: hostname(), role } }) },
+    destination ?? stdoutDestination(),
+  );
 }
 
 export type { Logger };

@@ -1,5 +1,6 @@
 // Prometheus metrics, served on the admin port only (/metrics; the public port answers 401): RED
-// per HTTP route and per gRPC method (server side), rate-limit refusals, and the process's own
+// per HTTP route and per gRPC method (server and client side), error answers by API error code,
+// the health of each dependency, rate-limit refusals, and the process's own
 // (event loop, heap, GC). One registry per process. A feature adds its metric here, next to the
 // code that moves it, and docs/OBSERVABILITY.md says what to alert on. docs/OBSERVABILITY.md.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -9,6 +10,14 @@ collectDefaultMetrics({ register: registry });
 
 /** Seconds: from 5 ms to 10 s, the range of an API call. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** What expertnet_dependency_up reports: each dependency's probe outcome, read at each scrape. */
+let dependencyProbe: (() => Promise<Record<string, boolean>>) | undefined;
+
+/** Sets how this process probes its dependencies (the launcher: deploy/launcher/runtime.ts); undefined clears it. */
+export function probeDependenciesWith(probe: (() => Promise<Record<string, boolean>>) | undefined): void {
+  dependencyProbe = probe;
+}
 
 export const metrics = {
   httpRequests: new Counter({
@@ -79,6 +88,36 @@ export const metrics = {
     help: 'Answered requests the edge left out of the request log, by reason (full: its buffer was full; unsent: identity did not take the batch).',
     labelNames: ['reason'] as const,
     registers: [registry],
+  }),
+  grpcClientHandled: new Counter({
+    name: 'grpc_client_handled_total',
+    help: 'gRPC calls made to another process, by target service (identity, communities, search, enrichment, billing), method and status code name.',
+    labelNames: ['grpc_target_service', 'grpc_method', 'grpc_code'] as const,
+    registers: [registry],
+  }),
+  grpcClientDuration: new Histogram({
+    name: 'grpc_client_handling_seconds',
+    help: 'Time from a gRPC call to another process to its answer or failure, by target service and method.',
+    labelNames: ['grpc_target_service', 'grpc_method'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  }),
+  apiErrors: new Counter({
+    name: 'api_errors_total',
+    help: 'Error answers of the API, by surface (rest, mcp, settings) and API error code (unauthorized, forbidden, rate_limited, unavailable…).',
+    labelNames: ['surface', 'code'] as const,
+    registers: [registry],
+  }),
+  dependencyUp: new Gauge({
+    name: 'expertnet_dependency_up',
+    help: 'Whether a dependency of this process answers its probe (1) or not (0), probed when /metrics is scraped: each service it calls over gRPC (its gRPC health), postgres, redis.',
+    labelNames: ['dependency'] as const,
+    registers: [registry],
+    async collect() {
+      const outcomes = dependencyProbe ? await dependencyProbe().catch(() => ({})) : {};
+      this.reset();
+      for (const [dependency, up] of Object.entries(outcomes)) this.set({ dependency }, up ? 1 : 0);
+    },
   }),
   rateLimitChecks: new Counter({
     name: 'rate_limit_checks_total',

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync, existsSync, readdir
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
 import { loadSecrets } from './secrets.js';
 
 const dataDir = () => mkdtempSync(join(tmpdir(), 'en-secrets-'));
@@ -48,6 +48,23 @@ describe('loadSecrets', () => {
     const external = loadSecrets(loadConfig({ ...env, DATA_DIR: other, OAUTH_JWKS_URL: 'https://idp.test/jwks' }));
     expect(external.oauthSigningPrivateKey).toBeUndefined();
     expect(readdirSync(other)).toEqual([]);
+  });
+
+  it('with OAUTH_SIGNING_KEY_REQUIRED, refuses to start on a missing or empty key file, naming the variable, and makes none', () => {
+    for (const content of [undefined, '']) {
+      const dir = dataDir();
+      if (content !== undefined) writeFileSync(join(dir, 'oauth-signing-key.json'), content);
+      const config = loadConfig({ DATA_DIR: dir, ROLES: 'identity', OAUTH_SIGNING_KEY_REQUIRED: 'true' });
+      expect(() => loadSecrets(config)).toThrow(ConfigError);
+      expect(() => loadSecrets(config)).toThrow(/OAUTH_SIGNING_KEY_REQUIRED is true but .*oauth-signing-key\.json is missing or empty/);
+      const file = join(dir, 'oauth-signing-key.json');
+      expect(existsSync(file) ? readFileSync(file).length : 0).toBe(0);
+    }
+    // The shared pair present: it is the one used.
+    const dir = dataDir();
+    const shared = loadSecrets(loadConfig({ DATA_DIR: dir, ROLES: 'identity' }));
+    const replica = loadSecrets(loadConfig({ DATA_DIR: dir, ROLES: 'identity', OAUTH_SIGNING_KEY_REQUIRED: 'true' }));
+    expect(replica.oauthSigningPrivateKey).toBe(shared.oauthSigningPrivateKey);
   });
 
   it('refuses a damaged oauth-signing-key.json rather than replacing it', () => {

@@ -10,9 +10,9 @@
 // complete or not at all, and never touches the pepper; it can also be rotated on its own (delete
 // it and restart: outstanding access tokens, which live an hour at most, stop verifying).
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 
 export interface ServerSecrets {
   apiKeyPepper: string;
@@ -96,11 +96,21 @@ function loadOrCreateFile(dataDir: string): BaseSecrets {
   return JSON.parse(readFileSync(file, 'utf8')) as BaseSecrets;
 }
 
-/** The local OAuth issuer's pair: per process in memory mode, else DATA_DIR/oauth-signing-key.json. */
-export function loadOAuthSigningKey(dataDir: string): OAuthSigningKey {
+/**
+ * The local OAuth issuer's pair: per process in memory mode, else DATA_DIR/oauth-signing-key.json.
+ * `required`: the file must be there already (OAUTH_SIGNING_KEY_REQUIRED): a replica that made a
+ * pair of its own would sign tokens its siblings refuse, so start-up fails instead, saying why.
+ */
+export function loadOAuthSigningKey(dataDir: string, required = false): OAuthSigningKey {
   if (dataDir.startsWith('memory://')) return generateOAuthSigningKey();
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'oauth-signing-key.json');
+  if (required && !(existsSync(file) && statSync(file).size > 0)) {
+    throw new ConfigError([
+      `OAUTH_SIGNING_KEY_REQUIRED is true but ${file} is missing or empty: every identity replica must sign with one shared key. ` +
+        'Fill the OAuth signing-key secret (key oauth-signing-key.json, the JSON an identity process writes to DATA_DIR), or set OAUTH_JWKS_URL to use an external issuer.',
+    ]);
+  }
   const stored = JSON.parse(createOnceAndRead(file, JSON.stringify(generateOAuthSigningKey(), null, 2))) as Partial<OAuthSigningKey>;
   if (!stored.oauthSigningPrivateKey?.includes('PRIVATE KEY') || !stored.oauthSigningPublicKey?.includes('PUBLIC KEY')) {
     throw new Error(`${file} does not hold an OAuth signing key pair; delete it to generate a new one`);
@@ -115,7 +125,7 @@ function needsLocalOAuthKey(config: Config): boolean {
 
 export function loadSecrets(config: Config): ServerSecrets {
   const env = fromEnvironment(config);
-  const oauth = needsLocalOAuthKey(config) ? loadOAuthSigningKey(config.DATA_DIR) : {};
+  const oauth = needsLocalOAuthKey(config) ? loadOAuthSigningKey(config.DATA_DIR, config.OAUTH_SIGNING_KEY_REQUIRED) : {};
   if (env.apiKeyPepper && env.callerTokenPrivateKey && env.callerTokenPublicKey) return { ...(env as BaseSecrets), ...oauth };
   const stored = loadOrCreateFile(config.DATA_DIR);
   return {

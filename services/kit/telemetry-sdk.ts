@@ -10,6 +10,7 @@ import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { statementSpanName } from './db/statement-span-name.js';
 import { rememberRequestSpan } from './http-request-span.js';
 
 /** Paths of the admin port, probed all the time: no spans for them. */
@@ -25,8 +26,9 @@ export function instrumentations() {
     }),
     new FastifyOtelInstrumentation({ registerOnInitialization: true }),
     new GrpcInstrumentation(),
-    // Statements are recorded (they are parameterised); parameter values are not.
-    new PgInstrumentation({ enhancedDatabaseReporting: false }),
+    // Statements are recorded (they are parameterised); parameter values are not. A span is named
+    // by its operation and table, not by its prepared statement's name (statement-span-name.ts).
+    new PgInstrumentation({ enhancedDatabaseReporting: false, requestHook: (span, info) => span.updateName(statementSpanName(info.query.text)) }),
     new IORedisInstrumentation(),
   ];
 }

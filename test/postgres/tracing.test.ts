@@ -168,6 +168,12 @@ describe('distributed tracing across processes', () => {
       expect(pg.length, `${role} pg spans`).toBeGreaterThan(0);
       const underServer = (s: Received): boolean => !!s.parentSpanId && (servers.some((x) => x.spanId === s.parentSpanId) || underServer(ids.get(s.parentSpanId)!));
       expect(pg.every(underServer)).toBe(true);
+      // Each named by its operation and table (SELECT identity.api_keys), not its prepared statement's hash.
+      const queries = pg.filter((s) => s.attributes['db.statement'] ?? s.attributes['db.query.text']);
+      expect(queries.length, `${role} query spans`).toBeGreaterThan(0);
+      for (const s of queries) expect(s.name, `${role} pg span`).toMatch(/^(SELECT|INSERT|UPDATE|DELETE)( [a-z_]+\.[a-z_]+)?$|^[A-Z]+$/);
+      expect(queries.some((s) => new RegExp(`^(SELECT|INSERT|UPDATE|DELETE) ${role}\\.[a-z_]+$`).test(s.name)), `${role}: a span naming a table of its schema`).toBe(true);
+      expect(pg.map((s) => s.name).join(' ')).not.toMatch(/en_[0-9a-f]{24}/);
     }
 
     // The secret is nowhere in anything exported — not in this trace, not in any span of any process.

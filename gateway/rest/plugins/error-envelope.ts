@@ -4,8 +4,10 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, fromRemote, isLoggedAsOutage } from '../../core/api-error.js';
+import { metrics } from '../../../services/kit/metrics.js';
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+  metrics.apiErrors.inc({ surface: 'rest', code: error.code });
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply
     .code(error.status)

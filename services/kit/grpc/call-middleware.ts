@@ -85,13 +85,19 @@ export function callMiddleware(options: CallMiddlewareOptions) {
     for (const [name, field] of Object.entries(s.itemized ?? {})) if (field) itemized.set(pathOf(name), field as string);
   }
 
-  /** Times a call and counts how it ended; the returned function ends it with its status code. */
-  function startMeasure(path: string): (code: Status) => void {
+  /**
+   * Times a call and counts how it ended; the returned function ends it with its status code and
+   * logs it at debug, one line per call served (its failures are logged at warn or error where
+   * they are decided: atBoundary, the dependency's state).
+   */
+  function startMeasure(path: string, requestId: string): (code: Status) => void {
     const [grpc_service, grpc_method] = splitGrpcPath(path);
     const end = metrics.grpcDuration.startTimer({ grpc_service, grpc_method });
     return (code) => {
-      end();
-      metrics.grpcHandled.inc({ grpc_service, grpc_method, grpc_code: Status[code] ?? String(code) });
+      const seconds = end();
+      const grpc_code = Status[code] ?? String(code);
+      metrics.grpcHandled.inc({ grpc_service, grpc_method, grpc_code });
+      logger.debug({ method: grpc_method, grpc_code, duration_ms: Math.round(seconds * 10_000) / 10, ...(requestId && { requestId }) }, 'gRPC call served');
     };
   }
 
@@ -149,7 +155,7 @@ export function callMiddleware(options: CallMiddlewareOptions) {
   const requestIdOf = (context: CallContext) => String(context.metadata.get('x-request-id') ?? '');
 
   async function* measure<Req, Res>(call: ServerMiddlewareCall<Req, Res>, context: CallContext) {
-    const end = startMeasure(call.method.path);
+    const end = startMeasure(call.method.path, requestIdOf(context));
     let code = Status.OK;
     try {
       return yield* call.next(call.request, context);
@@ -200,7 +206,7 @@ export function callMiddleware(options: CallMiddlewareOptions) {
     principal: Principal | undefined,
     handler: (request: unknown, context: CallContext & ServiceContext) => Promise<unknown>,
   ): Promise<unknown> {
-    const end = startMeasure(path);
+    const end = startMeasure(path, requestIdOf(context));
     let code = Status.OK;
     try {
       const requestId = requestIdOf(context);

@@ -11,6 +11,8 @@ import { EnrichmentServiceDefinition } from '../../../proto/gen/expertnet/enrich
 import { IdentityServiceDefinition } from '../../../proto/gen/expertnet/identity/v1/identity_service.js';
 import { SearchServiceDefinition } from '../../../proto/gen/expertnet/search/v1/search_service.js';
 import type { ServiceRole } from '../config.js';
+import type { Logger } from '../logger.js';
+import { observedCalls } from './client-calls.js';
 import type { TokenSigner } from './caller-token.js';
 import type { Principal } from './principal.js';
 
@@ -60,17 +62,26 @@ const signPrincipal: ClientMiddleware<CallOptionsExt> = async function* (call, o
   return yield* call.next(call.request, { ...rest, metadata });
 };
 
-export function createServiceClients(addresses: Record<ServiceRole, string>, local: LocalClients = {}): ServiceClients {
+/**
+ * Reconnection to a service that went away is retried at most a second apart (grpc-js would
+ * otherwise double its wait up to 120 s), so callers reach a restarted service within seconds.
+ */
+export const CHANNEL_OPTIONS = { 'grpc.initial_reconnect_backoff_ms': 250, 'grpc.max_reconnect_backoff_ms': 1000 } as const;
+
+/** `logger`: where a service that cannot be reached is named (client-calls.ts). */
+export function createServiceClients(addresses: Record<ServiceRole, string>, local: LocalClients = {}, options: { logger?: Logger } = {}): ServiceClients {
   const channels: Channel[] = [];
-  const factory = createClientFactory().use(signPrincipal).use(errorDetailsClientMiddleware).use(deadlineMiddleware);
+  // Each target's calls are counted under its name, outermost: the call's whole time and the status it ended with.
+  const factoryFor = (role: ServiceRole) =>
+    createClientFactory().use(observedCalls(role, options.logger)).use(signPrincipal).use(errorDetailsClientMiddleware).use(deadlineMiddleware);
   const transport = {} as Record<ServiceRole, 'grpc' | 'in-process'>;
-  const open = <D extends Parameters<typeof factory.create>[0]>(definition: D, role: ServiceRole) => {
+  const open = <D extends Parameters<ReturnType<typeof factoryFor>['create']>[0]>(definition: D, role: ServiceRole) => {
     const here = local[role] as Client<D, CallOptionsExt> | undefined;
     transport[role] = here ? 'in-process' : 'grpc';
     if (here) return here;
-    const channel = createChannel(addresses[role]);
+    const channel = createChannel(addresses[role], undefined, CHANNEL_OPTIONS);
     channels.push(channel);
-    return factory.create(definition, channel);
+    return factoryFor(role).create(definition, channel);
   };
   return {
     identity: open(IdentityServiceDefinition, 'identity'),

@@ -6,7 +6,9 @@ import { HealthDefinition } from 'nice-grpc-server-health';
 const SERVING = 1;
 
 export async function checkGrpcHealth(address: string, service = '', timeoutMs = 2000): Promise<boolean> {
-  const channel = createChannel(address);
+  // A channel of its own, on subchannels of its own: grpc-js shares connections (and their
+  // reconnect backoff) among channels to one address, and a probe must see the service as it is now.
+  const channel = createChannel(address, undefined, { 'grpc.use_local_subchannel_pool': 1 });
   try {
     const client = createClient(HealthDefinition, channel);
     const response = await client.check({ service }, { signal: AbortSignal.timeout(timeoutMs) });
