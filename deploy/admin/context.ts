@@ -1,10 +1,9 @@
 // What every admin command shares: the services, reached over gRPC as the operator (connected on
 // first use, so `--help` and usage errors need no running system; found as locate-system.ts says),
 // and the operator's identity.
-import { loadConfig, type ServiceRole } from '../../services/kit/config.js';
+import { loadConfig } from '../../services/kit/config.js';
 import { callAs, type CallOptions, type ServiceClients } from '../../services/kit/grpc/client.js';
-import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
-import { connectToServices } from '../launcher/wiring.js';
+import { connectToServices, type ServiceConnection } from '../launcher/wiring.js';
 import { locateSystem, type SystemLocation } from './locate-system.js';
 
 /** A mistake in how the command was called: printed with a pointer to its --help, exit 1. */
@@ -13,7 +12,7 @@ export class UsageError extends Error {}
 export interface AdminContext {
   /** Who the services record as acting: `cli:<login name>`. */
   readonly actor: string;
-  services(): { clients: ServiceClients; signer: TokenSigner; addresses: Record<ServiceRole, string> };
+  services(): ServiceConnection;
   clients(): ServiceClients;
   /** Where the system is: its gRPC addresses and the public URLs it bound (sign-in links). */
   location(): SystemLocation;

@@ -34,6 +34,7 @@ async function main(): Promise<void> {
   if (system.mcpUrl) lines.push(`MCP:       ${system.mcpUrl}`);
   if (system.settingsUrl) lines.push(`Settings:  ${system.settingsUrl}`);
   lines.push(`Admin:     ${system.adminUrl}  (/healthz, /readyz, /metrics)`);
+  lines.push(system.grpcTransport);
   for (const [id, secret] of Object.entries(system.mintedKeys)) {
     lines.push(`API key ${id} (shown once, keep it): ${secret}`);
     if (id === 'key_demo') lines.push(`Try it:    curl -H "Authorization: Bearer ${secret}" ${system.restUrl}/v1/me`);

@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   }
   const config = loadConfig();
   const credential = credentialOf(secret, mcpResourceUrlOf(config));
-  const { clients, signer } = connectToServices(config);
+  const { clients, signer } = connectToServices(config, undefined, 'mcp-stdio');
   const edge = edgeOver(config, clients, signer);
   // Logs to stderr (fd 2): stdout is the protocol.
   const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, pino.destination(2));

@@ -43,6 +43,8 @@ import { oauthIssuerOf } from '../../services/kit/public-urls.js';
 import { urlHost } from '../../services/kit/url-host.js';
 import { mintSignInLink, type SignInLink } from './sign-in-link.js';
 import { edgeLimiter, edgeOver, inProcessClients } from './wiring.js';
+import { grpcTransportOf } from './grpc-tls.js';
+import type { GrpcTls } from '../../services/kit/tls.js';
 
 /** The demo data set's key and user (deploy/admin/demo-data.ts). */
 const DEMO_KEY_ID = 'key_demo';
@@ -91,6 +93,8 @@ export interface RunningSystem {
   signInLinks: Record<string, SignInLink>;
   adminUrl?: string;
   grpcAddresses: Record<ServiceRole, string>;
+  /** How gRPC is carried (mutual TLS or plaintext, and why), said in one start-up line (grpc-tls.ts). */
+  grpcTransport: string;
   /** Secrets of keys minted while seeding at this start (the demo key on a first start). */
   mintedKeys: Record<string, string>;
   clients: ServiceClients;
@@ -100,10 +104,10 @@ export interface RunningSystem {
   stop(): Promise<void>;
 }
 
-async function waitForServices(addresses: Record<ServiceRole, string>, logger: Logger, timeoutMs = 60_000): Promise<void> {
+async function waitForServices(addresses: Record<ServiceRole, string>, logger: Logger, tls: GrpcTls | undefined, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (const service of SERVICE_ROLES) {
-    while (!(await checkGrpcHealth(addresses[service]))) {
+    while (!(await checkGrpcHealth(addresses[service], '', 2000, tls))) {
       if (Date.now() > deadline) throw new Error(`${service} at ${addresses[service]} did not become healthy`);
       logger.info({ service }, 'waiting for service');
       await new Promise((r) => setTimeout(r, 500));
@@ -157,6 +161,7 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
   const secrets = loadSecrets(config);
   const signer = new TokenSigner(secrets.callerTokenPrivateKey);
   const verifier = new TokenVerifier(secrets.callerTokenPublicKey);
+  const transport = grpcTransportOf(config);
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch((err) => logger.error({ err }, 'shutdown step failed'));
@@ -233,7 +238,7 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
         ...(credentialStamps && { credentialStamps }),
       }, config, secrets);
       const server = await startGrpcServer({
-        address: addresses[service], services: [instance.registration], verifier, logger, direct,
+        address: addresses[service], services: [instance.registration], verifier, logger, tls: transport.tls, direct,
       });
       servers.push(server);
       addresses[service] = server.address;
@@ -243,20 +248,20 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     }
     // The services running here are called in process (same interfaces and checks, no loopback
     // HTTP/2); their gRPC servers still serve the other processes of a topology and the tools.
-    clients = createServiceClients(addresses, inProcessClients(localServices.map((role, i) => ({ role, registration: instances[i]!.registration })), verifier, logger, direct), { logger });
+    clients = createServiceClients(addresses, inProcessClients(localServices.map((role, i) => ({ role, registration: instances[i]!.registration })), verifier, logger, direct), { logger, tls: transport.tls });
     const builtClients = clients;
     stops.push(async () => builtClients.close());
     // Stopped before the clients close (shutdown runs in reverse): background workers finish or
     // pause their work while they can still call the other services.
     stops.push(async () => void (await Promise.all(instances.map((i) => i.stop()))));
 
-    const result: RunningSystem = { grpcAddresses: addresses, mintedKeys: {}, signInLinks: {}, clients, signer, ...(db && { db }), stop: stopAll };
+    const result: RunningSystem = { grpcAddresses: addresses, grpcTransport: transport.said, mintedKeys: {}, signInLinks: {}, clients, signer, ...(db && { db }), stop: stopAll };
     // Both surfaces stand on one edge core: the same credentials and scopes.
     const edge = edgeOver(config, clients, signer);
     // What waits for the request log is sent before the clients close (stops run in reverse).
     stops.push(() => edge.requestLog.stop());
     if (edgeHere) {
-      await waitForServices(addresses, logger);
+      await waitForServices(addresses, logger, transport.tls);
     }
     // Readiness stays what this process needs to serve at all (its store, Redis, itself); the
     // services it calls are reported as metrics, and a route fails only when one it needs is down.

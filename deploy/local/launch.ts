@@ -7,6 +7,10 @@
 // through a forwarder each (./forwarder.ts) that holds one address for the topology's lifetime,
 // so the services can call each other before they all have started, and a service restarted on a
 // new port is still found by the processes already running.
+//
+// Every gRPC connection between them is mutual TLS: a CA and a certificate per role (and one for
+// the operator, which `env` carries) are made in DATA_DIR/grpc-tls on first start (grpc-tls.ts),
+// unless `env` names GRPC_TLS_* files of its own.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +19,7 @@ import { parseListenReport, type ListenReport } from '../launcher/listen-report.
 import { generateSecrets } from '../../services/kit/secrets.js';
 import { startForwarder, type Forwarder } from './forwarder.js';
 import { RUNTIME_FLAGS } from '../launcher/runtime-flags.js';
+import { LOCAL_TLS_FOLDER, localCertificate, roleHosts } from '../launcher/grpc-tls.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -86,7 +91,13 @@ export async function launchTopology(
 ): Promise<Topology> {
   if (!env.DATABASE_URL) throw new Error('the multi-process topology needs DATABASE_URL (PGlite has a single owner)');
   const secrets = generateSecrets();
+  const dataDir = resolve(repoRoot, env.DATA_DIR ?? '.data');
+  // The topology's own certificates, unless the caller brought its own files.
+  const tlsFolder = env.GRPC_TLS_CA_FILE ? undefined : join(dataDir, LOCAL_TLS_FOLDER);
+  const operator = tlsFolder && localCertificate(tlsFolder, 'operator');
   const shared: Record<string, string> = {
+    DATA_DIR: dataDir,
+    ...(operator && { GRPC_TLS_CA_FILE: operator.caFile, GRPC_TLS_CERT_FILE: operator.certFile, GRPC_TLS_KEY_FILE: operator.keyFile }),
     API_KEY_PEPPER: secrets.apiKeyPepper,
     CALLER_TOKEN_PRIVATE_KEY: secrets.callerTokenPrivateKey,
     CALLER_TOKEN_PUBLIC_KEY: secrets.callerTokenPublicKey,
@@ -108,6 +119,10 @@ export async function launchTopology(
   /** Spawns one role on ports of its own choosing and waits for it to report them. */
   const start = async (role: string, extra: Record<string, string>) => {
     const own: Record<string, string> = { ADMIN_PORT: '0' };
+    if (tlsFolder) {
+      const cert = localCertificate(tlsFolder, role, roleHosts([role]));
+      Object.assign(own, { GRPC_TLS_CERT_FILE: cert.certFile, GRPC_TLS_KEY_FILE: cert.keyFile });
+    }
     const forwarder = forwarders.get(role as ServiceRole);
     if (forwarder) own[GRPC_ADDRESS_VARIABLES[role as ServiceRole]] = '127.0.0.1:0';
     let log = '';
@@ -177,6 +192,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
   const topology = await launchTopology(env, { gateways: Number(process.env.GATEWAYS ?? 1) });
   const { supervise } = await import('./supervise.js');
+  const tlsEnv = ['GRPC_TLS_CA_FILE', 'GRPC_TLS_CERT_FILE', 'GRPC_TLS_KEY_FILE'].map((v) => `${v}=${topology.env[v]}`).join(' ');
+  console.log(`gRPC: mutual TLS; the operator's certificate: ${tlsEnv}`);
   // The gateway's start-up lines (URLs, key, sign-in link), each process's line, restarts.
   const supervisor = supervise(topology);
   const shutdown = () => void supervisor.stop().then(() => process.exit(0));

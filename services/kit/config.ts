@@ -56,6 +56,12 @@ const schema = z.object({
   SEARCH_GRPC_ADDR: grpcAddress.default('127.0.0.1:50053'),
   ENRICHMENT_GRPC_ADDR: grpcAddress.default('127.0.0.1:50054'),
   BILLING_GRPC_ADDR: grpcAddress.default('127.0.0.1:50055'),
+  // Mutual TLS of gRPC (services/kit/tls.ts): the deployment's CA, this process's certificate and
+  // its key, PEM files, set together. Unset: plaintext when every gRPC address is on loopback, else
+  // a CA and certificates made in DATA_DIR/grpc-tls (deploy/launcher/grpc-tls.ts).
+  GRPC_TLS_CA_FILE: z.string().min(1).optional(),
+  GRPC_TLS_CERT_FILE: z.string().min(1).optional(),
+  GRPC_TLS_KEY_FILE: z.string().min(1).optional(),
   // Deadline of one internal gRPC call, in milliseconds.
   GRPC_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
   // Browsers: origins allowed by CORS (comma-separated, exact matches; `*` allows any origin).
@@ -145,6 +151,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(config.CALLER_TOKEN_PRIVATE_KEY) !== Boolean(config.CALLER_TOKEN_PUBLIC_KEY)) {
     throw new ConfigError(['CALLER_TOKEN_PRIVATE_KEY and CALLER_TOKEN_PUBLIC_KEY must be set together']);
   }
+  const tlsSet = [config.GRPC_TLS_CA_FILE, config.GRPC_TLS_CERT_FILE, config.GRPC_TLS_KEY_FILE].filter(Boolean).length;
+  if (tlsSet !== 0 && tlsSet !== 3) throw new ConfigError(['GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE must be set together']);
   const oidcProblems = settingsOidcProblems(config);
   if (oidcProblems.length > 0) throw new ConfigError(oidcProblems);
   return config;

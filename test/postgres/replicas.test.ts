@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchTopology, type Topology } from '../../deploy/local/launch.js';
+import { grpcTransportOf } from '../../deploy/launcher/grpc-tls.js';
 import { grpcAddressesOf, loadConfig } from '../../services/kit/config.js';
 import { callAs, createServiceClients, type ServiceClients } from '../../services/kit/grpc/client.js';
 import { TokenSigner } from '../../services/kit/grpc/caller-token.js';
@@ -49,7 +50,9 @@ describe('two gateway replicas', () => {
     }));
     const env = { DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL!, ...redisPrefix.env, SEED_FILE: seedFile, LOG_LEVEL: 'warn' };
     topology = await launchTopology(env, { gateways: 2, readyTimeoutMs: 90_000 });
-    clients = createServiceClients(grpcAddressesOf(loadConfig(topology.env)));
+    // As the operator, over the topology's mutual TLS (its certificate is in topology.env).
+    const config = loadConfig(topology.env);
+    clients = createServiceClients(grpcAddressesOf(config), {}, { tls: grpcTransportOf(config).tls });
     signer = new TokenSigner(topology.env.CALLER_TOKEN_PRIVATE_KEY!);
   }, 180_000);
   afterAll(async () => {

@@ -10,8 +10,8 @@ export function registerHealth(program: Command, ctx: AdminContext): void {
   withJson(program.command('health'))
     .description("ask every service's gRPC health endpoint; exits 1 when one is not serving")
     .action(async (options: { json?: boolean }) => {
-      const { addresses } = ctx.services();
-      const entries = await Promise.all(SERVICE_ROLES.map(async (s) => [s, { address: addresses[s], serving: await checkGrpcHealth(addresses[s]) }] as const));
+      const { addresses, tls } = ctx.services();
+      const entries = await Promise.all(SERVICE_ROLES.map(async (s) => [s, { address: addresses[s], serving: await checkGrpcHealth(addresses[s], '', 2000, tls) }] as const));
       if (entries.some(([, r]) => !r.serving)) process.exitCode = 1;
       print(Object.fromEntries(entries), options, {
         human: () => table(entries.map(([service, r]) => ({ service, ...r }))),

@@ -12,6 +12,7 @@ import { IdentityServiceDefinition } from '../../../proto/gen/expertnet/identity
 import { SearchServiceDefinition } from '../../../proto/gen/expertnet/search/v1/search_service.js';
 import type { ServiceRole } from '../config.js';
 import type { Logger } from '../logger.js';
+import { channelCredentialsOf, tlsChannelOptions, type GrpcTls } from '../tls.js';
 import { observedCalls } from './client-calls.js';
 import type { TokenSigner } from './caller-token.js';
 import type { Principal } from './principal.js';
@@ -68,8 +69,8 @@ const signPrincipal: ClientMiddleware<CallOptionsExt> = async function* (call, o
  */
 export const CHANNEL_OPTIONS = { 'grpc.initial_reconnect_backoff_ms': 250, 'grpc.max_reconnect_backoff_ms': 1000 } as const;
 
-/** `logger`: where a service that cannot be reached is named (client-calls.ts). */
-export function createServiceClients(addresses: Record<ServiceRole, string>, local: LocalClients = {}, options: { logger?: Logger } = {}): ServiceClients {
+/** `logger`: where a service that cannot be reached is named (client-calls.ts); `tls`: mutual TLS (tls.ts), else plaintext. */
+export function createServiceClients(addresses: Record<ServiceRole, string>, local: LocalClients = {}, options: { logger?: Logger; tls?: GrpcTls } = {}): ServiceClients {
   const channels: Channel[] = [];
   // Each target's calls are counted under its name, outermost: the call's whole time and the status it ended with.
   const factoryFor = (role: ServiceRole) =>
@@ -79,7 +80,7 @@ export function createServiceClients(addresses: Record<ServiceRole, string>, loc
     const here = local[role] as Client<D, CallOptionsExt> | undefined;
     transport[role] = here ? 'in-process' : 'grpc';
     if (here) return here;
-    const channel = createChannel(addresses[role], undefined, CHANNEL_OPTIONS);
+    const channel = createChannel(addresses[role], channelCredentialsOf(options.tls), { ...CHANNEL_OPTIONS, ...tlsChannelOptions(addresses[role], options.tls) });
     channels.push(channel);
     return factoryFor(role).create(definition, channel);
   };

@@ -9,6 +9,7 @@ import { errorDetailsServerMiddleware } from 'nice-grpc-error-details';
 import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
 import { ServerReflection, ServerReflectionService } from 'nice-grpc-server-reflection';
 import type { Logger } from '../logger.js';
+import { serverCredentialsOf, type GrpcTls } from '../tls.js';
 import { repoRoot } from '../paths.js';
 import type { TokenVerifier } from './caller-token.js';
 import { callMiddleware, type AnyServiceRegistration } from './call-middleware.js';
@@ -30,6 +31,8 @@ export async function startGrpcServer(options: {
   services: AnyServiceRegistration[];
   verifier: TokenVerifier;
   logger: Logger;
+  /** Mutual TLS: a client without a certificate from the CA is refused at the handshake. Unset: plaintext. */
+  tls?: GrpcTls;
   /** Internal teams' own credentials, besides caller tokens (direct-callers.ts). */
   direct?: DirectCallers;
 }): Promise<RunningGrpcServer> {
@@ -52,7 +55,7 @@ export async function startGrpcServer(options: {
     ServerReflection(readFileSync(descriptorSetPath), options.services.map((s) => s.definition.fullName)),
   );
 
-  const port = await server.listen(options.address);
+  const port = await server.listen(options.address, serverCredentialsOf(options.tls));
   const host = options.address.slice(0, options.address.lastIndexOf(':'));
   return {
     address: `${host}:${port}`,
