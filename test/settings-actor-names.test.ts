@@ -30,6 +30,8 @@ const seed: SeedInput = {
 
 describe('settings web app: a fellow manager named by name', () => {
   let sys: TestSystem;
+  /** The consent request the first test approves. */
+  let approvedId = '';
   beforeAll(async () => {
     sys = await startTestSystem({ seed });
   });
@@ -47,8 +49,8 @@ describe('settings web app: a fellow manager named by name', () => {
     const queued = await request(sys.restUrl, 'POST', '/v1/communities/c_lab/members', { headers: bearer(labKey), body: { members: [{ email: 'new@example.org' }] } });
     expect(queued.body.error.code).toBe('owner_consent_required');
     const mia = await signedIn('u_mia');
-    const id = /action="\/consent\/([^"]+)"/.exec((await mia.get('/communities')).text)![1]!;
-    expect((await mia.submit('/communities', `/consent/${id}`, { decision: 'approve' })).status).toBe(303);
+    approvedId = /action="\/consent\/([^"]+)"/.exec((await mia.get('/communities')).text)![1]!;
+    expect((await mia.submit('/communities', `/consent/${approvedId}`, { decision: 'approve' })).status).toBe(303);
     expect((await mia.submit('/communities', '/communities/c_lab/writes', { enabled: 'on', attest: 'yes' })).status).toBe(303);
 
     const seen = (await (await signedIn('u_max')).get('/communities')).text;
@@ -64,6 +66,7 @@ describe('settings web app: a fellow manager named by name', () => {
   });
 
   it('refuses a name longer than 300 characters, or one the store cannot keep, and records nothing', async () => {
+    expect(approvedId).not.toBe('');
     const before = await attestations();
     const asMax = await callAs(sys.signer, { kind: 'user', userId: 'u_max' }, undefined, 10_000);
     const enabled = !before[0]!.enabled;
@@ -72,5 +75,10 @@ describe('settings web app: a fellow manager named by name', () => {
     await expect(sys.clients.communities.setApiWrites({ communityId: 'c_lab', enabled, actorName: 'Max \ud800' }, asMax))
       .rejects.toThrow(/INVALID_ARGUMENT: actorName: must be well-formed Unicode text/);
     expect(await attestations()).toEqual(before);
+
+    await expect(sys.clients.communities.resolveConsentRequest({ consentRequestId: approvedId, approve: true, actorName: 'M'.repeat(301) }, asMax))
+      .rejects.toThrow(/INVALID_ARGUMENT: actor_name is at most 300 characters/);
+    const { requests } = await sys.clients.communities.listConsentRequests({ communityId: 'c_lab', pageSize: 10 }, asMax);
+    expect(requests.map((r) => [r.id, r.resolvedBy, r.resolvedByName])).toEqual([[approvedId, 'user:u_mia', MIA]]);
   });
 });
