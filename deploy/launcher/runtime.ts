@@ -266,7 +266,7 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     // Readiness stays what this process needs to serve at all (its store, Redis, itself); the
     // services it calls are reported as metrics, and a route fails only when one it needs is down.
     const remote = edgeHere ? SERVICE_ROLES.filter((s) => builtClients.transport[s] === 'grpc') : [];
-    probeDependenciesWith(dependencyProbe(checks, { roles: remote, addresses }, config.READINESS_TIMEOUT_MS));
+    probeDependenciesWith(dependencyProbe(checks, { roles: remote, addresses, tls: transport.tls }, config.READINESS_TIMEOUT_MS));
     stops.push(async () => probeDependenciesWith(undefined));
     if (roles.has('gateway')) {
       result.mintedKeys = await seedAtStart(config, clients, signer);
