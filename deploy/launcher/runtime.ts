@@ -219,7 +219,7 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
       const connected = redis;
       stops.push(async () => void connected.disconnect());
       checks.redis = async () => (await connected.ping()) === 'PONG';
-    } else if (edgeHere) {
+    } else if (edgeHere || localServices.length > 0) {
       logger.info('no REDIS_URL: rate limits are kept in this process (correct for one process only)');
     }
     // Identity caches API keys' callers only where the edge's limiter checks their stamps: in Redis,
