@@ -47,7 +47,7 @@ describe('metrics', () => {
     return res.text();
   };
 
-  it('count requests, errors and durations per route and gRPC method, and rate-limit refusals', async () => {
+  it('count requests, errors (by API error code) and durations per route and gRPC method, and rate-limit refusals', async () => {
     const before = await scrape();
     for (let i = 0; i < 3; i++) expect((await request(sys.restUrl, 'GET', '/v1/me', { headers: bearer(adaKey) })).status).toBe(200);
     expect((await request(sys.restUrl, 'GET', '/v1/me')).status).toBe(401);
@@ -65,6 +65,9 @@ describe('metrics', () => {
     expect(delta('grpc_server_handled_total', { grpc_service: 'expertnet.identity.v1.IdentityService', grpc_method: 'Authenticate', grpc_code: 'OK' })).toBeGreaterThanOrEqual(4);
     expect(delta('grpc_server_handling_seconds_count', { grpc_service: 'expertnet.billing.v1.BillingService', grpc_method: 'GetCallerUsage' })).toBeGreaterThanOrEqual(3);
     expect(delta('rate_limit_refusals_total', { refused_by: 'burst' })).toBe(1);
+    // Error answers by their API error code: the missing credential and the refusal, each alone.
+    expect(delta('api_errors_total', { surface: 'rest', code: 'unauthorized' })).toBe(1);
+    expect(delta('api_errors_total', { surface: 'rest', code: 'rate_limited' })).toBe(1);
     expect(after).toContain('process_cpu_seconds_total');
     // Route templates only: no credential, no raw URL in any label.
     expect(after).not.toContain(adaKey);

@@ -14,6 +14,15 @@ function capture() {
 }
 
 describe('logger', () => {
+  it('names the role of the process on every line, beside its pid', () => {
+    const { stream, lines } = capture();
+    const log = createLogger('debug', stream, 'billing');
+    log.info('one');
+    log.child({ requestId: 'r1' }).debug('two');
+    const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(parsed.map((l) => [l.msg, l.role, l.pid])).toEqual([['one', 'billing', process.pid], ['two', 'billing', process.pid]]);
+  });
+
   it('redacts credentials wherever they appear, keeping the rest', () => {
     const { stream, lines } = capture();
     const log = createLogger('info', stream);
