@@ -382,6 +382,7 @@ describe('deploy/k8s: Kubernetes manifests', () => {
   });
 
 
+
   it('the OpenTelemetry collector config binds OTLP on every interface and its pipelines use defined components', () => {
     checkCollectorConfig(parseYaml(configMapData('otel-collector-config')['config.yaml']!) as Json);
     expect(configMapData('expertnet-config').OTEL_EXPORTER_OTLP_ENDPOINT).toBe(`http://otel-collector.${NAMESPACE}.svc.cluster.local:4318`);

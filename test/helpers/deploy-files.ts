@@ -160,7 +160,10 @@ export function effectiveEnv(container: Json): Record<string, string> {
   }
   for (const entry of container.env ?? []) {
     if (entry.value !== undefined) env[entry.name] = String(entry.value);
-    else if (entry.valueFrom?.secretKeyRef) env[entry.name] = SECRET_STAND_INS[entry.valueFrom.secretKeyRef.key] ?? 'stand-in';
+    else if (entry.valueFrom?.secretKeyRef) {
+      const key = entry.valueFrom.secretKeyRef.key as string;
+      env[entry.name] = SECRET_STAND_INS[key] ?? (key === 'MIGRATION_DATABASE_URL' ? 'postgres://expertnet_migrate@db.example:5432/expertnet' : 'stand-in');
+    }
     else if (entry.valueFrom?.configMapKeyRef) env[entry.name] = configMapData(entry.valueFrom.configMapKeyRef.name)[entry.valueFrom.configMapKeyRef.key]!;
   }
   return env;

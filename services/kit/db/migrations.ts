@@ -25,11 +25,29 @@ export function readMigrations(dir: string): Migration[] {
     .map((name) => ({ version: FILE_NAME.exec(name)![1]!, name, sql: readFileSync(join(dir, name), 'utf8') }));
 }
 
+/**
+ * Whether every migration is recorded already, found with reads only: a process whose database role
+ * may not run DDL (the application's role, once the migrations Job ran: deploy/README.md) starts.
+ */
+async function allRecorded(db: Database, schema: string, migrations: readonly Migration[]): Promise<boolean> {
+  // A catalog query, not to_regclass: a name lookup would leave this connection a cached "no such
+  // schema", which the advisory lock below does not clear, and CREATE SCHEMA IF NOT EXISTS would trip on it.
+  const table = await db.query(`SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = 'schema_migrations'`, [schema]);
+  if (table.length === 0) return false;
+  const recorded = new Set((await db.query<{ version: string }>(`SELECT version FROM ${schema}.schema_migrations`)).map((r) => r.version));
+  return migrations.every((m) => recorded.has(m.version));
+}
+
 /** Applies the migrations of one service's schema that are not applied yet; returns their names. */
 export async function migrate(db: Database, schema: string, dir: string, onChecked?: (name: string) => void): Promise<string[]> {
   if (!/^[a-z_]+$/.test(schema)) throw new Error(`bad schema name ${schema}`);
   const applied: string[] = [];
-  for (const migration of readMigrations(dir)) {
+  const migrations = readMigrations(dir);
+  if (await allRecorded(db, schema, migrations)) {
+    for (const migration of migrations) onChecked?.(migration.name);
+    return applied;
+  }
+  for (const migration of migrations) {
     // A migration may rewrite a large table: the statement bound of requests does not apply.
     const ran = await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
