@@ -6,14 +6,18 @@
 // caller of the account — its owner (who pays), its scopes and its communities — for the gRPC
 // audience only, and refuses it once the account is revoked. The settings app: an organization's
 // owner creates one on the screen (the secret shown once, post/redirect/get) and revokes it; a
-// manager who is not an owner manages none.
+// manager who is not an owner manages none. Over the gRPC door (the services called directly with
+// the token): the roster of its one community, PERMISSION_DENIED on another of its owner's, and a
+// search charged to its owner with the account named on the ledger entry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
+import { SearchScope, SearchStatus } from '../proto/gen/expertnet/search/v1/search_service.js';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';
 import { GRPC_AUDIENCE } from '../services/kit/grpc-audience.js';
 import { adminJson, runAdminCli } from './helpers/admin-cli.js';
+import { asBearer, directClients, outcomeOf } from './helpers/direct-grpc.js';
 import { bearer, request } from './helpers/http.js';
 import { payloadOf } from './helpers/oauth.js';
 import { SettingsClient } from './helpers/settings-browser-http.js';
@@ -29,6 +33,17 @@ const seed: SeedInput = {
     { id: 'c_lab', name: 'Lab community', owner: { organization: 'o_lab' } },
     { id: 'c_lab2', name: 'Second lab community', owner: { organization: 'o_lab' } },
   ],
+  profiles: [
+    { id: 'p_eco', name: 'Elin Ecologist', headline: 'Freshwater pond ecologist' },
+    { id: 'p_chem', name: 'Carl Chemist', headline: 'Organic chemistry and catalysis' },
+    { id: 'p_geo', name: 'Gina Geologist', headline: 'Glacial sediment geology' },
+  ],
+  memberships: [
+    { community: 'c_lab', profile: 'p_eco' },
+    { community: 'c_lab', profile: 'p_chem' },
+    { community: 'c_lab2', profile: 'p_geo' },
+  ],
+  wallets: [{ owner: { organization: 'o_lab' }, balance: 1000 }],
 };
 
 let sys: TestSystem;
@@ -178,6 +193,41 @@ describe('service accounts', () => {
     expect(revoked.status).toBe(303);
     expect((await owner.get(revoked.headers.get('location')!)).text).toContain('Nightly export was revoked: its access tokens are refused.');
     expect((await refusal(authenticate(issued.body.access_token)))?.code).toBe('unauthorized');
+  });
+
+  it('over gRPC directly: an account limited to one community lists its roster, is PERMISSION_DENIED on another, and its search is billed to its owner', async () => {
+    const { service_account: account, client_secret: secret } = await cli([
+      'service-accounts', 'create', '--owner-org', 'o_lab', '--name', 'Directory', '--scopes', 'profile:read,search:read', '--communities', 'c_lab',
+    ]);
+    const { access_token: token } = (await tokenRequest({ grant_type: 'client_credentials' }, { id: account.id, secret })).body;
+    const team = directClients(sys.grpcAddresses);
+    try {
+      const roster = await outcomeOf(team.communities.listMembers({ communityId: 'c_lab' }, asBearer(token)));
+      if (!roster.ok) throw new Error(`roster refused: ${roster.message}`);
+      expect(roster.value.members.map((m) => m.profile?.id).sort()).toEqual(['p_chem', 'p_eco']);
+      // The organization reaches c_lab2; the account does not.
+      expect(await outcomeOf(team.communities.listMembers({ communityId: 'c_lab2' }, asBearer(token)))).toMatchObject({
+        ok: false, status: 'PERMISSION_DENIED', reason: 'forbidden',
+      });
+
+      const started = await outcomeOf(team.search.startSearch(
+        { query: 'pond ecologist', scope: SearchScope.SEARCH_SCOPE_COMMUNITY, communityId: 'c_lab', limit: 3 }, asBearer(token)));
+      expect(started).toMatchObject({ ok: true });
+      let job = (started as { value: { job: { searchId: string; status: SearchStatus } } }).value.job;
+      for (let i = 0; i < 100 && job.status !== SearchStatus.SEARCH_STATUS_COMPLETE && job.status !== SearchStatus.SEARCH_STATUS_FAILED; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        job = (await team.search.getSearch({ searchId: job.searchId }, asBearer(token))).job as typeof job;
+      }
+      expect(job.status).toBe(SearchStatus.SEARCH_STATUS_COMPLETE);
+      const { entries } = await sys.clients.billing.listLedgerEntries(
+        { owner: { type: OwnerType.OWNER_TYPE_ORGANIZATION, id: 'o_lab' }, pageSize: 100, pageToken: '' },
+        await callAs(sys.signer, { kind: 'operator', actor: 'test' }, undefined, 10_000),
+      );
+      expect(entries.filter((e) => e.reference === `search:${job.searchId}`)).toMatchObject([{ credentialId: account.id, amount: expect.any(Number) }]);
+      expect(entries.find((e) => e.reference === `search:${job.searchId}`)!.amount).toBeLessThan(0);
+    } finally {
+      team.close();
+    }
   });
 
   it('gives an organization admin who is not its owner no service account to see, create or revoke', async () => {
