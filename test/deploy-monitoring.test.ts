@@ -13,7 +13,8 @@ import {
   alertsOf, OBSERVABILITY_DOC, PROMETHEUS_RULE_FILE, readRules, renderObservabilityDoc, renderPrometheusRule, RULE_TESTS_FILE, RULES_FILE, unitTestDir,
 } from '../deploy/monitoring/render.js';
 import { registry } from '../services/kit/metrics.js';
-import { type Json, root } from './helpers/deploy-files.js';
+import { ALL_ROLES } from '../services/kit/config.js';
+import { appContainer, find, type Json, root, selects } from './helpers/deploy-files.js';
 
 function promtool(args: string[], cwd?: string): { status: number | null; output: string } {
   const run = spawnSync('promtool', args, { cwd, encoding: 'utf8' });
@@ -109,6 +110,20 @@ describe('deploy/monitoring: alerting rules', () => {
     const read = new Set(rules.groups.flatMap((g) => g.rules).flatMap((r) => metricNames(r.expr)));
     expect([...read].filter((n) => !exported.has(n))).toEqual([]);
     expect(read).toContain('search_jobs_open');
+  });
+
+  it("the PodMonitor scrapes every role's admin port with job = the role, the label the rules select on", () => {
+    const monitor = find('PodMonitor', 'expertnet-api');
+    const endpoint = (monitor.spec.podMetricsEndpoints as Json[])[0]!;
+    expect(endpoint.path).toBe('/metrics');
+    const processDown = alerts.find((a) => a.alert === 'ExpertnetProcessDown')!;
+    for (const role of ALL_ROLES) {
+      const podLabels = find('Deployment', role).spec.template.metadata.labels as Record<string, string>;
+      expect(selects(monitor.spec.selector.matchLabels, podLabels), role).toBe(true);
+      expect(podLabels[monitor.spec.jobLabel], role).toBe(role);
+      expect((appContainer(role).ports as Json[]).find((p) => p.name === endpoint.port)?.containerPort, role).toBe(9090);
+      expect(processDown.expr, role).toMatch(new RegExp(`job=~"[^"]*\\b${role}\\b`));
+    }
   });
 
   it('deploy/k8s/prometheus-rule.yaml and the alert table of docs/OBSERVABILITY.md are generated from the rules (npx tsx deploy/monitoring/render.ts)', () => {
