@@ -157,6 +157,24 @@ describe('internal teams calling the services directly over gRPC', () => {
     expect(described.usage?.requestsToday).toBe(before + 5);
   });
 
+  it('logs each answered direct call in the request log of the key, surface grpc, refusals included', async () => {
+    const requestId = 'direct-log-1';
+    const options = asBearer(k.counted);
+    options.metadata.set('x-request-id', requestId);
+    expect(await outcomeOf(team.communities.getMember({ communityId: 'c_bio', profileId: 'p_eco' }, options))).toMatchObject({ ok: true });
+    expect(await outcomeOf(team.communities.scanMembers({ communityId: 'c_bio' }, asBearer(k.counted)))).toMatchObject({ ok: false });
+    const logged = async () =>
+      (await sys.clients.identity.listRequests({ userId: 'u_ada', credentialId: 'k_counted', pageSize: 100 }, await operator())).requests
+        .map((r) => r.request!)
+        .filter((r) => r.surface === 'grpc');
+    await expect.poll(async () => (await logged()).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    const entries = await logged();
+    expect(entries.find((r) => r.requestId === requestId)).toMatchObject({
+      method: 'gRPC', path: '/expertnet.communities.v1.CommunitiesService/GetMember', status: 200,
+    });
+    expect(entries.find((r) => r.path.endsWith('/ScanMembers'))).toMatchObject({ status: 403 });
+  });
+
   it('spends one rate-limit bucket across REST and gRPC: the call past the burst is RESOURCE_EXHAUSTED rate_limited, with the RateLimit fields', async () => {
     let header: Record<string, string> = {};
     const onHeader = (h: Iterable<[string, unknown]>) => (header = Object.fromEntries([...h].map(([n, v]) => [n, String(v)])));

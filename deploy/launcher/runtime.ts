@@ -251,6 +251,8 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     clients = createServiceClients(addresses, inProcessClients(localServices.map((role, i) => ({ role, registration: instances[i]!.registration })), verifier, logger, direct), { logger, tls: transport.tls });
     const builtClients = clients;
     stops.push(async () => builtClients.close());
+    // The request log of direct callers is sent before the clients close (stops run in reverse).
+    stops.push(() => direct.stop());
     // Stopped before the clients close (shutdown runs in reverse): background workers finish or
     // pause their work while they can still call the other services.
     stops.push(async () => void (await Promise.all(instances.map((i) => i.stop()))));

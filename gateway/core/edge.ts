@@ -11,7 +11,7 @@ import type { Principal } from '../../services/kit/grpc/principal.js';
 import { ApiError, fromRemote } from './api-error.js';
 import { createFinishedSearchViews } from './finished-search-views.js';
 import type { PresentedCredential } from './credentials.js';
-import { createRequestLogReporter, type RequestLogOptions } from './request-log.js';
+import { createRequestLogReporter, type RequestLogOptions } from '../../services/kit/request-log.js';
 
 export interface EdgeDeps {
   clients: ServiceClients;

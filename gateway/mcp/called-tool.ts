@@ -1,4 +1,4 @@
-// The tool a POST /mcp body calls, for the caller's request log (gateway/core/request-log.ts): the
+// The tool a POST /mcp body calls, for the caller's request log (services/kit/request-log.ts): the
 // name of its tools/call (the first, in a batch), as the client sent it; empty for any other
 // message. Only the name: never the arguments.
 export function calledTool(body: unknown): string {

@@ -176,7 +176,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
     let tool = '';
     res.once('finish', () => {
       const durationMs = performance.now() - started;
-      // The caller's own request log (gateway/core/request-log.ts): only once a credential was recognised.
+      // The caller's own request log (services/kit/request-log.ts): only once a credential was recognised.
       if (known) {
         options.edge.requestLog.record({
           caller: known, surface: 'mcp', method: req.method ?? '', url: req.url ?? '', tool, status: res.statusCode, durationMs, requestId,

@@ -11,7 +11,7 @@
 //   7. routes, grouped by major version under its own prefix so a /v2 can be served beside /v1.
 // Every answer is counted and timed per route (services/kit/metrics.ts) and written to the access
 // log (gateway/core/access-log.ts: one line, Fastify's own request logging stays off) and, for an
-// authenticated caller, to their request log (gateway/core/request-log.ts); its trace spans carry
+// authenticated caller, to their request log (services/kit/request-log.ts); its trace spans carry
 // the request id and the key id of the caller (gateway/core/request-span.ts, shared with MCP; never
 // the secret).
 import type { Server } from 'node:http';

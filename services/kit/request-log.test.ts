@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { CredentialKind } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { FinishedRequest } from '../../proto/gen/expertnet/identity/v1/request_log.js';
-import { textProblem } from '../../services/kit/request-text.js';
+import { textProblem } from './request-text.js';
 import { createRequestLogReporter, type RequestLogEntry } from './request-log.js';
 
 const entry = (n: number): RequestLogEntry => ({

@@ -1,5 +1,6 @@
-// The edge's side of the request log (docs/SETTINGS.md "Request log"): each answered request of an
-// authenticated caller, REST or MCP, joins an in-memory buffer that is sent to identity
+// The reporting side of the request log (docs/SETTINGS.md "Request log"): each answered request of
+// an authenticated caller — REST or MCP at the edge, a direct gRPC call at the service that took it
+// (direct-callers.ts) — joins an in-memory buffer that is sent to identity
 // (RecordRequests) once a second, or as soon as 500 wait. Nothing here is on the request's path:
 // recording only appends; a full buffer (10,000 waiting, identity slow or away) drops the request
 // and counts it, as does a batch identity could not take (request_log_dropped_total). A request
@@ -8,11 +9,11 @@
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { FinishedRequest } from '../../proto/gen/expertnet/identity/v1/request_log.js';
-import { metrics } from '../../services/kit/metrics.js';
+import { metrics } from './metrics.js';
 
 export interface RequestLogEntry {
   caller: Pick<Caller, 'credentialId' | 'credential'>;
-  surface: 'rest' | 'mcp';
+  surface: 'rest' | 'mcp' | 'grpc';
   method: string;
   /** The URL as received: its query string is cut off here. */
   url: string;

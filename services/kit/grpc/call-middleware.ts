@@ -23,6 +23,7 @@ import type { DirectCallers } from './direct-callers.js';
 import { dependencyUnavailableError, domainError, isUnavailable } from './errors.js';
 import { isDependencyUnavailable } from '../dependencies/unavailable.js';
 import { unstorableText } from './unstorable-text.js';
+import type { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
 import type { Principal, PrincipalKind } from './principal.js';
 
 export interface ServiceContext {
@@ -124,7 +125,7 @@ export function callMiddleware(options: CallMiddlewareOptions) {
    * its issuer — the caller of an internal team's own credential, a `direct` principal (its RateLimit
    * fields go on `header`). UNAUTHENTICATED, with ErrorInfo `unauthorized`, without a valid one.
    */
-  async function principalOf(metadata: Metadata, requestId: string, header: Metadata): Promise<Principal> {
+  async function principalOf(metadata: Metadata, requestId: string, header: Metadata, path: string): Promise<Principal> {
     const token = bearer(metadata);
     if (!token) throw domainError('unauthorized', 'missing credentials: send "authorization: Bearer <API key or access token>"');
     try {
@@ -132,7 +133,25 @@ export function callMiddleware(options: CallMiddlewareOptions) {
     } catch {
       if (!direct || claimsEdgeIssuer(token)) throw domainError('unauthorized', 'invalid caller token');
     }
-    return { kind: 'direct', caller: await direct.authenticate(token, requestId, header) };
+    return { kind: 'direct', caller: await direct.authenticate(token, requestId, header, path) };
+  }
+
+  /** The status a failure of a method ends its call with (as the error boundary will make it). */
+  const statusOf = (error: unknown): Status =>
+    error instanceof ServerError ? error.code : isDependencyUnavailable(error) || isUnavailable(error) ? Status.UNAVAILABLE : Status.INTERNAL;
+
+  /** Runs a direct caller's call, logging it as answered with the status it ended with (direct-callers.ts). */
+  async function answeredDirectly<T>(caller: Caller, path: string, requestId: string, run: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    let code = Status.OK;
+    try {
+      return await run();
+    } catch (error) {
+      code = statusOf(error);
+      throw error;
+    } finally {
+      direct!.answered(caller, path, code, performance.now() - started, requestId);
+    }
   }
 
   /** Refuses a principal the method's access list does not name (fail-closed: an unlisted method refuses all). */
@@ -181,9 +200,23 @@ export function callMiddleware(options: CallMiddlewareOptions) {
     if (UNAUTHENTICATED_PREFIXES.some((p) => call.method.path.startsWith(p))) {
       return yield* call.next(call.request, { ...context, principal: { kind: 'service', service: 'anonymous' }, requestId });
     }
-    const principal = await principalOf(context.metadata, requestId, context.header);
-    authorize(call.method.path, principal);
-    return yield* call.next(call.request, { ...context, principal, requestId });
+    const principal = await principalOf(context.metadata, requestId, context.header, call.method.path);
+    if (principal.kind !== 'direct') {
+      authorize(call.method.path, principal);
+      return yield* call.next(call.request, { ...context, principal, requestId });
+    }
+    // A direct caller's answered call joins its request log, refusals included (as REST's do).
+    const started = performance.now();
+    let code = Status.OK;
+    try {
+      authorize(call.method.path, principal);
+      return yield* call.next(call.request, { ...context, principal, requestId });
+    } catch (error) {
+      code = statusOf(error);
+      throw error;
+    } finally {
+      direct!.answered(principal.caller, call.method.path, code, performance.now() - started, requestId);
+    }
   }
 
   // After authentication, so an unauthenticated caller learns nothing about its request's content.
@@ -199,6 +232,22 @@ export function callMiddleware(options: CallMiddlewareOptions) {
    * (CallOptions.principal: nothing crosses a process boundary, so there is no token to verify);
    * absent, the call's metadata must carry a valid caller token, as over gRPC.
    */
+  /** An in-process call once its caller is known: the access list, the text check, the method. */
+  function serveUnary(
+    path: string,
+    request: unknown,
+    context: CallContext,
+    caller: Principal,
+    requestId: string,
+    handler: (request: unknown, context: CallContext & ServiceContext) => Promise<unknown>,
+  ): Promise<unknown> {
+    authorize(path, caller);
+    refuseUnstorableIn(path, request);
+    // Added to the call's own context (made for this call by the in-process client), not spread
+    // into a copy: a copy would read, and so make, the signal the client makes only on demand.
+    return handler(request, Object.assign(context, { principal: caller, requestId }));
+  }
+
   async function runUnary(
     path: string,
     request: unknown,
@@ -211,13 +260,11 @@ export function callMiddleware(options: CallMiddlewareOptions) {
     try {
       const requestId = requestIdOf(context);
       if (requestId) annotateActiveSpan({ [ATTR.requestId]: requestId });
-      const caller = principal ?? (await principalOf(context.metadata, requestId, context.header));
-      authorize(path, caller);
-      refuseUnstorableIn(path, request);
-      // Added to the call's own context (made for this call by the in-process client), not spread
-      // into a copy: a copy would read, and so make, the signal the client makes only on demand.
-      const serviceContext = Object.assign(context, { principal: caller, requestId });
-      return await handler(request, serviceContext);
+      const caller = principal ?? (await principalOf(context.metadata, requestId, context.header, path));
+      if (caller.kind === 'direct') {
+        return await answeredDirectly(caller.caller, path, requestId, () => serveUnary(path, request, context, caller, requestId, handler));
+      }
+      return await serveUnary(path, request, context, caller, requestId, handler);
     } catch (error) {
       const failure = atBoundary(error, path, context);
       code = codeOf(failure, context);

@@ -5,13 +5,15 @@
 // allowlist, archival and write reach take effect on the next call) and counts the request in the
 // credential's usage; then the credential's bucket of the rate limiter is spent, the same bucket
 // and policy as its REST and MCP requests (services/kit/rate-limit). The caller becomes a `direct`
-// principal, which only the public RPCs' access lists name (call-middleware.ts).
-import type { Metadata } from 'nice-grpc';
+// principal, which only the public RPCs' access lists name (call-middleware.ts). Each answered call
+// joins the credential's request log (surface `grpc`), as REST and MCP requests do.
+import { Status, type Metadata } from 'nice-grpc';
 import type { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
 import { GRPC_AUDIENCE } from '../grpc-audience.js';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit/limiter.js';
 import { rateLimitHeaders } from '../rate-limit/headers.js';
 import { refusalMessage } from '../rate-limit/refusal.js';
+import { createRequestLogReporter, type RequestLogOptions } from '../request-log.js';
 import type { TokenSigner } from './caller-token.js';
 import { callAs, type ServiceClients } from './client.js';
 import { domainError, readRemoteError, relayOrUnavailable } from './errors.js';
@@ -24,19 +26,53 @@ export interface DirectCallerOptions {
   /** The limiter the edge of this deployment uses: Redis when configured, so every door spends one bucket. */
   limiter: RateLimiter;
   deadlineMs: number;
+  /** The request log's buffer (request-log.ts); its defaults otherwise. */
+  requestLog?: RequestLogOptions;
 }
+
+/**
+ * The HTTP status the request log keeps for a call that ended with a gRPC code: the mapping of
+ * google/rpc/code.proto (the log's status classes are HTTP's).
+ */
+const HTTP_STATUS_OF: Partial<Record<Status, number>> = {
+  [Status.OK]: 200,
+  [Status.CANCELLED]: 499,
+  [Status.INVALID_ARGUMENT]: 400,
+  [Status.DEADLINE_EXCEEDED]: 504,
+  [Status.NOT_FOUND]: 404,
+  [Status.ALREADY_EXISTS]: 409,
+  [Status.PERMISSION_DENIED]: 403,
+  [Status.UNAUTHENTICATED]: 401,
+  [Status.RESOURCE_EXHAUSTED]: 429,
+  [Status.FAILED_PRECONDITION]: 400,
+  [Status.ABORTED]: 409,
+  [Status.OUT_OF_RANGE]: 400,
+  [Status.UNIMPLEMENTED]: 501,
+  [Status.UNAVAILABLE]: 503,
+};
 
 /** Three base64url segments: an OAuth access token (as the edge tells them apart: gateway/core/credentials.ts). */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 export function createDirectCallers(options: DirectCallerOptions) {
   const { signer, limiter, deadlineMs } = options;
+  const asEdge = (requestId: string) => callAs(signer, { kind: 'edge' }, requestId, deadlineMs);
+  const requestLog = createRequestLogReporter(
+    async (requests) => options.clients.identity.recordRequests({ requests }, await asEdge(`request-log-${Date.now()}`)),
+    options.requestLog,
+  );
+
+  /** Logs one answered call of `caller` (never waits, never throws). */
+  function answered(caller: Caller, path: string, code: Status, durationMs: number, requestId: string): void {
+    const status = HTTP_STATUS_OF[code] ?? 500;
+    requestLog.record({ caller, surface: 'grpc', method: 'gRPC', url: path, status, durationMs, requestId });
+  }
 
   /** The caller of a credential, asked of identity live; UNAUTHENTICATED (ErrorInfo `unauthorized`) when refused. */
   async function callerOf(credential: string, requestId: string): Promise<Caller> {
     const request = JWT_SHAPE.test(credential) ? { accessToken: credential, resource: GRPC_AUDIENCE } : { apiKey: credential };
     try {
-      const { caller } = await options.clients.identity.authenticate(request, await callAs(signer, { kind: 'edge' }, requestId, deadlineMs));
+      const { caller } = await options.clients.identity.authenticate(request, await asEdge(requestId));
       if (caller) return caller;
     } catch (error) {
       const remote = readRemoteError(error);
@@ -63,12 +99,24 @@ export function createDirectCallers(options: DirectCallerOptions) {
   }
 
   return {
-    /** The caller behind `credential`, authenticated, counted and within its rate limit. */
-    async authenticate(credential: string, requestId: string, header: Metadata): Promise<Caller> {
+    /**
+     * The caller behind `credential`, authenticated, counted and within its rate limit, calling
+     * `path` (a refusal by the limiter is logged as the call's answer).
+     */
+    async authenticate(credential: string, requestId: string, header: Metadata, path: string): Promise<Caller> {
       const caller = await callerOf(credential, requestId);
-      await spend(caller, header);
+      const started = performance.now();
+      try {
+        await spend(caller, header);
+      } catch (error) {
+        answered(caller, path, (error as { code: Status }).code, performance.now() - started, requestId);
+        throw error;
+      }
       return caller;
     },
+    answered,
+    /** Sends the request log's waiting entries (at shutdown, before the clients close). */
+    stop: () => requestLog.stop(),
   };
 }
 
