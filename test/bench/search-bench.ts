@@ -28,7 +28,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { migrateAll } from '../../services/kit/db/migrations.js';
 import { openPostgres } from '../../services/kit/db/postgres-database.js';
-import { createSearchPipeline, GloveSifEmbedder, loadGloveModel, RANKER_DEFAULTS } from '../../services/search/pipeline/index.js';
+import { createSearchPipeline, GloveSifEmbedder, loadGloveModel } from '../../services/search/pipeline/index.js';
 import { personText, realArrayLiteral } from '../../services/search/pipeline/vectors.js';
 import type { SearchPipeline } from '../../services/search/pipeline/pipeline.js';
 import { generateCorpus, judgedQueries } from '../search-quality/corpus.js';
@@ -295,27 +295,16 @@ function section(rows: SearchBenchRow[], loadSeconds: number, total: number, gin
   ].join('\n');
   return `## Search (PostgreSQL)
 
-Produced by test/bench/search-bench.ts. Both corpora live in one fresh PostgreSQL database
-(search.documents, migrated as in production); ${total.toLocaleString('en')} generated documents
-(test/search-quality/corpus.ts's generator) with their stored ${embedder.model.dimensions}-dimension vectors of the default embedder, ${embedder.name}, made by the model while loading
-(real[]; ${pgvector ? 'pgvector is installed here, so the nearest-neighbour leg ran too' : 'this PostgreSQL has no pgvector, so there is no nearest-neighbour leg and the vectors are read at rank time'}) loaded in ${loadSeconds.toFixed(0)} s, the ${ginIndexes} GIN indexes
-(per corpus kind, migration 005) built after the load, then VACUUM ANALYZE. Queries: ${rows[0]?.queries ?? 0} of the
-judged search-quality queries (topics, names, organizations, locations and combinations), each run once through
-\`createSearchPipeline().rank\` (${embedder.name}, which embeds each query; no cross-encoder) with limit 20, one at a time,
-after a warm-up of three; wall time per query includes every SQL round trip, embedding the query, reading
-the candidates' stored vectors and reranking.
-The community corpus is searched with the ${COMMUNITIES} community ids, the public corpus with
-include_public only. The fast path is the product's (docs/SEARCH-RANKING.md): legs of
-${RANKER_DEFAULTS.candidatesPerLeg} rows in tiers (the BM25 leg: all its rarer terms before any of them; the synonyms and name legs:
-all the words before any), a tier of the BM25 leg reading and scoring (BM25, term frequencies read with ts_rank) at most
-${RANKER_DEFAULTS.rankWindow.toLocaleString('en')} matching rows (the synonyms leg half, ranked by ts_rank; the name leg a fifth),
-the best ${RANKER_DEFAULTS.maxCandidates} people reranked (BM25F of each, semantic similarity, fusion, name similarity).
-Loading includes the statement-level triggers that keep the BM25 statistics (migration 007).
+Produced by test/bench/search-bench.ts (method: docs/BENCHMARKS.md, "How to run"; the fast path and its limits:
+docs/SEARCH-RANKING.md). ${total.toLocaleString('en')} generated documents with ${embedder.name}'s stored ${embedder.model.dimensions}-dimension vectors, loaded
+in ${loadSeconds.toFixed(0)} s (the BM25 statistics triggers included; ${ginIndexes} GIN indexes built after, then VACUUM ANALYZE);
+${pgvector ? 'pgvector installed, so the nearest-neighbour leg ran' : 'no pgvector, so no nearest-neighbour leg'}. ${rows[0]?.queries ?? 0} judged queries through \`createSearchPipeline().rank\` (limit 20, no
+cross-encoder), one at a time after three warm-up queries; wall time per query.
 
 recall@20 is against the exhaustive reference (every candidate limit lifted to ${EXHAUSTIVE_CAP.toLocaleString('en')}; docs/BENCHMARKS.md,
 "How to run"), run for all queries on the community corpus and the first ${Math.min(EXHAUSTIVE_QUERIES_LARGE, rows[0]?.queries ?? 0)} on the public one.
 
-Aim (issue): p95 under 300 ms at 100k community members, under 1 s at 1M public profiles, on 2 cores.
+Aim: p95 under 300 ms at 100k community members, under 1 s at 1M public profiles, on 2 cores.
 
 ${table}
 
