@@ -104,9 +104,15 @@ export interface RunningSystem {
   stop(): Promise<void>;
 }
 
-async function waitForServices(addresses: Record<ServiceRole, string>, logger: Logger, tls: GrpcTls | undefined, timeoutMs = 60_000): Promise<void> {
+async function waitForServices(
+  addresses: Record<ServiceRole, string>,
+  logger: Logger,
+  tls: GrpcTls | undefined,
+  services: readonly ServiceRole[] = SERVICE_ROLES,
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (const service of SERVICE_ROLES) {
+  for (const service of services) {
     while (!(await checkGrpcHealth(addresses[service], '', 2000, tls))) {
       if (Date.now() > deadline) throw new Error(`${service} at ${addresses[service]} did not become healthy`);
       logger.info({ service }, 'waiting for service');
@@ -120,9 +126,10 @@ async function waitForServices(addresses: Record<ServiceRole, string>, logger: L
  * store. A store seeded before (from a file, or the demo set) just starts; so does a store that
  * holds users but was seeded before the seed ledger recorded it (it is marked seeded now).
  */
-async function seedAtStart(config: Config, clients: ServiceClients, signer: TokenSigner): Promise<Record<string, string>> {
+async function seedAtStart(config: Config, clients: ServiceClients, signer: TokenSigner, everyServiceReady: () => Promise<void>): Promise<Record<string, string>> {
   if (config.SEED_FILE) {
     const doc = JSON.parse(readFileSync(config.SEED_FILE, 'utf8')) as unknown;
+    await everyServiceReady();
     return (await applySeed(clients, signer, doc, { actor: 'seed-file', deadlineMs: config.GRPC_DEADLINE_MS })).keys;
   }
   const options = await callAs(signer, { kind: 'operator', actor: 'demo-seed' }, undefined, config.GRPC_DEADLINE_MS);
@@ -132,6 +139,7 @@ async function seedAtStart(config: Config, clients: ServiceClients, signer: Toke
     await clients.identity.recordSeedRecords({ records: [], seededBy: 'before-seed-ledger' }, options);
     return {};
   }
+  await everyServiceReady();
   return (await applySeed(clients, signer, demoSeed(), { actor: 'demo-seed', deadlineMs: config.GRPC_DEADLINE_MS })).keys;
 }
 
@@ -263,7 +271,9 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     // What waits for the request log is sent before the clients close (stops run in reverse).
     stops.push(() => edge.requestLog.stop());
     if (edgeHere) {
-      await waitForServices(addresses, logger, transport.tls);
+      // Identity answers every request's credential; the others are waited for only by a seed that
+      // writes to them: an edge starting while billing is down serves what does not need billing.
+      await waitForServices(addresses, logger, transport.tls, ['identity']);
     }
     // Readiness stays what this process needs to serve at all (its store, Redis, itself); the
     // services it calls are reported as metrics, and a route fails only when one it needs is down.
@@ -271,7 +281,7 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     probeDependenciesWith(dependencyProbe(checks, { roles: remote, addresses, tls: transport.tls }, config.READINESS_TIMEOUT_MS));
     stops.push(async () => probeDependenciesWith(undefined));
     if (roles.has('gateway')) {
-      result.mintedKeys = await seedAtStart(config, clients, signer);
+      result.mintedKeys = await seedAtStart(config, clients, signer, () => waitForServices(addresses, logger, transport.tls));
       const app: FastifyInstance = buildRestApp({
         edge,
         logger,

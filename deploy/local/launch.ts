@@ -31,6 +31,8 @@ export interface RoleProcess {
   /** Every port the process bound, as it reported them: admin, rest (gateway), grpc (its service). */
   listening: ListenReport;
   output(): string;
+  /** The start of its stdout (20,000 characters): what it printed at start-up, however long it ran since. */
+  startOutput(): string;
 }
 
 export interface Topology {
@@ -126,14 +128,18 @@ export async function launchTopology(
     const forwarder = forwarders.get(role as ServiceRole);
     if (forwarder) own[GRPC_ADDRESS_VARIABLES[role as ServiceRole]] = '127.0.0.1:0';
     let log = '';
+    let head = '';
     const child = spawn(process.execPath, [...RUNTIME_FLAGS, '--import', 'tsx', join(repoRoot, 'deploy', 'launcher', 'main.ts')], {
       cwd: repoRoot,
       env: { ...process.env, ...shared, ...extra, ...own, ROLES: role },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout!.on('data', (d) => (log = (log + d).slice(-20_000)));
+    child.stdout!.on('data', (d) => {
+      log = (log + d).slice(-20_000);
+      if (head.length < 20_000) head = (head + d).slice(0, 20_000);
+    });
     child.stderr!.on('data', (d) => (log = (log + d).slice(-20_000)));
-    const rp: RoleProcess = { role, child, adminUrl: '', listening: { admin: '', grpc: {} }, output: () => log };
+    const rp: RoleProcess = { role, child, adminUrl: '', listening: { admin: '', grpc: {} }, output: () => log, startOutput: () => head };
     processes.push(rp);
     rp.listening = await listeningOf(child, rp.output, timeout);
     rp.adminUrl = rp.listening.admin;

@@ -10,7 +10,7 @@ interface RoleProcess {
   role: string;
   child: ChildProcess;
   adminUrl: string;
-  output(): string;
+  startOutput(): string;
 }
 interface Topology {
   processes: RoleProcess[];
@@ -27,11 +27,18 @@ export const processLine = (p: RoleProcess) => `${p.role.padEnd(12)} pid ${p.chi
 
 const RESTART_DELAY_MS = 1000;
 
-export function supervise(topology: Topology, print: (line: string) => void = (line) => console.log(line)): { stop(): Promise<void> } {
+/** `print`: where its own lines go; `echo`: each process's output on this process's (off in tests). */
+export function supervise(
+  topology: Topology,
+  print: (line: string) => void = (line) => console.log(line),
+  options: { echo?: boolean } = {},
+): { stop(): Promise<void> } {
   let stopping = false;
   const watch = (p: RoleProcess) => {
-    p.child.stdout!.pipe(process.stdout, { end: false });
-    p.child.stderr!.pipe(process.stderr, { end: false });
+    if (options.echo !== false) {
+      p.child.stdout!.pipe(process.stdout, { end: false });
+      p.child.stderr!.pipe(process.stderr, { end: false });
+    }
     p.child.once('exit', (code, signal) => {
       if (stopping) return;
       print(`${p.role} exited (${signal ?? code}); starting it again`);
@@ -48,13 +55,14 @@ export function supervise(topology: Topology, print: (line: string) => void = (l
       return;
     }
     const started = topology.processes.filter((x) => x.role === role).at(-1)!;
-    if (role === 'gateway') for (const line of printedLines(started.output())) print(line);
+    if (role === 'gateway') for (const line of printedLines(started.startOutput())) print(line);
     print(processLine(started));
     watch(started);
   };
 
-  for (const p of topology.processes.filter((x) => x.role === 'gateway')) for (const line of printedLines(p.output())) print(line);
-  for (const p of topology.processes) {
+  const running = topology.processes.filter((x) => x.child.exitCode === null && x.child.signalCode === null);
+  for (const p of running.filter((x) => x.role === 'gateway')) for (const line of printedLines(p.startOutput())) print(line);
+  for (const p of running) {
     print(processLine(p));
     watch(p);
   }

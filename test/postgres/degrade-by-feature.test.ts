@@ -6,6 +6,7 @@
 // docs/OPERATIONS.md "Readiness", docs/OBSERVABILITY.md.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchTopology, type Topology } from '../../deploy/local/launch.js';
+import { processLine, supervise } from '../../deploy/local/supervise.js';
 import { CHAOS_COMMUNITY, writeChaosSeed } from '../helpers/chaos-seed.js';
 import { bearer, request } from '../helpers/http.js';
 import { liveKey } from '../helpers/keys.js';
@@ -30,6 +31,7 @@ function sample(page: string, name: string, labels: Record<string, string>): num
 describe('a service down degrades its features, not the API (multi-process topology)', () => {
   let db: FreshDatabase;
   let topology: Topology;
+  let supervisor: ReturnType<typeof supervise> | undefined;
   const logs = new Map<string, ReturnType<typeof captureLogs>>();
   const gatewayAdmin = () => topology.processes.find((p) => p.role === 'gateway')!.adminUrl;
   const metricsPage = async () => (await fetch(`${gatewayAdmin()}/metrics`)).text();
@@ -49,7 +51,7 @@ describe('a service down degrades its features, not the API (multi-process topol
     expect(added.status, JSON.stringify(added.body)).toBe(200);
   }, 300_000);
   afterAll(async () => {
-    await topology?.stop();
+    await (supervisor ?? topology)?.stop();
     await db?.drop();
   });
 
@@ -108,4 +110,19 @@ describe('a service down degrades its features, not the API (multi-process topol
     expect(lastStatus, `GET /v1/me still failing ${RECOVERY_BOUND_MS} ms after billing was ready`).toBe(200);
     expect(sample(await metricsPage(), 'expertnet_dependency_up', { dependency: 'billing' })).toBe(1);
   });
+
+  it('npm run topology: prints the gateway\'s start-up lines and each process\'s line; a billing process that dies is started again, its line printed anew, and served again', async () => {
+    const printed: string[] = [];
+    supervisor = supervise(topology, (line) => printed.push(line), { echo: false });
+    expect(printed).toContain(`REST API:  ${topology.restUrl}/v1`);
+    const alive = (role: string) => topology.processes.filter((p) => p.role === role && p.child.exitCode === null && p.child.signalCode === null);
+    const dying = alive('billing')[0]!;
+    expect(printed).toContain(processLine(dying));
+    dying.child.kill('SIGKILL');
+    await eventually('a new billing process', async () => alive('billing').length === 1 && alive('billing')[0] !== dying, 120_000);
+    const started = alive('billing')[0]!;
+    await eventually('its line printed once it is ready', async () => printed.includes(processLine(started)), 120_000);
+    expect(started.child.pid).not.toBe(dying.child.pid);
+    await eventually('GET /v1/me answers again', async () => (await me(topology.restUrl, secret)).status === 200, 10_000);
+  }, 180_000);
 });
