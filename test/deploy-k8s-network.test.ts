@@ -14,6 +14,7 @@ import { find, GRPC_PORTS, type Json, NAMESPACE, ofKind, root, selects } from '.
 interface Endpoint {
   name: string;
   namespace?: string; // a pod; an address outside the cluster has `ip` instead
+  namespaceLabels?: Record<string, string>;
   labels?: Record<string, string>;
   ip?: string;
 }
@@ -25,6 +26,7 @@ const MIGRATIONS: Endpoint = { name: 'migrations', namespace: NAMESPACE, labels:
 const ADMIN: Endpoint = { name: 'admin', namespace: NAMESPACE, labels: { 'app.kubernetes.io/name': 'expertnet-api', 'app.kubernetes.io/component': 'admin' } };
 const PROMETHEUS: Endpoint = { name: 'prometheus', namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'prometheus' } };
 const STRANGER: Endpoint = { name: 'a pod in default', namespace: 'default', labels: { app: 'other' } };
+const TEAM: Endpoint = { name: 'an internal team', namespace: 'team-a', namespaceLabels: { 'expertnet/grpc-clients': 'allowed' }, labels: { app: 'client' } };
 const DNS: Endpoint = { name: 'kube-dns', namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } };
 const INTERNET: Endpoint = { name: 'the internet', ip: '203.0.113.7' };
 const PRIVATE: Endpoint = { name: 'a private address', ip: '10.20.30.40' };
@@ -39,13 +41,25 @@ function inCidr(ip: string, cidr: string): boolean {
   return (toInt(ip) & mask) === (toInt(base!) & mask);
 }
 
+/** A label selector: matchLabels and matchExpressions (In, NotIn, Exists, DoesNotExist); empty selects all. */
+function selectorMatches(selector: Json | undefined, labels: Record<string, string>): boolean {
+  if (!selects(selector?.matchLabels ?? {}, labels)) return false;
+  return ((selector?.matchExpressions ?? []) as Json[]).every((e) => {
+    const value = labels[e.key];
+    if (e.operator === 'In') return value !== undefined && (e.values as string[]).includes(value);
+    if (e.operator === 'NotIn') return value === undefined || !(e.values as string[]).includes(value);
+    if (e.operator === 'Exists') return value !== undefined;
+    return value === undefined;
+  });
+}
+
 function peerMatches(peer: Json, policyNamespace: string, other: Endpoint): boolean {
   if (peer.ipBlock) return !!other.ip && inCidr(other.ip, peer.ipBlock.cidr) && !(peer.ipBlock.except ?? []).some((c: string) => inCidr(other.ip!, c));
   if (!other.namespace) return false;
   const namespaceOk = peer.namespaceSelector
-    ? selects(peer.namespaceSelector.matchLabels ?? {}, { 'kubernetes.io/metadata.name': other.namespace })
+    ? selectorMatches(peer.namespaceSelector, { ...other.namespaceLabels, 'kubernetes.io/metadata.name': other.namespace })
     : other.namespace === policyNamespace;
-  return namespaceOk && selects(peer.podSelector?.matchLabels ?? {}, other.labels ?? {});
+  return namespaceOk && selectorMatches(peer.podSelector, other.labels ?? {});
 }
 
 function ruleAllows(rule: Json, peers: Json[] | undefined, policyNamespace: string, other: Endpoint, port: number, protocol: string): boolean {
@@ -57,7 +71,7 @@ function ruleAllows(rule: Json, peers: Json[] | undefined, policyNamespace: stri
 function sideAllows(kind: 'Ingress' | 'Egress', self: Endpoint, other: Endpoint, port: number, protocol: string): boolean {
   if (!self.namespace) return true; // outside the cluster: no policy applies
   const selecting = policies.filter(
-    (p) => p.metadata.namespace === self.namespace && (p.spec.policyTypes as string[]).includes(kind) && selects(p.spec.podSelector.matchLabels ?? {}, self.labels ?? {}),
+    (p) => p.metadata.namespace === self.namespace && (p.spec.policyTypes as string[]).includes(kind) && selectorMatches(p.spec.podSelector, self.labels ?? {}),
   );
   if (selecting.length === 0) return true;
   const field = kind === 'Ingress' ? 'ingress' : 'egress';
@@ -101,7 +115,7 @@ describe('deploy/k8s: NetworkPolicies', () => {
     for (const service of SERVICE_ROLES) expect(reaches(ENVOY, pod(service), GRPC_PORTS[service]), `envoy -> ${service}`).toBe(false);
   });
 
-  it('open exactly the gRPC paths the code uses: the surfaces to every service, each service to the services it calls, the admin tooling to all', () => {
+  it('open exactly the gRPC paths the code uses: the surfaces to every service, each service to the services it calls, the admin tooling and labelled internal teams to all', () => {
     expect(needed.get('communities')).toEqual(new Set(['identity', 'search', 'enrichment']));
     for (const from of ALL_ROLES) {
       for (const to of SERVICE_ROLES) {
@@ -111,6 +125,9 @@ describe('deploy/k8s: NetworkPolicies', () => {
     }
     for (const to of SERVICE_ROLES) {
       expect(reaches(ADMIN, pod(to), GRPC_PORTS[to]), `admin -> ${to}`).toBe(true);
+      // Internal teams call the public RPCs directly, from namespaces labelled for it.
+      expect(reaches(TEAM, pod(to), GRPC_PORTS[to]), `team -> ${to}`).toBe(true);
+      expect(reaches(TEAM, pod(to), 9090), `team -> ${to} admin`).toBe(false);
       expect(reaches(MIGRATIONS, pod(to), GRPC_PORTS[to]), `migrations -> ${to}`).toBe(false);
       expect(reaches(STRANGER, pod(to), GRPC_PORTS[to]), `default -> ${to}`).toBe(false);
     }
@@ -143,5 +160,6 @@ describe('deploy/k8s: NetworkPolicies', () => {
       for (const other of ALL_ROLES) expect(reaches(pod(other), pod(role), 9090), `${other} -> ${role} admin`).toBe(false);
     }
     expect(reaches(PROMETHEUS, pod('gateway'), 8080)).toBe(false);
+    expect(reaches(TEAM, pod('gateway'), 8080)).toBe(false);
   });
 });
