@@ -40,7 +40,10 @@ describe('gRPC mutual TLS between the processes of the topology', () => {
     const seedFile = join(dataDir, 'seed.json');
     writeFileSync(seedFile, JSON.stringify({
       users: [{ id: 'u_ada', email: 'ada@example.org', name: 'Ada', plan: 'paid' }],
-      keys: [{ id: 'k_ada', secret, owner: { user: 'u_ada' }, scopes: ['search:read'] }],
+      communities: [{ id: 'c_bio', name: 'Biology', owner: { user: 'u_ada' } }],
+      profiles: [{ id: 'p_ada', user: 'u_ada', name: 'Ada Lovelace', email: 'ada@example.org' }, { id: 'p_eco', name: 'Elin Ecologist' }],
+      memberships: [{ community: 'c_bio', profile: 'p_ada', role: 'owner' }, { community: 'c_bio', profile: 'p_eco' }],
+      keys: [{ id: 'k_ada', secret, owner: { user: 'u_ada' }, scopes: ['search:read', 'profile:read'] }],
     }));
     const env = { DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL!, ...redisPrefix.env, SEED_FILE: seedFile, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
     topology = await launchTopology(env, { readyTimeoutMs: 90_000 });
@@ -127,7 +130,7 @@ describe('gRPC mutual TLS between the processes of the topology', () => {
     expect(await checkGrpcHealth(topology.grpcAddresses.identity, '', 5000, operator.tls)).toBe(true);
   });
 
-  it("`grpc client-cert` writes a team's ca.pem, client.pem and client-key.pem, with which a client in its own process gets past the handshake to the service", async () => {
+  it("`grpc client-cert` writes a team's ca.pem, client.pem and client-key.pem, with which a client in its own process and an API key lists a roster", async () => {
     const out = join(dataDir, 'team-x');
     const made = await runAdminCli(topology.env, ['grpc', 'client-cert', '--name', 'team-x', '--out', out, '--json']);
     expect(made.stderr).toBe('');
@@ -142,9 +145,11 @@ describe('gRPC mutual TLS between the processes of the topology', () => {
     expect(again.stderr).toContain('client-key.pem exists');
     expect(new X509Certificate(readFileSync(join(out, 'client.pem'))).serialNumber).toBe(cert.serialNumber);
 
-    const base = { CA_DIR: out, COMMUNITIES_ADDR: topology.grpcAddresses.communities, COMMUNITY_ID: 'c_none', BEARER: 'not-a-credential' };
-    // Through the handshake: the service itself answers, refusing the bearer.
-    expect(await teamClient({ ...base, TLS_DIR: out })).toMatchObject({ status: Status.UNAUTHENTICATED, reason: 'unauthorized' });
+    const base = { CA_DIR: out, COMMUNITIES_ADDR: topology.grpcAddresses.communities, COMMUNITY_ID: 'c_bio', BEARER: secret };
+    const listed = await teamClient({ ...base, TLS_DIR: out });
+    expect(listed.members?.sort()).toEqual(['p_ada', 'p_eco']);
+    // Through the handshake the service itself still checks the bearer.
+    expect(await teamClient({ ...base, TLS_DIR: out, BEARER: 'not-a-credential' })).toMatchObject({ status: Status.UNAUTHENTICATED, reason: 'unauthorized' });
     // The same client without the certificate never reaches it.
     const refused = await teamClient(base);
     expect(refused.status).toBe(Status.UNAVAILABLE);
