@@ -14,7 +14,7 @@ import {
 } from '../deploy/monitoring/render.js';
 import { registry } from '../services/kit/metrics.js';
 import { ALL_ROLES } from '../services/kit/config.js';
-import { appContainer, find, type Json, root, selects } from './helpers/deploy-files.js';
+import { appContainer, configMapData, deployDir, find, type Json, root, selects } from './helpers/deploy-files.js';
 
 function promtool(args: string[], cwd?: string): { status: number | null; output: string } {
   const run = spawnSync('promtool', args, { cwd, encoding: 'utf8' });
@@ -124,6 +124,29 @@ describe('deploy/monitoring: alerting rules', () => {
       expect((appContainer(role).ports as Json[]).find((p) => p.name === endpoint.port)?.containerPort, role).toBe(9090);
       expect(processDown.expr, role).toMatch(new RegExp(`job=~"[^"]*\\b${role}\\b`));
     }
+  });
+
+  it('the collector samples traces and exports them over OTLP to the backend its environment names; two replicas under a disruption budget (Kubernetes), Jaeger by default (compose)', () => {
+    const tracesOf = (config: Json) => config.service.pipelines.traces as Json;
+    const check = (config: Json) => {
+      const traces = tracesOf(config);
+      expect((traces.processors as string[]).some((p) => /^(probabilistic_sampler|tail_sampling)\b/.test(p))).toBe(true);
+      const exporter = (traces.exporters as string[]).find((e) => /^otlp(\/|$)/.test(e));
+      expect(config.exporters[exporter!].endpoint).toBe('${env:TRACES_BACKEND_ENDPOINT}');
+    };
+    check(parseYaml(configMapData('otel-collector-config')['config.yaml']!) as Json);
+    const deployment = find('Deployment', 'otel-collector');
+    expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
+    const env = (deployment.spec.template.spec.containers[0].envFrom as Json[]).map((e) => configMapData(e.configMapRef.name));
+    expect(Object.assign({}, ...env).TRACES_BACKEND_ENDPOINT).toMatch(/^[a-z0-9.-]+:\d+$/);
+    const pdb = find('PodDisruptionBudget', 'otel-collector');
+    expect(selects(pdb.spec.selector.matchLabels, deployment.spec.template.metadata.labels)).toBe(true);
+    expect(pdb.spec.maxUnavailable).toBe(1);
+
+    check(parseYaml(readFileSync(join(deployDir, 'compose', 'otel-collector.yaml'), 'utf8')) as Json);
+    const compose = parseYaml(readFileSync(join(deployDir, 'compose.yaml'), 'utf8')) as Json;
+    expect(compose.services['otel-collector'].environment.TRACES_BACKEND_ENDPOINT).toContain('jaeger:4317');
+    expect(compose.services.jaeger.image).toMatch(/^jaegertracing\/all-in-one:/);
   });
 
   it('deploy/k8s/prometheus-rule.yaml and the alert table of docs/OBSERVABILITY.md are generated from the rules (npx tsx deploy/monitoring/render.ts)', () => {
