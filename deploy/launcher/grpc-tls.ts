@@ -46,17 +46,21 @@ export function localTlsFolder(dataDir: string): string | undefined {
   return dataDir.startsWith('memory://') ? undefined : join(dataDir, LOCAL_TLS_FOLDER);
 }
 
-/** Writes `files` into `folder` unless it exists; either way the folder then holds the first writer's files. */
-function createFolderOnce(folder: string, files: () => Record<string, string>): void {
+/**
+ * Writes the files `make` returns into `folder` unless it holds `first` already (made only then: a
+ * key and a certificate are not made to be thrown away); either way the folder then holds the
+ * first writer's files.
+ */
+function createFolderOnce(folder: string, first: string, make: () => Record<string, string>): void {
   try {
-    readFileSync(join(folder, Object.keys(files())[0]!));
+    readFileSync(join(folder, first));
     return;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   const temporary = `${folder}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   mkdirSync(temporary, { recursive: true, mode: 0o700 });
-  for (const [name, content] of Object.entries(files())) writeFileSync(join(temporary, name), content, { mode: 0o600, flag: 'wx' });
+  for (const [name, content] of Object.entries(make())) writeFileSync(join(temporary, name), content, { mode: 0o600, flag: 'wx' });
   try {
     renameSync(temporary, folder);
   } catch (error) {
@@ -80,7 +84,7 @@ export function existingCertificateAuthority(tlsFolder: string): (PemPair & { ca
 export function localCertificateAuthority(tlsFolder: string): PemPair & { caFile: string } {
   const folder = join(tlsFolder, 'ca');
   mkdirSync(tlsFolder, { recursive: true, mode: 0o700 });
-  createFolderOnce(folder, () => {
+  createFolderOnce(folder, 'ca.pem', () => {
     const ca = createCertificateAuthority(`Expert Network gRPC CA ${randomBytes(4).toString('hex')}`);
     return { 'ca.pem': ca.cert, 'ca-key.pem': ca.key };
   });
@@ -96,7 +100,7 @@ export function localCertificate(tlsFolder: string, name: string, hosts: string[
   if (!/^[a-z0-9][a-z0-9_.+-]{0,62}$/i.test(name) || name === 'ca') throw new Error(`not a certificate name: ${name}`);
   const ca = localCertificateAuthority(tlsFolder);
   const folder = join(tlsFolder, name);
-  createFolderOnce(folder, () => {
+  createFolderOnce(folder, 'cert.pem', () => {
     const issued = issueCertificate(ca, { name, hosts });
     return { 'cert.pem': issued.cert, 'key.pem': issued.key };
   });
