@@ -12,9 +12,17 @@ import { startMcpHttpServer } from '../gateway/mcp/server.js';
 import { migrateAll } from '../services/kit/db/migrations.js';
 import { openPglite } from '../services/kit/db/pglite-database.js';
 import { SCOPES } from '../services/kit/scopes.js';
+import { renderMetrics } from '../services/kit/metrics.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { envelopeOf, k, mcpSuite, repo } from './helpers/mcp-suite.js';
+
+/** The value of one series in a Prometheus text exposition (0 when absent). */
+function sampleOf(text: string, name: string, labels: Record<string, string>): number {
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && wanted.every((w) => l.includes(w)));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+}
 
 describe('MCP server (streamable HTTP, stateless; stdio)', () => {
   const { system, server, clients, connect, call } = mcpSuite();
@@ -29,9 +37,11 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
     expect((await client.listTools()).tools.length).toBe(14);
   });
 
-  it('401 with WWW-Authenticate resource_metadata on a missing or invalid credential', async () => {
+  it('401 with WWW-Authenticate resource_metadata on a missing or invalid credential, each counted as unauthorized', async () => {
     const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
     const headers = { accept: 'application/json, text/event-stream' };
+    const counted = async () => sampleOf((await renderMetrics()).body, 'api_errors_total', { surface: 'mcp', code: 'unauthorized' });
+    const before = await counted();
     const missing = await request(server().url, 'POST', '/mcp', { headers, body: init });
     expect(missing.status).toBe(401);
     expect(missing.body.error).toMatchObject({ code: 'unauthorized', request_id: missing.headers.get('x-request-id') });
@@ -44,6 +54,8 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
     expect(invalid.status).toBe(401);
     expect(invalid.headers.get('www-authenticate')).toContain('error="invalid_token"');
     expect(invalid.headers.get('www-authenticate')).toContain('resource_metadata=');
+    // Each counted under its API error code, for an alert on unauthorized answers alone.
+    expect((await counted()) - before).toBe(2);
 
     // The SDK client sees the 401 too.
     const client = new Client({ name: 'anonymous', version: '1' });

@@ -4,6 +4,7 @@
 // error envelope with the request id (docs/API-DECISIONS.md), so such an answer is rewritten on its
 // way out: the SDK's status and message, our code and request id. 2xx answers pass untouched.
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { metrics } from '../../services/kit/metrics.js';
 
 const CODE_OF_STATUS: Record<number, string> = {
   400: 'bad_request',
@@ -48,8 +49,10 @@ export function envelopeTransportRefusals(res: ServerResponse, requestId: string
     if (!held) return end(chunk, ...rest);
     if (chunk !== undefined && typeof chunk !== 'function') chunks.push(asBuffer(chunk));
     const { status, headers } = held;
+    const code = CODE_OF_STATUS[status] ?? 'bad_request';
+    metrics.apiErrors.inc({ surface: 'mcp', code });
     const body = JSON.stringify({
-      error: { code: CODE_OF_STATUS[status] ?? 'bad_request', message: messageOf(Buffer.concat(chunks).toString('utf8')), request_id: requestId },
+      error: { code, message: messageOf(Buffer.concat(chunks).toString('utf8')), request_id: requestId },
     });
     const kept = Object.fromEntries(Object.entries(headers).filter(([name]) => !/^(content-length|content-type|transfer-encoding)$/i.test(name)));
     writeHead(status, { ...kept, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
