@@ -339,7 +339,10 @@ describe('deploy/k8s: Kubernetes manifests', () => {
       expect(config.DATABASE_URL ?? (role === 'mcp' ? 'not needed' : undefined), role).toBeDefined();
       expect(config.API_KEY_PEPPER && config.CALLER_TOKEN_PRIVATE_KEY && config.CALLER_TOKEN_PUBLIC_KEY, role).toBeTruthy();
     }
-    expect(loadConfig(effectiveEnv(appContainer('gateway'))).REDIS_URL).toBeDefined();
+    // Shared rate limits: the edge's, and each service's for the internal teams that call it directly.
+    for (const role of ['gateway', 'identity', 'communities', 'search', 'enrichment', 'billing']) {
+      expect(loadConfig(effectiveEnv(appContainer(role))).REDIS_URL, role).toBeDefined();
+    }
     const job = find('Job', 'expertnet-migrate');
     expect(loadConfig(effectiveEnv(job.spec.template.spec.containers[0])).DATABASE_URL).toBeDefined();
   });
