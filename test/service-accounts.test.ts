@@ -9,6 +9,11 @@
 // manager who is not an owner manages none. Over the gRPC door (the services called directly with
 // the token): the roster of its one community, PERMISSION_DENIED on another of its owner's, and a
 // search charged to its owner with the account named on the ledger entry.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { exportJWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
 import { SearchScope, SearchStatus } from '../proto/gen/expertnet/search/v1/search_service.js';
@@ -76,7 +81,7 @@ describe('service accounts', () => {
   it('advertises the client-credentials grant and secret authentication in the authorization server metadata', async () => {
     const metadata = await request(sys.settingsUrl!, 'GET', '/.well-known/oauth-authorization-server/oauth');
     expect(metadata.body.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials']));
-    expect(metadata.body.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['client_secret_basic', 'client_secret_post', 'none']));
+    expect(metadata.body.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none']));
   });
 
   it('creates one by the CLI for an organization; its credentials get a 10-minute gRPC token that authenticates as the organization within its communities; revoked, it is refused', async () => {
@@ -144,6 +149,45 @@ describe('service accounts', () => {
     expect(caller).toMatchObject({
       owner: { type: OwnerType.OWNER_TYPE_USER, id: 'u_owner' }, userId: 'u_owner', scopes: ['search:read'], allowlist: { communityIds: ['c_lab', 'c_lab2'] },
     });
+  });
+
+  it('registers a public key instead of a secret (private_key_jwt): a signed assertion gets a token once; a replay, another key or a long-lived assertion is invalid_client', async () => {
+    const pair = generateKeyPairSync('ed25519');
+    const other = generateKeyPairSync('ed25519');
+    const folder = mkdtempSync(join(tmpdir(), 'sa-key-'));
+    const keyFile = join(folder, 'public.jwk.json');
+    writeFileSync(keyFile, JSON.stringify(await exportJWK(pair.publicKey)));
+    const { service_account: account, client_secret: secret } = await cli([
+      'service-accounts', 'create', '--owner-org', 'o_lab', '--name', 'Keyed job', '--scopes', 'profile:read', '--communities', 'c_lab', '--public-key', keyFile,
+    ]);
+    expect(secret).toBe('');
+    expect(account.token_endpoint_auth_method).toBe('private_key_jwt');
+
+    const now = Math.floor(Date.now() / 1000);
+    const assertion = (key = pair.privateKey, exp = now + 120) => new SignJWT({ jti: randomBytes(12).toString('base64url') })
+      .setProtectedHeader({ alg: 'EdDSA' }).setIssuer(account.id).setSubject(account.id).setAudience(`${sys.settingsUrl}/oauth/token`)
+      .setIssuedAt(now).setExpirationTime(exp).sign(key);
+    const withAssertion = (jwt: string) => tokenRequest({
+      grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: jwt,
+    });
+    const good = await assertion();
+    const issued = await withAssertion(good);
+    expect(issued.status).toBe(200);
+    expect(issued.body.scope).toBe('profile:read');
+    expect((await authenticate(issued.body.access_token)).caller).toMatchObject({ credentialId: account.id, allowlist: { communityIds: ['c_lab'] } });
+
+    for (const refused of [good, await assertion(other.privateKey), await assertion(pair.privateKey, now + 3600)]) {
+      expect(await withAssertion(refused)).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+    }
+    // It has no secret to present.
+    expect((await tokenRequest({ grant_type: 'client_credentials' }, { id: account.id, secret: 'svc_sa_guess' })).status).toBe(401);
+    // A key with its private part is refused at creation.
+    writeFileSync(keyFile, JSON.stringify(await exportJWK(pair.privateKey)));
+    const leaked = await runAdminCli({ ...sys.env, USER: 'ops' }, [
+      'service-accounts', 'create', '--owner-org', 'o_lab', '--name', 'Leaky', '--scopes', 'profile:read', '--communities', 'c_lab', '--public-key', keyFile,
+    ]);
+    expect(leaked.code).not.toBe(0);
+    expect(leaked.stderr).toContain('public_jwk must be a public key');
   });
 
   it('refuses an account for "all" communities, or for none, and creates nothing', async () => {

@@ -62,8 +62,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
     interactions: { url: (_ctx, interaction) => consentPath(interaction.uid) },
     pkce: { required: () => true },
-    // Registered clients are public (`none`); service accounts authenticate with their secret.
-    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    // Registered clients are public (`none`); service accounts authenticate with their secret or
+    // their key (client-credentials.ts).
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },

@@ -1,7 +1,8 @@
 // The token endpoint's client-credentials grant (RFC 6749 §4.4) for service accounts: a POST to
 // /oauth/token with grant_type=client_credentials is answered here, every other grant is handed to
 // oidc-provider as before. The client authenticates with its id and secret, in a Basic
-// Authorization header (client_secret_basic) or in the form (client_secret_post), never both;
+// Authorization header (client_secret_basic) or in the form (client_secret_post), or with a client
+// assertion signed by its registered key (private_key_jwt, RFC 7523), one way only;
 // identity checks the secret and the scope asked for and signs a short-lived access token for the
 // gRPC API (services/identity/service-account-tokens.ts). Answers are OAuth's: 200 with the token,
 // or {"error","error_description"} — invalid_client 401, invalid_scope and invalid_request 400.
@@ -28,19 +29,31 @@ function formOf(request: FastifyRequest): URLSearchParams {
 /** RFC 6749 §2.3.1: each part of Basic credentials is form-encoded before they are joined. */
 const formDecoded = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
 
-/** The client's id and secret, from exactly one of the Basic header and the form. */
-function clientOf(request: FastifyRequest, form: URLSearchParams): { clientId: string; clientSecret: string } {
+/** RFC 7523 §2.2: the one client assertion type. */
+const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+interface ClientAuthentication { clientId: string; clientSecret: string; clientAssertion: string }
+
+/** The client's id and secret, or its assertion, from exactly one of the Basic header, the form's secret and the form's assertion. */
+function clientOf(request: FastifyRequest, form: URLSearchParams): ClientAuthentication {
   const basic = /^basic\s+(.*)$/i.exec(request.headers.authorization ?? '');
   const inForm = form.has('client_secret');
-  if (basic && inForm) throw new TokenRefusal(400, 'invalid_request', 'authenticate the client one way: the Basic header or the form');
+  const assertion = form.get('client_assertion');
+  if ([Boolean(basic), inForm, assertion !== null].filter(Boolean).length > 1) {
+    throw new TokenRefusal(400, 'invalid_request', 'authenticate the client one way: the Basic header, the form\'s secret or a client assertion');
+  }
+  if (assertion !== null) {
+    if (form.get('client_assertion_type') !== JWT_BEARER) throw new TokenRefusal(400, 'invalid_request', `client_assertion_type must be ${JWT_BEARER}`);
+    return { clientId: form.get('client_id') ?? '', clientSecret: '', clientAssertion: assertion };
+  }
   if (basic) {
     const credentials = Buffer.from(basic[1]!, 'base64').toString('utf8');
     const colon = credentials.indexOf(':');
     if (colon === -1) throw new TokenRefusal(401, 'invalid_client', 'client authentication failed');
-    return { clientId: formDecoded(credentials.slice(0, colon)), clientSecret: formDecoded(credentials.slice(colon + 1)) };
+    return { clientId: formDecoded(credentials.slice(0, colon)), clientSecret: formDecoded(credentials.slice(colon + 1)), clientAssertion: '' };
   }
-  if (!inForm) throw new TokenRefusal(401, 'invalid_client', 'client authentication is required (client_secret_basic or client_secret_post)');
-  return { clientId: form.get('client_id') ?? '', clientSecret: form.get('client_secret') ?? '' };
+  if (!inForm) throw new TokenRefusal(401, 'invalid_client', 'client authentication is required (client_secret_basic, client_secret_post or private_key_jwt)');
+  return { clientId: form.get('client_id') ?? '', clientSecret: form.get('client_secret') ?? '', clientAssertion: '' };
 }
 
 /** identity's refusal as the token endpoint's answer; a failure that is not one is thrown on. */

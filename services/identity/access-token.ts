@@ -171,6 +171,8 @@ export function createAccessTokens(options: OAuthOptions) {
 
   return {
     mode: options.jwksUrl ? ('external' as const) : ('local' as const),
+    /** The issuer (`iss`) tokens carry: also the audience of a client assertion sent to its token endpoint. */
+    issuer: options.issuer,
     maxLifetimeSeconds: maxLifetime,
     /** Every audience served here, the REST API's first. */
     audiences: [...audiences],

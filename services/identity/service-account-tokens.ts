@@ -1,6 +1,6 @@
 // Service accounts' access tokens: the client-credentials grant (RFC 6749 §4.4) behind the
 // authorization server's token endpoint — the client authenticated by its secret, compared as a
-// keyed hash in constant time, the scope asked for checked against the account's — and the caller
+// keyed hash in constant time, or by an assertion signed with its key (service-account-assertions.ts), the scope asked for checked against the account's — and the caller
 // such a token stands for when the gRPC door presents it, re-read live on every call: a revoked
 // account, or a scope it no longer holds, is refused on the next call.
 import { timingSafeEqual } from 'node:crypto';
@@ -11,6 +11,8 @@ import { credentialKinds, keyEnvironments, ownerTypes, rateTiers } from '../kit/
 import { domainError } from '../kit/grpc/errors.js';
 import { GRPC_AUDIENCE } from '../kit/grpc-audience.js';
 import { hashSecret } from './api-key-secret.js';
+import { accountOfAssertion } from './service-account-assertions.js';
+import type { ServiceAccountRow } from './service-account.repository.js';
 import type { IdentityContext } from './identity-context.js';
 import { toManagedOrganizations } from './managed-organizations.js';
 
@@ -23,6 +25,14 @@ const oauthError = (code: 'unauthorized' | 'invalid_request', error: string, mes
 
 const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
+/** The live account whose secret this is, or `refused()`: one answer for an unknown id, a revoked account and a wrong secret. */
+async function accountOfSecret(context: IdentityContext, request: IssueServiceAccountTokenRequest, refused: () => Error): Promise<ServiceAccountRow> {
+  const account = request.clientId ? await context.serviceAccounts.findById(request.clientId) : undefined;
+  const presented = hashSecret(request.clientSecret, context.deps.pepper);
+  if (!account?.secret_hash || account.revoked_at || !request.clientSecret || !sameHash(presented, account.secret_hash)) throw refused();
+  return account;
+}
+
 export async function issueServiceAccountToken(context: IdentityContext, request: IssueServiceAccountTokenRequest): Promise<IssueServiceAccountTokenResponse> {
   const { accessTokens } = context;
   if (!accessTokens || accessTokens.mode !== 'local') {
@@ -30,9 +40,9 @@ export async function issueServiceAccountToken(context: IdentityContext, request
   }
   // One answer for an unknown account, a revoked one and a wrong secret: the id alone proves nothing.
   const refused = () => oauthError('unauthorized', 'invalid_client', 'client authentication failed');
-  const account = request.clientId ? await context.serviceAccounts.findById(request.clientId) : undefined;
-  const presented = hashSecret(request.clientSecret, context.deps.pepper);
-  if (!account || account.revoked_at || !request.clientSecret || !sameHash(presented, account.secret_hash)) throw refused();
+  const account = request.clientAssertion
+    ? await accountOfAssertion(context, request.clientAssertion, request.clientId, accessTokens.issuer, refused)
+    : await accountOfSecret(context, request, refused);
   const asked = [...new Set(request.scope.split(' ').filter(Boolean))];
   const outside = asked.filter((s) => !account.scopes.includes(s));
   if (outside.length > 0) throw oauthError('invalid_request', 'invalid_scope', `scope outside this service account's: ${outside.join(' ')}`);

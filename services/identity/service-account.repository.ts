@@ -9,7 +9,10 @@ export interface ServiceAccountRow {
   owner_id: string;
   scopes: string[];
   community_ids: string[];
-  secret_hash: string;
+  /** Null for an account that authenticates with its key only. */
+  secret_hash: string | null;
+  /** The public JWK of private_key_jwt (migration 010); null for a secret only. */
+  public_jwk: Record<string, unknown> | null;
   rate_tier: 'restricted' | 'standard';
   requested_rate: number;
   created_by: string;
@@ -25,10 +28,10 @@ export function createServiceAccountRepository(db: Queryable) {
     async insert(account: NewServiceAccount): Promise<ServiceAccountRow> {
       const rows = await db.query<ServiceAccountRow>(
         `INSERT INTO identity.service_accounts
-           (id, name, owner_type, owner_id, scopes, community_ids, secret_hash, rate_tier, requested_rate, created_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+           (id, name, owner_type, owner_id, scopes, community_ids, secret_hash, public_jwk, rate_tier, requested_rate, created_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11) RETURNING *`,
         [account.id, account.name, account.owner_type, account.owner_id, account.scopes, account.community_ids,
-          account.secret_hash, account.rate_tier, account.requested_rate, account.created_by],
+          account.secret_hash, account.public_jwk === null ? null : JSON.stringify(account.public_jwk), account.rate_tier, account.requested_rate, account.created_by],
       );
       return rows[0]!;
     },
@@ -61,6 +64,20 @@ export function createServiceAccountRepository(db: Queryable) {
         [id],
       );
       return rows[0];
+    },
+
+    /**
+     * Records a client assertion's `jti` as used until `expiresAt`; false when it was used before
+     * (a replay). Rows past their expiry are deleted on the way.
+     */
+    async useAssertion(serviceAccountId: string, jti: string, expiresAt: Date): Promise<boolean> {
+      await db.query('DELETE FROM identity.service_account_assertions WHERE expires_at < now()', []);
+      const rows = await db.query<{ jti: string }>(
+        `INSERT INTO identity.service_account_assertions (service_account_id, jti, expires_at) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING RETURNING jti`,
+        [serviceAccountId, jti, expiresAt],
+      );
+      return rows.length === 1;
     },
 
     /** A token was issued to it: when it was last used, as the screens show. */

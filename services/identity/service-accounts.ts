@@ -2,7 +2,8 @@
 // by the operator for any user or organization, or by a signed-in owner (role `owner`) of the
 // organization that owns them. Their scopes are the six of the spec, chosen explicitly; their
 // allowlist names at least one community and never "all" (a signed-in owner may name only
-// communities they reach, as for a key). The rate tier is decided now, like a key's.
+// communities they reach, as for a key). The rate tier is decided now, like a key's. An account
+// created with a public JWK authenticates with signed assertions (private_key_jwt) and has no secret.
 import { randomBytes } from 'node:crypto';
 import type { CreateServiceAccountRequest, ServiceAccount } from '../../proto/gen/expertnet/identity/v1/service_accounts.js';
 import type { OwnerRef } from '../../proto/gen/expertnet/common/v1/common.js';
@@ -17,6 +18,7 @@ import { hashSecret } from './api-key-secret.js';
 import type { IdentityContext } from './identity-context.js';
 import { rateTierFor, validAllowlist, validKeyName, validRequestedRate, validScopes } from './key-minting.js';
 import { personalRateTier } from './personal-rate-tier.js';
+import { validPublicJwk } from './service-account-assertions.js';
 import type { ServiceAccountRow } from './service-account.repository.js';
 
 /** What a client secret starts with (a secret scanner's handle), then 256 random bits. */
@@ -71,10 +73,12 @@ export async function createServiceAccount(context: IdentityContext, request: Cr
     rateTier = await personalRateTier(context, user, ctx);
   }
   if (ctx.principal.kind === 'user') await requireAllowlistWithinReach(context, ctx, ctx.principal.userId, communityIds);
-  const secret = SERVICE_ACCOUNT_SECRET_PREFIX + randomBytes(32).toString('base64url');
+  // A registered key (private_key_jwt) replaces the secret; otherwise a secret is made, shown once.
+  const publicJwk = request.publicJwk ? await validPublicJwk(request.publicJwk) : null;
+  const secret = publicJwk ? '' : SERVICE_ACCOUNT_SECRET_PREFIX + randomBytes(32).toString('base64url');
   const row = await context.serviceAccounts.insert({
     id: newId('sa'), name, owner_type: owner.type, owner_id: owner.id, scopes, community_ids: communityIds,
-    secret_hash: hashSecret(secret, context.deps.pepper), rate_tier: rateTier, requested_rate: requestedRate,
+    secret_hash: secret ? hashSecret(secret, context.deps.pepper) : null, public_jwk: publicJwk, rate_tier: rateTier, requested_rate: requestedRate,
     created_by: ctx.principal.kind === 'user' ? ctx.principal.userId : describePrincipal(ctx.principal),
   });
   return { serviceAccount: toServiceAccount(row), clientSecret: secret };
@@ -101,5 +105,6 @@ export function toServiceAccount(row: ServiceAccountRow): ServiceAccount {
     scopes: row.scopes, communityIds: row.community_ids, rateTier: rateTiers.toEnum(row.rate_tier), requestedRate: row.requested_rate,
     createdBy: row.created_by, createdAt: row.created_at.toISOString(),
     lastUsedAt: row.last_used_at?.toISOString(), revokedAt: row.revoked_at?.toISOString(),
+    tokenEndpointAuthMethod: row.public_jwk ? 'private_key_jwt' : 'client_secret',
   };
 }

@@ -1,6 +1,8 @@
 // `service-accounts create|list|revoke`: credentials of machines (docs/OAUTH.md "Service
 // accounts"), owned by a user or an organization (who pays), with explicit scopes and communities.
-// `create` prints the client secret once; the account's id is its OAuth client_id.
+// `create` prints the client secret once (or, with --public-key, registers a key for
+// private_key_jwt and makes no secret); the account's id is its OAuth client_id.
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import {
   CreateServiceAccountResponse, ListServiceAccountsResponse, RevokeServiceAccountResponse,
@@ -33,14 +35,16 @@ export function registerServiceAccounts(program: Command, ctx: AdminContext): vo
   const accounts = program.command('service-accounts').description('service accounts: OAuth client credentials for machine callers of the gRPC API');
 
   ownerOptions(accounts.command('create'))
-    .description('create a service account; prints its client id and secret once')
+    .description('create a service account; prints its client id and secret once (no secret with --public-key)')
     .requiredOption('--name <text>', 'what it is called (up to 100 characters)')
     .requiredOption('--scopes <list>', 'comma-separated scopes, e.g. search:read,profile:read', commaList)
     .requiredOption('--communities <list>', 'comma-separated community ids it is limited to (never all)', commaList)
     .option('--rate <n>', 'requested requests per minute (capped by the tier)', wholeNumber)
-    .action(async (options: OwnerOptions & { name: string; scopes: string[]; communities: string[]; rate?: number; json?: boolean }) => {
+    .option('--public-key <file>', 'a public JWK (JSON file) for private_key_jwt instead of a client secret')
+    .action(async (options: OwnerOptions & { name: string; scopes: string[]; communities: string[]; rate?: number; publicKey?: string; json?: boolean }) => {
+      const publicJwk = options.publicKey === undefined ? '' : readFileSync(options.publicKey, 'utf8');
       const created = await ctx.clients().identity.createServiceAccount({
-        owner: ownerOf(options), name: options.name, scopes: options.scopes, communityIds: options.communities, requestedRate: options.rate ?? 0,
+        owner: ownerOf(options), name: options.name, scopes: options.scopes, communityIds: options.communities, requestedRate: options.rate ?? 0, publicJwk,
       }, await ctx.call());
       print(apiJson(CreateServiceAccountResponse, created), options);
     });

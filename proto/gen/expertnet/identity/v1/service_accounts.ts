@@ -28,7 +28,14 @@ export interface ServiceAccount {
   createdBy: string;
   createdAt: string | undefined;
   lastUsedAt: string | undefined;
-  revokedAt: string | undefined;
+  revokedAt:
+    | string
+    | undefined;
+  /**
+   * How it authenticates at the token endpoint: `client_secret` (client_secret_basic or
+   * client_secret_post) or `private_key_jwt` (a client assertion signed with its key, RFC 7523).
+   */
+  tokenEndpointAuthMethod: string;
 }
 
 export interface CreateServiceAccountRequest {
@@ -39,13 +46,21 @@ export interface CreateServiceAccountRequest {
   communityIds: string[];
   /** Per-minute rate asked for; 0 means the default (60). */
   requestedRate: number;
+  /**
+   * A public JWK (JSON: Ed25519, P-256 or RSA of at least 2048 bits) for private_key_jwt; the
+   * account then has no secret. Empty: a client secret is made and returned once.
+   */
+  publicJwk: string;
 }
 
 export interface CreateServiceAccountResponse {
   serviceAccount:
     | ServiceAccount
     | undefined;
-  /** The client secret, shown this once: only its keyed hash is kept. */
+  /**
+   * The client secret, shown this once: only its keyed hash is kept. Empty for an account that
+   * authenticates with its key.
+   */
   clientSecret: string;
 }
 
@@ -70,13 +85,19 @@ export interface RevokeServiceAccountResponse {
 
 /**
  * The client-credentials grant as the token endpoint received it: the client authenticated by its
- * secret (client_secret_basic or client_secret_post).
+ * secret (client_secret_basic or client_secret_post), or by a client assertion (private_key_jwt).
  */
 export interface IssueServiceAccountTokenRequest {
+  /** Required with a secret; with an assertion, when given, it must be the assertion's `sub`. */
   clientId: string;
   clientSecret: string;
   /** The scopes asked for, space-separated (RFC 6749 §3.3); empty means all of the account's. */
   scope: string;
+  /**
+   * A JWT signed with the account's key: iss = sub = its id, aud = the issuer or its token
+   * endpoint, exp at most 5 minutes ahead, a jti used once (RFC 7523 §3).
+   */
+  clientAssertion: string;
 }
 
 export interface IssueServiceAccountTokenResponse {
@@ -99,6 +120,7 @@ function createBaseServiceAccount(): ServiceAccount {
     createdAt: undefined,
     lastUsedAt: undefined,
     revokedAt: undefined,
+    tokenEndpointAuthMethod: "",
   };
 }
 
@@ -136,6 +158,9 @@ export const ServiceAccount: MessageFns<ServiceAccount> = {
     }
     if (message.revokedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.revokedAt), writer.uint32(90).fork()).join();
+    }
+    if (message.tokenEndpointAuthMethod !== "") {
+      writer.uint32(98).string(message.tokenEndpointAuthMethod);
     }
     return writer;
   },
@@ -241,6 +266,14 @@ export const ServiceAccount: MessageFns<ServiceAccount> = {
             message.revokedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.tokenEndpointAuthMethod = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -294,6 +327,11 @@ export const ServiceAccount: MessageFns<ServiceAccount> = {
         : isSet(object.revoked_at)
         ? globalThis.String(object.revoked_at)
         : undefined,
+      tokenEndpointAuthMethod: isSet(object.tokenEndpointAuthMethod)
+        ? globalThis.String(object.tokenEndpointAuthMethod)
+        : isSet(object.token_endpoint_auth_method)
+        ? globalThis.String(object.token_endpoint_auth_method)
+        : "",
     };
   },
 
@@ -332,6 +370,9 @@ export const ServiceAccount: MessageFns<ServiceAccount> = {
     if (message.revokedAt !== undefined) {
       obj.revokedAt = message.revokedAt;
     }
+    if (message.tokenEndpointAuthMethod !== "") {
+      obj.tokenEndpointAuthMethod = message.tokenEndpointAuthMethod;
+    }
     return obj;
   },
 
@@ -353,12 +394,13 @@ export const ServiceAccount: MessageFns<ServiceAccount> = {
     message.createdAt = object.createdAt ?? undefined;
     message.lastUsedAt = object.lastUsedAt ?? undefined;
     message.revokedAt = object.revokedAt ?? undefined;
+    message.tokenEndpointAuthMethod = object.tokenEndpointAuthMethod ?? "";
     return message;
   },
 };
 
 function createBaseCreateServiceAccountRequest(): CreateServiceAccountRequest {
-  return { owner: undefined, name: "", scopes: [], communityIds: [], requestedRate: 0 };
+  return { owner: undefined, name: "", scopes: [], communityIds: [], requestedRate: 0, publicJwk: "" };
 }
 
 export const CreateServiceAccountRequest: MessageFns<CreateServiceAccountRequest> = {
@@ -377,6 +419,9 @@ export const CreateServiceAccountRequest: MessageFns<CreateServiceAccountRequest
     }
     if (message.requestedRate !== 0) {
       writer.uint32(40).uint32(message.requestedRate);
+    }
+    if (message.publicJwk !== "") {
+      writer.uint32(50).string(message.publicJwk);
     }
     return writer;
   },
@@ -434,6 +479,14 @@ export const CreateServiceAccountRequest: MessageFns<CreateServiceAccountRequest
             message.requestedRate = reader.uint32();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.publicJwk = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -461,6 +514,11 @@ export const CreateServiceAccountRequest: MessageFns<CreateServiceAccountRequest
         : isSet(object.requested_rate)
         ? globalThis.Number(object.requested_rate)
         : 0,
+      publicJwk: isSet(object.publicJwk)
+        ? globalThis.String(object.publicJwk)
+        : isSet(object.public_jwk)
+        ? globalThis.String(object.public_jwk)
+        : "",
     };
   },
 
@@ -481,6 +539,9 @@ export const CreateServiceAccountRequest: MessageFns<CreateServiceAccountRequest
     if (message.requestedRate !== 0) {
       obj.requestedRate = Math.round(message.requestedRate);
     }
+    if (message.publicJwk !== "") {
+      obj.publicJwk = message.publicJwk;
+    }
     return obj;
   },
 
@@ -496,6 +557,7 @@ export const CreateServiceAccountRequest: MessageFns<CreateServiceAccountRequest
     message.scopes = object.scopes?.map((e) => e) || [];
     message.communityIds = object.communityIds?.map((e) => e) || [];
     message.requestedRate = object.requestedRate ?? 0;
+    message.publicJwk = object.publicJwk ?? "";
     return message;
   },
 };
@@ -948,7 +1010,7 @@ export const RevokeServiceAccountResponse: MessageFns<RevokeServiceAccountRespon
 };
 
 function createBaseIssueServiceAccountTokenRequest(): IssueServiceAccountTokenRequest {
-  return { clientId: "", clientSecret: "", scope: "" };
+  return { clientId: "", clientSecret: "", scope: "", clientAssertion: "" };
 }
 
 export const IssueServiceAccountTokenRequest: MessageFns<IssueServiceAccountTokenRequest> = {
@@ -961,6 +1023,9 @@ export const IssueServiceAccountTokenRequest: MessageFns<IssueServiceAccountToke
     }
     if (message.scope !== "") {
       writer.uint32(26).string(message.scope);
+    }
+    if (message.clientAssertion !== "") {
+      writer.uint32(34).string(message.clientAssertion);
     }
     return writer;
   },
@@ -1002,6 +1067,14 @@ export const IssueServiceAccountTokenRequest: MessageFns<IssueServiceAccountToke
             message.scope = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.clientAssertion = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1027,6 +1100,11 @@ export const IssueServiceAccountTokenRequest: MessageFns<IssueServiceAccountToke
         ? globalThis.String(object.client_secret)
         : "",
       scope: isSet(object.scope) ? globalThis.String(object.scope) : "",
+      clientAssertion: isSet(object.clientAssertion)
+        ? globalThis.String(object.clientAssertion)
+        : isSet(object.client_assertion)
+        ? globalThis.String(object.client_assertion)
+        : "",
     };
   },
 
@@ -1041,6 +1119,9 @@ export const IssueServiceAccountTokenRequest: MessageFns<IssueServiceAccountToke
     if (message.scope !== "") {
       obj.scope = message.scope;
     }
+    if (message.clientAssertion !== "") {
+      obj.clientAssertion = message.clientAssertion;
+    }
     return obj;
   },
 
@@ -1052,6 +1133,7 @@ export const IssueServiceAccountTokenRequest: MessageFns<IssueServiceAccountToke
     message.clientId = object.clientId ?? "";
     message.clientSecret = object.clientSecret ?? "";
     message.scope = object.scope ?? "";
+    message.clientAssertion = object.clientAssertion ?? "";
     return message;
   },
 };
