@@ -72,9 +72,10 @@ export const CHANNEL_OPTIONS = { 'grpc.initial_reconnect_backoff_ms': 250, 'grpc
 /** `logger`: where a service that cannot be reached is named (client-calls.ts); `tls`: mutual TLS (tls.ts), else plaintext. */
 export function createServiceClients(addresses: Record<ServiceRole, string>, local: LocalClients = {}, options: { logger?: Logger; tls?: GrpcTls } = {}): ServiceClients {
   const channels: Channel[] = [];
-  // Each target's calls are counted under its name, outermost: the call's whole time and the status it ended with.
+  // Each target's calls are counted under its name, outermost (nice-grpc runs the middleware added
+  // last first): the call's whole time, and the status and error details its caller sees.
   const factoryFor = (role: ServiceRole) =>
-    createClientFactory().use(observedCalls(role, options.logger)).use(signPrincipal).use(errorDetailsClientMiddleware).use(deadlineMiddleware);
+    createClientFactory().use(signPrincipal).use(errorDetailsClientMiddleware).use(deadlineMiddleware).use(observedCalls(role, options.logger));
   const transport = {} as Record<ServiceRole, 'grpc' | 'in-process'>;
   const open = <D extends Parameters<ReturnType<typeof factoryFor>['create']>[0]>(definition: D, role: ServiceRole) => {
     const here = local[role] as Client<D, CallOptionsExt> | undefined;
