@@ -209,6 +209,9 @@ describe('service accounts', () => {
     expect(screen.text).toContain('<h2>Lab <span class="hint">(o_lab)</span></h2>');
     expect(screen.text).toContain('value="c_lab"');
 
+    // A form without the page's CSRF token is refused, creating nothing.
+    const forged = await owner.send('POST', '/service-accounts', { organization_id: 'o_lab', name: 'Forged', scopes: 'search:read', communities: 'c_lab' });
+    expect(forged.status).toBe(403);
     const refused = await owner.submit('/service-accounts', '/service-accounts', { organization_id: 'o_lab', name: 'No communities', scopes: 'search:read' });
     expect(refused.status).toBe(400);
     expect(refused.text).toContain('The service account was not created: tick at least one community');
@@ -231,7 +234,9 @@ describe('service accounts', () => {
     expect((await authenticate(issued.body.access_token)).caller).toMatchObject({
       credentialId: id, owner: { type: OwnerType.OWNER_TYPE_ORGANIZATION, id: 'o_lab' }, allowlist: { communityIds: ['c_lab2'] },
     });
-    expect((await owner.get('/service-accounts')).text).toContain(`<code>${id}</code>`);
+    const listed = (await owner.get('/service-accounts')).text;
+    expect(listed).toContain(`<code>${id}</code>`);
+    expect(listed).not.toContain('Forged');
 
     const revoked = await owner.submit(`/service-accounts/${id}/revoke`, `/service-accounts/${id}/revoke`);
     expect(revoked.status).toBe(303);
@@ -249,6 +254,10 @@ describe('service accounts', () => {
       const roster = await outcomeOf(team.communities.listMembers({ communityId: 'c_lab' }, asBearer(token)));
       if (!roster.ok) throw new Error(`roster refused: ${roster.message}`);
       expect(roster.value.members.map((m) => m.profile?.id).sort()).toEqual(['p_chem', 'p_eco']);
+      // It describes itself as the organization's account.
+      expect(await outcomeOf(team.identity.describeCredential({}, asBearer(token)))).toMatchObject({
+        ok: true, value: { key: { id: account.id, name: 'Directory', scopes: ['profile:read', 'search:read'] }, owner: { id: 'o_lab', name: 'Lab' } },
+      });
       // The organization reaches c_lab2; the account does not.
       expect(await outcomeOf(team.communities.listMembers({ communityId: 'c_lab2' }, asBearer(token)))).toMatchObject({
         ok: false, status: 'PERMISSION_DENIED', reason: 'forbidden',
