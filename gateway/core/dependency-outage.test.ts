@@ -13,6 +13,7 @@ import { callAs, createServiceClients, type ServiceClients } from '../../service
 import { readRemoteError } from '../../services/kit/grpc/errors.js';
 import { startGrpcServer, type RunningGrpcServer, type ServiceRegistration } from '../../services/kit/grpc/server.js';
 import { createLogger } from '../../services/kit/logger.js';
+import { metrics } from '../../services/kit/metrics.js';
 import { generateSecrets } from '../../services/kit/secrets.js';
 import { fromRemote, isLoggedAsOutage } from './api-error.js';
 
@@ -32,6 +33,9 @@ describe('a dependency outage across a service boundary', () => {
   const secrets = generateSecrets();
   const signer = new TokenSigner(secrets.callerTokenPrivateKey);
   const logged: string[] = [];
+  /** What the caller logs (client-calls.ts). */
+  const callerLogged: string[] = [];
+  const callerLogger = createLogger('info', { write: (line: string) => void callerLogged.push(line) });
   let server: RunningGrpcServer;
   let clients: ServiceClients;
   const as = () => callAs(signer, { kind: 'operator', actor: 'test' }, 'req-outage', 10_000);
@@ -59,7 +63,7 @@ describe('a dependency outage across a service boundary', () => {
       verifier: new TokenVerifier(secrets.callerTokenPublicKey),
       logger: createLogger('info', { write: (line: string) => void logged.push(line) }),
     });
-    clients = createServiceClients(Object.fromEntries(SERVICE_ROLES.map((r) => [r, server.address])) as Record<ServiceRole, string>);
+    clients = createServiceClients(Object.fromEntries(SERVICE_ROLES.map((r) => [r, server.address])) as Record<ServiceRole, string>, {}, { logger: callerLogger });
   });
   afterAll(async () => {
     clients?.close();
@@ -70,14 +74,35 @@ describe('a dependency outage across a service boundary', () => {
     ['the store refusing connections', (c: ServiceClients, o: Awaited<ReturnType<typeof as>>) => c.billing.getWallet({ owner }, o)],
     ['Redis past its command bound', (c: ServiceClients, o: Awaited<ReturnType<typeof as>>) => c.billing.creditWallet({ owner, amount: 1, reference: 'r' }, o)],
     ['a session ended by the administrator', (c: ServiceClients, o: Awaited<ReturnType<typeof as>>) => c.billing.setWalletBalance({ owner, balance: 1 }, o)],
-  ])('%s: UNAVAILABLE with code unavailable, nothing logged at the boundary, 503 unavailable with Retry-After at the edge', async (_name, call) => {
+  ])('%s: UNAVAILABLE with code unavailable, nothing logged at the boundary or by the caller, 503 unavailable with Retry-After at the edge', async (_name, call) => {
     const before = logged.length;
+    const callerBefore = callerLogged.length;
     const error = await failure(call(clients, await as()));
     expect(readRemoteError(error)).toMatchObject({ status: Status.UNAVAILABLE, code: 'unavailable' });
     expect(isLoggedAsOutage(error)).toBe(true);
     const answer = fromRemote(error);
     expect({ status: answer.status, code: answer.code, headers: answer.headers }).toEqual({ status: 503, code: 'unavailable', headers: { 'retry-after': '1' } });
     expect(logged.slice(before)).toEqual([]);
+    expect(callerLogged.slice(callerBefore)).toEqual([]);
+  });
+
+  it('a service that cannot be reached: the caller counts the call by target service, method and code, and warns naming the backend and the method', async () => {
+    const unreachable = createServiceClients(Object.fromEntries(SERVICE_ROLES.map((r) => [r, '127.0.0.1:1'])) as Record<ServiceRole, string>, {}, { logger: callerLogger });
+    const counted = async () =>
+      (await metrics.grpcClientHandled.get()).values.find(
+        (v) => v.labels.grpc_target_service === 'billing' && v.labels.grpc_method === 'GetWallet' && v.labels.grpc_code === 'UNAVAILABLE',
+      )?.value ?? 0;
+    const before = await counted();
+    const callerBefore = callerLogged.length;
+    try {
+      const error = await failure(unreachable.billing.getWallet({ owner }, await as()));
+      expect(readRemoteError(error)).toMatchObject({ status: Status.UNAVAILABLE, code: undefined });
+    } finally {
+      unreachable.close();
+    }
+    expect((await counted()) - before).toBe(1);
+    const lines = callerLogged.slice(callerBefore).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toMatchObject([{ level: 40, msg: 'a backend service is unavailable', backend: 'billing', method: 'GetWallet', grpc_code: 'UNAVAILABLE', requestId: 'req-outage' }]);
   });
 
   it("the edge's own store or Redis down: 503 unavailable with Retry-After; any other failure stays a bare 500", () => {
