@@ -75,8 +75,9 @@ describe('the MCP surface sized for an assistant (demo data)', () => {
   it(`a default search answers at most 5 matches, none weak, one line each, in at most ${SEARCH_RESULT_MAX_BYTES} bytes`, async () => {
     const result = await call('search_experts', QUERY);
     expect(result.isError ?? false, text(result)).toBe(false);
-    const body = result.structuredContent as { status: string; matches: Array<Record<string, unknown>>; weak_matches_left_out?: number };
+    const body = result.structuredContent as { status: string; matches: Array<Record<string, unknown>>; weak_matches_left_out?: number; no_good_match: boolean };
     expect(body.status).toBe('complete');
+    expect(body.no_good_match).toBe(false);
     expect(Buffer.byteLength(text(result))).toBeLessThanOrEqual(SEARCH_RESULT_MAX_BYTES);
     expect(body.matches.length).toBeGreaterThan(0);
     expect(body.matches.length).toBeLessThanOrEqual(5);

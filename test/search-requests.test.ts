@@ -7,28 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../services/kit/db/database.js';
 import { createSearchPipeline } from '../services/search/pipeline/index.js';
 import { openTestDatabase } from './helpers/stores.js';
-import { demoDocuments, demoProfiles, REQUESTS } from './search-requests/requests.js';
-
-const COMMUNITIES = ['c_structural_biology', 'c_machine_learning', 'c_climate_science', 'c_public_health', 'c_materials_science'];
+import { DEMO_COMMUNITIES as COMMUNITIES, demoProfiles, indexDemo as index, REQUESTS } from './search-requests/requests.js';
 
 // Measured when written (offline embedder, PGlite): MRR 0.950, nDCG@10 0.807, every expected person
 // within its k (docs/SEARCH-RANKING.md). The floors leave room for two requests slipping one place.
 const FLOOR = { mrr: 0.9, ndcg10: 0.75 };
-
-async function index(db: Database) {
-  const docs = demoDocuments();
-  for (let i = 0; i < docs.length; i += 100) {
-    const batch = docs.slice(i, i + 100);
-    const values: unknown[] = [];
-    const rows = batch.map((d, j) => {
-      values.push(d.community_id, d.profile_id, d.name, d.headline, d.bio, d.organization, d.location);
-      const o = j * 7;
-      return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}, $${o + 5}, $${o + 6}, $${o + 7})`;
-    });
-    await db.query(`INSERT INTO search.documents (community_id, profile_id, name, headline, bio, organization, location) VALUES ${rows.join(', ')}`, values);
-  }
-  return docs.length;
-}
 
 /** nDCG@k with binary relevance: ideal = all expected people first. */
 function ndcg(ranked: readonly string[], relevant: ReadonlySet<string>, k: number): number {

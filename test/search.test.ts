@@ -250,6 +250,7 @@ describe.each(storeNames())('expert search on %s', (store) => {
     expect(elin.explanation).toContain('Matches "freshwater", "pond" and "ecologist" in the name, headline and organization: "**Freshwater pond ecologist**"; "**Pond** Institute".');
     expect(elin.explanation).toContain('Good match: 3 of 3 words of the request found.');
     expect(elin.weak_match).toBe(false);
+    expect(good.body.no_good_match).toBe(false);
 
     // Only "marine" of five words is in Paula's profile: still listed, but flagged and said so.
     const poor = await search(k.ana, { query: 'review a CRISPR grant on marine pollution', scope: 'all' });
@@ -258,6 +259,12 @@ describe.each(storeNames())('expert search on %s', (store) => {
     expect(paula.weak_match).toBe(true);
     expect(paula.explanation).toContain('Matches "marine" in the headline: "**Marine** and pond ecologist".');
     expect(paula.explanation).toContain('Weak match: only 1 of 5 words of the request found; nothing here fits the request well.');
+    // Said once for the whole answer: true exactly when no match is good.
+    expect(poor.body.no_good_match).toBe(poor.body.matches.every((m: { weak_match: boolean }) => m.weak_match));
+    const none = await search(k.ana, { query: 'zzqx blorft', scope: 'all' });
+    expect(none.status, JSON.stringify(none.body)).toBe(200);
+    expect(none.body).toMatchObject({ status: 'complete', matches: [], no_good_match: true });
+    expect((await poll(k.ana, none.body.search_id)).body).toMatchObject({ status: 'complete', no_good_match: true });
   });
 
   it('202 with wait_seconds 0, then polling to complete; fenced to the key; charged exactly once under 10 parallel polls', async () => {

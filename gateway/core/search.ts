@@ -26,6 +26,7 @@ export interface SearchCompleteView {
   search_id: string;
   status: 'complete';
   matches: SearchMatchView[];
+  no_good_match: boolean;
 }
 
 export interface SearchPendingView {
@@ -65,6 +66,12 @@ function matchView(m: Match): SearchMatchView {
   };
 }
 
+/** A finished search's view: `no_good_match` when every match is weak, or none was found (docs/SEARCH.md). */
+function completeView(job: SearchJob): SearchCompleteView {
+  const matches = job.matches.map(matchView);
+  return { search_id: job.searchId, status: 'complete', matches, no_good_match: matches.every((m) => m.weak_match) };
+}
+
 function jobOf(response: { job?: SearchJob | undefined }): SearchJob {
   if (!response.job) throw new ApiError(500, 'internal', 'internal error');
   return response.job;
@@ -81,7 +88,7 @@ export async function startSearch(edge: Edge, ctx: CallerContext, body: SearchRe
       ),
     );
     if (job.status === SearchStatus.SEARCH_STATUS_COMPLETE) {
-      return { search_id: job.searchId, status: 'complete', matches: job.matches.map(matchView) };
+      return completeView(job);
     }
     return { search_id: job.searchId, status: 'pending', poll_after_seconds: job.pollAfterSeconds || POLL_AFTER_SECONDS };
   } catch (error) {
@@ -95,7 +102,7 @@ export async function getSearch(edge: Edge, ctx: CallerContext, searchId: string
     switch (job.status) {
       case SearchStatus.SEARCH_STATUS_COMPLETE:
         // The service answered complete for this caller: the same view as every such poll (kept).
-        return edge.finishedSearchViews.viewOf(job.searchId, () => ({ search_id: job.searchId, status: 'complete', matches: job.matches.map(matchView) }));
+        return edge.finishedSearchViews.viewOf(job.searchId, () => completeView(job));
       case SearchStatus.SEARCH_STATUS_FAILED:
         return { search_id: job.searchId, status: 'failed' };
       default:

@@ -3,6 +3,7 @@
 // reading the profiles would expect: hand-written demo people by id, and generated ones by what
 // their profile says (a judgement over the text, written without looking at any ranking).
 import { demoSeed } from '../../deploy/admin/demo-data.js';
+import type { Database } from '../../services/kit/db/database.js';
 
 type SeedProfile = NonNullable<ReturnType<typeof demoSeed>['profiles']>[number];
 
@@ -32,6 +33,25 @@ export function demoDocuments(): DemoDocument[] {
       location: p.location ?? null,
     };
   });
+}
+
+/** The demo seed's communities. */
+export const DEMO_COMMUNITIES = ['c_structural_biology', 'c_machine_learning', 'c_climate_science', 'c_public_health', 'c_materials_science'];
+
+/** Writes the demo documents into search.documents (a hundred a statement); returns how many. */
+export async function indexDemo(db: Database): Promise<number> {
+  const docs = demoDocuments();
+  for (let i = 0; i < docs.length; i += 100) {
+    const batch = docs.slice(i, i + 100);
+    const values: unknown[] = [];
+    const rows = batch.map((d, j) => {
+      values.push(d.community_id, d.profile_id, d.name, d.headline, d.bio, d.organization, d.location);
+      const o = j * 7;
+      return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}, $${o + 5}, $${o + 6}, $${o + 7})`;
+    });
+    await db.query(`INSERT INTO search.documents (community_id, profile_id, name, headline, bio, organization, location) VALUES ${rows.join(', ')}`, values);
+  }
+  return docs.length;
 }
 
 export interface JudgedRequest {

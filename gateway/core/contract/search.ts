@@ -78,7 +78,9 @@ export const SearchMatch = z
       .nullable()
       .describe(
         'Why this person matches, in plain words: the words of the query found, quoted from the profile with the matching words in **bold**, ' +
-          'related words found instead, words not found, whether the person is in a place the query names, and how good the match is.',
+          'related words found instead, a misspelled word searched as the profiles\' word ("epidemology → epidemiology"), a word found only in an ' +
+          'organization\'s name, words not found, whether the person is in a place the query names, a name or organization resembling the query, ' +
+          'and how good the match is ("Good match", "Partial match", "Weak match", or "Match by name resemblance"), read from the same evidence it lists.',
       ),
     shared_communities: z
       .array(Id)
@@ -87,7 +89,8 @@ export const SearchMatch = z
       .boolean()
       .describe(
         'True when less than a quarter of the query (weighted by field; a place the query names counts twice) is found in the profile and ' +
-          'neither the name nor the organization resembles the query: nothing here fits the request well. Weak matches rank below the others.',
+          'neither the name nor the organization resembles the query (a word found only in an organization\'s name counts as weak evidence): ' +
+          'nothing here fits the request well. A weak match keeps its place by score.',
       ),
   })
   .describe('One expert found by a search.');
@@ -103,6 +106,12 @@ export const SearchComplete = z
     search_id: searchId(),
     status: z.literal('complete'),
     matches: z.array(SearchMatch).describe('Matches, best first.'),
+    no_good_match: z
+      .boolean()
+      .describe(
+        'True when every match is weak (`weak_match`), or none was found: nothing fits the request well, and a page or an assistant ' +
+          'should say so rather than offer the matches as fits. False when at least one match is not weak.',
+      ),
   })
   .describe('A finished search and its matches.');
 

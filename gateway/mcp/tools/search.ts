@@ -63,7 +63,7 @@ export function searchTools(edge: Edge): ToolSpec[] {
       description:
         'Finds experts matching a free-text query. Pick scope `community` with community_id to search one community (ids from list_communities), `all` for every community you may read plus public profiles, `public` for public profiles only. ' +
         `Waits up to wait_seconds (default 20): a finished search answers status complete with matches, best first; otherwise status pending with a search_id to poll with get_search. ` +
-        `By default the answer is compact: the ${COMPACT_LIMIT_DEFAULT} best matches that are not weak, each with profile_id, name, headline, organization, location, score (0–1) and a one-line \`why\`; weak matches (little of the query found) are only counted in weak_matches_left_out. ` +
+        `By default the answer is compact: the ${COMPACT_LIMIT_DEFAULT} best matches that are not weak, each with profile_id, name, headline, organization, location, score (0–1) and a one-line \`why\`; weak matches (little of the query found) are only counted in weak_matches_left_out, and no_good_match: true says that every match is weak (nothing fits the request well: say so rather than offer them as fits). ` +
         'Ask for more with limit, include_weak: true, or detail: "full" (every field and the whole explanation). ' +
         'Needs scope search:read. Each call is billed once its result is stored (failed or refused searches are not), so poll with get_search rather than searching again.',
       endpoint: () => startSearchEndpoint,

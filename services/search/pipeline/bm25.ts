@@ -4,6 +4,7 @@
 // corpora searched. Retrieval (retrieve.ts) scores with it; the reranker (ranker.ts) scores every
 // candidate with its field-weighted form (BM25F).
 import type { Queryable } from '../../kit/db/database.js';
+import { SPELLING_WEIGHT } from './spelling.js';
 
 /** BM25's usual constants (Robertson et al.; Lucene's defaults). */
 export const K1 = 1.2;
@@ -67,23 +68,26 @@ export function idf(docs: number, df: number): number {
 /**
  * The query text's terms with their statistics over `corpora`, in one statement: the store's own
  * analysis (stemming, stop words) of the text, so query and documents agree. Terms no document of
- * the corpora holds are left out (they match nothing).
+ * the corpora holds are left out (they match nothing). `corrected` are lexemes searched for
+ * misspelled words (spelling.ts): their idf weighs SPELLING_WEIGHT, unless the text holds them too.
  */
-export async function queryStats(db: Queryable, text: string, corpora: readonly string[]): Promise<QueryStats> {
-  const rows = await db.query<{ term: string; df: number; docs: number; length: number }>(
-    `WITH q AS (SELECT DISTINCT t AS term FROM unnest(tsvector_to_array(to_tsvector('english', $1::text))) AS t),
+export async function queryStats(db: Queryable, text: string, corpora: readonly string[], corrected: readonly string[] = []): Promise<QueryStats> {
+  const rows = await db.query<{ term: string; typed: boolean; df: number; docs: number; length: number }>(
+    `WITH q AS (SELECT t AS term, bool_or(typed) AS typed
+                  FROM (SELECT t, true AS typed FROM unnest(tsvector_to_array(to_tsvector('english', $1::text))) AS t
+                        UNION ALL SELECT t, false FROM unnest($3::text[]) AS t) x GROUP BY t),
           c AS (SELECT coalesce(sum(docs), 0)::float8 AS docs, coalesce(sum(total_length), 0)::float8 AS length
                   FROM search.corpus_stats WHERE community_id = ANY($2::text[]))
-     SELECT q.term, coalesce(sum(s.df), 0)::float8 AS df, c.docs, c.length
+     SELECT q.term, q.typed, coalesce(sum(s.df), 0)::float8 AS df, c.docs, c.length
        FROM q CROSS JOIN c LEFT JOIN search.term_stats s ON s.term = q.term AND s.community_id = ANY($2::text[])
-      GROUP BY q.term, c.docs, c.length`,
-    [text, [...corpora]],
+      GROUP BY q.term, q.typed, c.docs, c.length`,
+    [text, [...corpora], [...corrected]],
   );
   const docs = Number(rows[0]?.docs ?? 0);
   const length = Number(rows[0]?.length ?? 0);
   let terms = rows
     .filter((r) => Number(r.df) > 0)
-    .map((r) => ({ term: r.term, df: Number(r.df), idf: idf(docs, Number(r.df)) }))
+    .map((r) => ({ term: r.term, df: Number(r.df), idf: idf(docs, Number(r.df)) * (r.typed ? 1 : SPELLING_WEIGHT) }))
     .sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1))
     .slice(0, MAX_RERANK_TERMS);
   const rerankTerms = terms;

@@ -6,7 +6,7 @@ import type { Fused } from './candidate-fusion.js';
 import type { FieldName } from './explain.js';
 import type { DocumentRow } from './pipeline.js';
 import type { LegName } from './retrieve.js';
-import { contentTokens, stem } from './text.js';
+import { isStopWord, stem, tokenize } from './text.js';
 import { maxOf } from './top-k.js';
 
 /** A document as hydrated: its fields and its stored vector (null: none, or another embedder's). */
@@ -56,12 +56,30 @@ export async function hydrate(db: Queryable, chunk: [string, Fused][], scope: [s
     const fieldStems = new Map<Field, Set<string>>();
     for (const field of FIELDS) {
       const set = new Set<string>();
-      for (const doc of list) for (const w of contentTokens(doc[field] ?? '')) set.add(stem(w));
+      for (const doc of list) {
+        const words = field === 'organization' ? tokenize(doc[field] ?? '') : withoutRun(tokenize(doc[field] ?? ''), tokenize(doc.organization ?? ''));
+        for (const w of words) if (!isStopWord(w)) set.add(stem(w));
+      }
       fieldStems.set(field, set);
     }
     people.push({ profileId, docs: list, display, rrf: entry.score, legs: entry.legs, fieldStems, bm25: maxOf(list.map((d) => Number(d.bm25)), 0) });
   }
   return people;
+}
+
+/**
+ * The words without each run of `run` in them: a headline "Engineer at Mila – Quebec AI Institute"
+ * holds the organization's name, and its words are the organization's, not the person's topic
+ * (term-coverage.ts weighs a word found only in an organization's name as weak evidence).
+ */
+export function withoutRun(words: readonly string[], run: readonly string[]): string[] {
+  if (run.length === 0) return [...words];
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (run.every((w, j) => words[i + j] === w)) i += run.length - 1;
+    else out.push(words[i]!);
+  }
+  return out;
 }
 
 /** The person's stored vector, when it has one document in scope and that embedder made its vector. */

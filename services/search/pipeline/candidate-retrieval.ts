@@ -14,6 +14,8 @@ export interface CandidateRequest {
   /** The query's words (content words, or every word when it has none). */
   words: string[];
   expansions: readonly Expansion[];
+  /** Lexemes searched for misspelled words (spelling.ts), at a lower weight. */
+  corrected: readonly string[];
 }
 
 export interface CandidateSources {
@@ -33,11 +35,11 @@ export async function retrieveCandidates(
   request: CandidateRequest,
   sources: CandidateSources,
 ): Promise<{ legs: Map<LegName, LegRow[]>; stats: QueryStats }> {
-  const { scope, query, words, expansions } = request;
+  const { scope, query, words, expansions, corrected } = request;
   return inStep('search.retrieve', { 'search.expansions': expansions.length }, async (span) => {
     const [{ legs: found, stats }, nearest] = await Promise.all([
       sources.trigram().then((trigram) =>
-        retrieveLegs(db, { scope, query, words, expansions, trigram }, { perLeg: sources.perLeg, window: sources.window }),
+        retrieveLegs(db, { scope, query, words, expansions, corrected, trigram }, { perLeg: sources.perLeg, window: sources.window }),
       ),
       sources.nearest(),
     ]);

@@ -7,6 +7,7 @@ import type { QueryStats } from './bm25.js';
 import type { Fused } from './candidate-fusion.js';
 import { hydrate, type Person, storedVector } from './candidate-hydration.js';
 import { cosine, type WeightedText } from './embedders.js';
+import { WEAK_EVIDENCE } from './explain.js';
 import { type Place, placesIn } from './place.js';
 import { EmbedderFailure, type QueryEmbedding } from './query-embedding.js';
 import { type Coverage, termCoverage } from './term-coverage.js';
@@ -16,13 +17,14 @@ import { personText } from './vectors.js';
 import type { Expansion } from './wordnet.js';
 
 /**
- * A match is weak — flagged, and said so — when less than this share of the request is found
+ * A match is weak — flagged, and said so — when less than WEAK_EVIDENCE of the request is found
  * (term coverage with each expansion at its own weight, not held under term-coverage.ts's
- * EXPANSION_CEILING: a synonym is evidence, just below the typed word; places included) and
- * neither name nor organization resembles the request. Measured on the demo requests (docs/SEARCH-RANKING.md,
- * "Weak matches").
+ * EXPANSION_CEILING: a synonym is evidence, just below the typed word; places included; a word
+ * only in an organization's name weak evidence) and neither name nor organization resembles the
+ * request. The explanation's standing reads the same share (explain.ts). Measured on the demo
+ * requests (docs/SEARCH-RANKING.md, "Weak matches").
  */
-const WEAK_COVERAGE = 0.25;
+const WEAK_COVERAGE = WEAK_EVIDENCE;
 
 /**
  * Features → score, 0 to 1: the weights sum to 1, and `place` (a person in a place the query
@@ -72,6 +74,8 @@ export interface ScoreContext {
   queryStems: string[];
   wordOf: Map<string, string>;
   expansions: readonly Expansion[];
+  /** Misspelled query words' stems → the corpora's lexeme searched instead (spelling.ts). */
+  corrections: ReadonlyMap<string, string>;
   /** People kept after scoring (the limit, or the cross-encoder's top when larger). */
   keep: number;
 }
@@ -113,7 +117,7 @@ export async function scoreCandidates(db: Queryable, fused: [string, Fused][], q
       missing.forEach((at, i) => (vectors[at] = made[i]!));
     }
     people.forEach((person, i) => {
-      const coverage = termCoverage(person, context.queryStems, context.expansions, context.wordOf, context.places ?? []);
+      const coverage = termCoverage(person, context.queryStems, context.expansions, context.wordOf, context.places ?? [], context.corrections);
       const nameSim = wordSimilarity(context.query, person.display.name);
       const orgSim = person.display.organization ? wordSimilarity(context.query, person.display.organization) : 0;
       const nameOrg = Math.max(nameSim, orgSim);

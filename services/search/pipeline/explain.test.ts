@@ -129,9 +129,19 @@ describe.each(storeNames())('what a searcher sees on %s', (store) => {
 });
 
 describe('the standing sentence, in plain words for any number of words', () => {
-  const input = (queryWords: string[], matched: string[], weak: boolean, semantic = 0.6) => explain({
-    queryWords, matches: matched.map((term) => ({ term, fields: ['headline' as const], expansion: null })), places: [], texts: [],
-    location: null, nameSim: 0, orgSim: 0, semantic, weak, degraded: null, rerank: null, rerankNote: null, communities: [],
+  const input = (queryWords: string[], matched: string[], weak: boolean, semantic = 0.6, nameSim = 0) => explain({
+    query: queryWords.join(' '), queryWords, matches: matched.map((term) => ({ term, fields: ['headline' as const], expansion: null })), places: [], texts: [],
+    location: null, name: 'Hannah Lindgren', organization: null, nameSim, orgSim: 0, evidence: queryWords.length > 0 ? matched.length / queryWords.length : 0,
+    semantic, weak, degraded: null, rerank: null, rerankNote: null, communities: [],
+  });
+
+  it('reads the standing from the evidence listed: good from half the request, partial below, by name when only the name resembles', () => {
+    expect(input(['gene', 'editing', 'grant', 'panel'], ['gene', 'editing'], false)).toContain('Good match: 2 of 4 words of the request found.');
+    expect(input(['gene', 'editing', 'grant'], ['gene'], false)).toContain('Partial match: 1 of 3 words of the request found.');
+    const byName = input(['hanna', 'lindgrn'], [], false, 0.3, 0.6);
+    expect(byName).toContain('The name resembles the request: "Hannah Lindgren" for "hanna lindgrn".');
+    expect(byName).toContain('Match by name resemblance: none of the 2 words of the request found.');
+    expect(byName).not.toContain('Good match');
   });
 
   it('says "the one word" of a one-word request, found or not', () => {

@@ -7,7 +7,8 @@ import type { RankedMatch } from './pipeline.js';
 export interface ExplanationContext {
   /** The requested communities: a match names only those it was found in. */
   communityIds: readonly string[];
-  /** The query's words, as typed. */
+  /** The query, and its words, as typed. */
+  query: string;
   queryWords: string[];
   /** Why the fallback embedder served (query-embedding.ts), else null. */
   degraded: string | null;
@@ -33,13 +34,17 @@ export function explainMatches(scored: readonly Scored[], limit: number, context
       semanticScore: round(s.semantic),
       weakMatch: s.weak,
       explanation: explain({
+        query: context.query,
         queryWords: context.queryWords,
         matches: s.coverage.matches,
         places: s.coverage.places,
         texts: [d, ...s.person.docs.filter((doc) => doc !== d)],
         location: d.location,
+        name: d.name,
+        organization: d.organization,
         nameSim: s.nameSim,
         orgSim: s.orgSim,
+        evidence: s.coverage.evidence,
         semantic: s.semantic,
         weak: s.weak,
         degraded: context.degraded,

@@ -86,7 +86,7 @@ describe.each(storeNames())('search pipeline on %s', (store) => {
   it('finds people by name and organization, including name prefixes', async () => {
     const [byName] = await pipeline.rank(handle.db, { query: 'Ben Lindq', communityIds: ['c1'], includePublic: false, limit: 5 });
     expect(byName!.profileId).toBe('p2');
-    expect(byName!.explanation).toContain('The name resembles the request.');
+    expect(byName!.explanation).toContain('The name resembles the request: "Ben Lindqvist" for "Ben Lindq".');
     const [byOrg] = await pipeline.rank(handle.db, { query: 'Baker & Lowe', communityIds: ['c1'], includePublic: false, limit: 5 });
     expect(byOrg!.profileId).toBe('p5');
     expect(byOrg!.explanation).toMatch(/organization/);

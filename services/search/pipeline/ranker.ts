@@ -14,6 +14,8 @@ import { explainMatches } from './match-explanation.js';
 import type { DocumentRow, PreparedVectors, RankedMatch, RankRequest, SearchPipeline } from './pipeline.js';
 import { degradeQuery, EmbedderFailure, embedQuery } from './query-embedding.js';
 import type { LegName } from './retrieve.js';
+import { corporaOf } from './bm25.js';
+import { correctSpellings } from './spelling.js';
 import { contentTokens, stem, tokenize } from './text.js';
 import { maxOf } from './top-k.js';
 import { type DocumentKey, DocumentVectors } from './vectors.js';
@@ -130,10 +132,15 @@ export class Ranker implements SearchPipeline {
     // The query with its expansions, weighted lower.
     const queryParts: WeightedText[] = [{ text: query, weight: 1 }, ...expansions.map((e) => ({ text: e.term, weight: e.weight * 0.6 }))];
 
-    let embedding = await embedQuery(this.embedder, this.fallback, queryParts);
-
     const scope = { communityIds, includePublic: request.includePublic };
-    const { legs, stats } = await retrieveCandidates(db, { scope, query, words: originalWords, expansions }, {
+    // Misspelled words are looked up in the searched corpora's own vocabulary (spelling.ts).
+    const [first, corrections] = await Promise.all([
+      embedQuery(this.embedder, this.fallback, queryParts),
+      correctSpellings(db, words, corporaOf(scope)),
+    ]);
+    let embedding = first;
+    const corrected = corrections.map((c) => c.lexeme);
+    const { legs, stats } = await retrieveCandidates(db, { scope, query, words: originalWords, expansions, corrected }, {
       trigram: () => this.hasTrigram(db),
       // Stored vectors are the active embedder's: a query embedded by the fallback has no neighbours among them.
       nearest: () =>
@@ -157,6 +164,7 @@ export class Ranker implements SearchPipeline {
       queryStems: originalWords.map(stem),
       wordOf: new Map(originalWords.map((w) => [stem(w), w])),
       expansions,
+      corrections: new Map(corrections.map((c) => [stem(c.word), c.lexeme])),
       places: null,
       keep: Math.max(limit, this.reranker ? this.rerankTop : 0),
     };
@@ -175,6 +183,7 @@ export class Ranker implements SearchPipeline {
 
     return explainMatches(scored, limit, {
       communityIds,
+      query,
       queryWords: [...context.wordOf.values()],
       degraded: embedding.degraded,
       rerankNote,

@@ -238,6 +238,8 @@ export interface LegsRequest {
   /** The query's own words (content words, or every word when all are stop words). */
   words: string[];
   expansions: readonly Expansion[];
+  /** Lexemes searched for misspelled words (spelling.ts): scored by BM25 at a lower weight. */
+  corrected: readonly string[];
   /** pg_trgm is installed: the name leg also finds misspelled names. */
   trigram: boolean;
 }
@@ -256,7 +258,7 @@ export async function retrieveLegs(db: Queryable, request: LegsRequest, limits: 
   const { scope, words, expansions } = request;
   const synonymQuery = buildTsQuery(expansions.map((e) => e.term));
   const corpora = corporaOf(scope);
-  const stats = corpora.length > 0 ? queryStats(db, words.join(' '), corpora) : Promise.resolve<QueryStats>({ terms: [], rerankTerms: [], candidateTerms: [], docs: 0, avgLength: 1 });
+  const stats = corpora.length > 0 ? queryStats(db, words.join(' '), corpora, request.corrected) : Promise.resolve<QueryStats>({ terms: [], rerankTerms: [], candidateTerms: [], docs: 0, avgLength: 1 });
   const [fullText, synonyms, names] = await Promise.all([
     stats.then((s) => (s.terms.length > 0 ? runLeg(db, scope, (p) => bm25Leg(s, limits, p)) : null)),
     // The synonyms leg reads half the window: it weighs 0.6 in the fusion, and its long tsqueries

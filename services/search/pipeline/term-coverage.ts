@@ -4,6 +4,7 @@
 import { type Field, FIELDS, type Person } from './candidate-hydration.js';
 import type { TermMatch } from './explain.js';
 import { isIn, type Place } from './place.js';
+import { SPELLING_WEIGHT } from './spelling.js';
 import { contentTokens, stem } from './text.js';
 import { maxOf } from './top-k.js';
 import type { Expansion } from './wordnet.js';
@@ -26,11 +27,25 @@ const PLACE_ALONE = 0.3;
  * States").
  */
 const EXPANSION_FIELDS: Record<Expansion['relation'], readonly Field[]> = {
-  synonym: ['headline', 'organization', 'location', 'bio', 'enrichment_text'],
-  'related form': ['headline', 'organization', 'location', 'bio', 'enrichment_text'],
+  synonym: ['headline', 'organization', 'bio', 'enrichment_text'],
+  'related form': ['headline', 'organization', 'bio', 'enrichment_text'],
   'narrower term': ['headline', 'organization', 'bio', 'enrichment_text'],
   'broader term': ['headline', 'organization', 'bio', 'enrichment_text'],
 };
+/**
+ * Places are whole places: a query word matches a location only as a word of a place the query
+ * names (place.ts: a whole part of a location, or its demonym), so "solid-state" never matches
+ * "United States". Elsewhere a query word matches any field but the location.
+ */
+const TOPIC_FIELDS: readonly Field[] = FIELDS.filter((f) => f !== 'location');
+/** A misspelled word's correction (spelling.ts) is a topic word: a name resembling it is said by name resemblance. */
+const SPELLING_FIELDS: readonly Field[] = TOPIC_FIELDS.filter((f) => f !== 'name');
+/**
+ * What a field's word is worth as evidence (Coverage.evidence: the weak flag and the standing read
+ * it): as in FIELD_WEIGHT, but a word found only in an organization's name ("AI" of "Acme AI
+ * Labs") is weak evidence that the person works on it. The ranking score keeps FIELD_WEIGHT.
+ */
+const EVIDENCE_WEIGHT: Record<Field, number> = { ...FIELD_WEIGHT, organization: 0.2 };
 /**
  * An expansion's credit never exceeds 0.9 × the least a typed word earns (enrichment, 0.5): a
  * profile holding the typed words outranks one holding only expansions, in whatever fields. Costs
@@ -60,20 +75,25 @@ export function termCoverage(
   expansions: readonly Expansion[],
   wordOf: ReadonlyMap<string, string>,
   places: readonly Place[],
+  corrections: ReadonlyMap<string, string> = new Map(),
 ): Coverage {
   const fieldsWith = (stems: readonly string[], allowed: readonly Field[] = FIELDS): Field[] =>
     stems.length === 0 ? [] : allowed.filter((f) => stems.every((s) => person.fieldStems.get(f)!.has(s)));
-  const best = (fields: readonly Field[]) => maxOf(fields.map((f) => FIELD_WEIGHT[f]), 0);
+  const best = (fields: readonly Field[], weights: Record<Field, number> = FIELD_WEIGHT) => maxOf(fields.map((f) => weights[f]), 0);
   const matches: TermMatch[] = [];
   const credit = new Map<string, number>(queryStems.map((s) => [s, 0]));
   const evidence = new Map<string, number>(credit);
+  const placeStems = new Set(places.flatMap((p) => p.queryWords.map(stem)));
   for (const s of new Set(queryStems)) {
-    const fields = fieldsWith([s]);
-    if (fields.length > 0) {
-      credit.set(s, best(fields));
-      evidence.set(s, best(fields));
-      matches.push({ term: wordOf.get(s) ?? s, fields, expansion: null });
-    }
+    const fields = fieldsWith([s], placeStems.has(s) ? FIELDS : TOPIC_FIELDS);
+    const lexeme = fields.length === 0 ? corrections.get(s) : undefined;
+    const spelled = lexeme ? fieldsWith([lexeme], SPELLING_FIELDS) : [];
+    const weight = fields.length > 0 ? 1 : SPELLING_WEIGHT;
+    const found = fields.length > 0 ? fields : spelled;
+    if (found.length === 0) continue;
+    credit.set(s, best(found) * weight);
+    evidence.set(s, best(found, EVIDENCE_WEIGHT) * weight);
+    matches.push({ term: wordOf.get(s) ?? s, fields: found, expansion: null, ...(spelled.length > 0 && { spelling: lexeme }) });
   }
   for (const e of expansions) {
     const fields = fieldsWith(contentTokens(e.term).map(stem), EXPANSION_FIELDS[e.relation]);
@@ -81,7 +101,7 @@ export function termCoverage(
     const value = Math.min(best(fields) * e.weight, EXPANSION_CEILING);
     const sources = contentTokens(e.from).map(stem).filter((s) => credit.has(s));
     let used = false;
-    for (const source of sources) evidence.set(source, Math.max(evidence.get(source) ?? 0, best(fields) * e.weight));
+    for (const source of sources) evidence.set(source, Math.max(evidence.get(source) ?? 0, best(fields, EVIDENCE_WEIGHT) * e.weight));
     for (const source of sources) {
       if ((credit.get(source) ?? 0) < value) {
         credit.set(source, value);
@@ -92,7 +112,6 @@ export function termCoverage(
   }
   // A place named in the query: full credit when the person is there and holds another query word.
   const weight = new Map<string, number>();
-  const placeStems = new Set(places.flatMap((p) => p.queryWords.map(stem)));
   const topical = [...credit].some(([s, c]) => c > 0 && !placeStems.has(s));
   const alone = [...credit.keys()].some((s) => !placeStems.has(s)) && !topical;
   const placed = places.map((place) => {
