@@ -244,7 +244,7 @@ describe('service accounts', () => {
     expect((await refusal(authenticate(issued.body.access_token)))?.code).toBe('unauthorized');
   });
 
-  it('over gRPC directly: an account limited to one community lists its roster, is PERMISSION_DENIED on another, and its search is billed to its owner', async () => {
+  it('over gRPC directly: an account limited to one community lists its roster (its calls counted), is PERMISSION_DENIED on another, and its search is billed to its owner', async () => {
     const { service_account: account, client_secret: secret } = await cli([
       'service-accounts', 'create', '--owner-org', 'o_lab', '--name', 'Directory', '--scopes', 'profile:read,search:read', '--communities', 'c_lab',
     ]);
@@ -254,9 +254,12 @@ describe('service accounts', () => {
       const roster = await outcomeOf(team.communities.listMembers({ communityId: 'c_lab' }, asBearer(token)));
       if (!roster.ok) throw new Error(`roster refused: ${roster.message}`);
       expect(roster.value.members.map((m) => m.profile?.id).sort()).toEqual(['p_chem', 'p_eco']);
-      // It describes itself as the organization's account.
+      // It describes itself as the organization's account, its calls counted (the roster read and this one).
       expect(await outcomeOf(team.identity.describeCredential({}, asBearer(token)))).toMatchObject({
-        ok: true, value: { key: { id: account.id, name: 'Directory', scopes: ['profile:read', 'search:read'] }, owner: { id: 'o_lab', name: 'Lab' } },
+        ok: true, value: {
+          key: { id: account.id, name: 'Directory', scopes: ['profile:read', 'search:read'] }, owner: { id: 'o_lab', name: 'Lab' },
+          usage: { requestsToday: 2, requestsThisMonth: 2 },
+        },
       });
       // The organization reaches c_lab2; the account does not.
       expect(await outcomeOf(team.communities.listMembers({ communityId: 'c_lab2' }, asBearer(token)))).toMatchObject({

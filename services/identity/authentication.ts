@@ -31,6 +31,7 @@ export async function authenticate(context: IdentityContext, request: Authentica
     const claims = await verifiedAccessToken(context, request.accessToken, request.resource, requestId);
     if (claims.serviceAccountId !== undefined) {
       const caller = await callerOfServiceAccountToken(context, claims, request.resource);
+      context.serviceAccountUsage.record(caller.credentialId);
       return { caller, description: request.describe ? await describeServiceAccount(context, caller) : undefined, stamp: '' };
     }
     const { grant, scopes } = await grantOfAccessToken(context, claims);

@@ -1,6 +1,7 @@
 // SQL for OAuth grants and their usage. Nothing else.
 import type { Queryable } from '../kit/db/database.js';
 import { managedOrganizationIds, type WithManagedOrganizations } from './managed-organizations.js';
+import { GRANT_USAGE, storedUsage } from './usage-store.js';
 
 export interface GrantRow {
   id: string;
@@ -58,14 +59,7 @@ export function createGrantRepository(db: Queryable) {
 
     /** Stored request counts for a UTC day and its month. */
     async usage(grantId: string, day: string): Promise<{ today: number; month: number }> {
-      const rows = await db.query<{ today: number; month: number }>(
-        `SELECT coalesce(sum(requests) FILTER (WHERE day = $2::date), 0)::int8 AS today,
-                coalesce(sum(requests), 0)::int8 AS month
-           FROM identity.grant_usage_daily
-          WHERE grant_id = $1 AND day >= date_trunc('month', $2::date) AND day <= $2::date`,
-        [grantId, day],
-      );
-      return rows[0] ?? { today: 0, month: 0 };
+      return storedUsage(db, GRANT_USAGE, grantId, day);
     },
   };
 }

@@ -12,7 +12,7 @@ import { createRequestLogRepository, type RequestLogRepository } from './request
 import { createServiceAccountRepository, type ServiceAccountRepository } from './service-account.repository.js';
 import { createSeedLedgerRepository, type SeedLedgerRepository } from './seed-ledger.repository.js';
 import { createUsageRecorder, type UsageRecorder } from './usage-recorder.js';
-import { createUsageStore, GRANT_USAGE, KEY_USAGE } from './usage-store.js';
+import { createUsageStore, GRANT_USAGE, KEY_USAGE, SERVICE_ACCOUNT_USAGE } from './usage-store.js';
 import { createUserRepository, type UserRepository } from './user.repository.js';
 import { createWebSessionRepository, type WebSessionRepository } from './web-session.repository.js';
 
@@ -43,6 +43,8 @@ export interface IdentityContext {
   keyUsage: UsageRecorder;
   /** Requests counted per OAuth grant. */
   grantUsage: UsageRecorder;
+  /** Calls counted per service account. */
+  serviceAccountUsage: UsageRecorder;
   /** The request log the edge reports to (request-log.ts), and its retention sweep. */
   requestLog: RequestLogRepository;
   requestLogRetention: RequestLogRetention;
@@ -75,6 +77,7 @@ export function createIdentityContext(deps: IdentityDeps, options: IdentityOptio
     webSessions: createWebSessionRepository(deps.db),
     keyUsage: createUsageRecorder(createUsageStore(deps.db, KEY_USAGE), (err) => deps.logger.error({ err }, 'usage flush failed')),
     grantUsage: createUsageRecorder(createUsageStore(deps.db, GRANT_USAGE), (err) => deps.logger.error({ err }, 'grant usage flush failed')),
+    serviceAccountUsage: createUsageRecorder(createUsageStore(deps.db, SERVICE_ACCOUNT_USAGE), (err) => deps.logger.error({ err }, 'service account usage flush failed')),
     requestLog,
     requestLogRetention: createRequestLogRetention(requestLog, (err) => deps.logger.error({ err }, 'request log sweep failed')),
     accessTokens: options.oauth ? createAccessTokens(options.oauth) : undefined,

@@ -194,5 +194,5 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
     implementation,
     access: IDENTITY_ACCESS,
   };
-  return { registration, stop: async () => void (await Promise.all([context.keyUsage.stop(), context.grantUsage.stop(), context.requestLogRetention.stop()])) };
+  return { registration, stop: async () => void (await Promise.all([context.keyUsage.stop(), context.grantUsage.stop(), context.serviceAccountUsage.stop(), context.requestLogRetention.stop()])) };
 }

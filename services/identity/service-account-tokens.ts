@@ -10,6 +10,7 @@ import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import { credentialKinds, keyEnvironments, ownerTypes, rateTiers } from '../kit/enums.js';
 import { domainError } from '../kit/grpc/errors.js';
 import { GRPC_AUDIENCE } from '../kit/grpc-audience.js';
+import { utcDay } from '../kit/utc-day.js';
 import { hashSecret } from './api-key-secret.js';
 import { accountOfAssertion } from './service-account-assertions.js';
 import type { ServiceAccountRow } from './service-account.repository.js';
@@ -83,6 +84,10 @@ export async function describeServiceAccount(context: IdentityContext, caller: C
   const row = await context.serviceAccounts.findById(caller.credentialId);
   if (!row || row.revoked_at) throw domainError('unauthorized', 'access token service account is revoked or unknown');
   const owner = row.owner_type === 'user' ? await context.users.findUser(row.owner_id) : await context.users.findOrganization(row.owner_id);
+  // Calls counted in this process and not yet stored are added, as for keys and grants.
+  const today = utcDay(new Date());
+  const stored = await context.serviceAccounts.usage(row.id, today);
+  const unflushed = context.serviceAccountUsage.unflushed(row.id, today);
   return {
     key: ApiKey.fromPartial({
       id: row.id, prefix: '', name: row.name, environment: keyEnvironments.toEnum('live'),
@@ -91,7 +96,7 @@ export async function describeServiceAccount(context: IdentityContext, caller: C
       createdAt: row.created_at.toISOString(), lastUsedAt: row.last_used_at?.toISOString(),
     }),
     owner: { type: ownerTypes.toEnum(row.owner_type), id: row.owner_id, name: owner?.name ?? '' },
-    usage: { requestsToday: 0, requestsThisMonth: 0 },
+    usage: { requestsToday: stored.today + unflushed, requestsThisMonth: stored.month + unflushed },
   };
 }
 

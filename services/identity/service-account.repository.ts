@@ -1,6 +1,7 @@
 // SQL for service accounts (migration 009). Nothing else.
 import type { Queryable } from '../kit/db/database.js';
 import { managedOrganizationIds, type WithManagedOrganizations } from './managed-organizations.js';
+import { SERVICE_ACCOUNT_USAGE, storedUsage } from './usage-store.js';
 
 export interface ServiceAccountRow {
   id: string;
@@ -78,6 +79,11 @@ export function createServiceAccountRepository(db: Queryable) {
         [serviceAccountId, jti, expiresAt],
       );
       return rows.length === 1;
+    },
+
+    /** Stored call counts for a UTC day and its month. */
+    async usage(id: string, day: string): Promise<{ today: number; month: number }> {
+      return storedUsage(db, SERVICE_ACCOUNT_USAGE, id, day);
     },
 
     /** A token was issued to it: when it was last used, as the screens show. */

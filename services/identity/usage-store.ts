@@ -6,13 +6,28 @@ import type { UsageCount, UsageStore } from './usage-recorder.js';
 
 /** The tables of one credential kind. Constants of this service, never input. */
 export interface UsageTables {
-  daily: 'identity.key_usage_daily' | 'identity.grant_usage_daily';
-  idColumn: 'key_id' | 'grant_id';
-  credentials: 'identity.api_keys' | 'identity.oauth_grants';
+  daily: 'identity.key_usage_daily' | 'identity.grant_usage_daily' | 'identity.service_account_usage_daily';
+  idColumn: 'key_id' | 'grant_id' | 'service_account_id';
+  credentials: 'identity.api_keys' | 'identity.oauth_grants' | 'identity.service_accounts';
 }
 
 export const KEY_USAGE: UsageTables = { daily: 'identity.key_usage_daily', idColumn: 'key_id', credentials: 'identity.api_keys' };
 export const GRANT_USAGE: UsageTables = { daily: 'identity.grant_usage_daily', idColumn: 'grant_id', credentials: 'identity.oauth_grants' };
+export const SERVICE_ACCOUNT_USAGE: UsageTables = {
+  daily: 'identity.service_account_usage_daily', idColumn: 'service_account_id', credentials: 'identity.service_accounts',
+};
+
+/** Stored request counts of one credential for a UTC day and its month. */
+export async function storedUsage(db: Queryable, t: UsageTables, id: string, day: string): Promise<{ today: number; month: number }> {
+  const rows = await db.query<{ today: number; month: number }>(
+    `SELECT coalesce(sum(requests) FILTER (WHERE day = $2::date), 0)::int8 AS today,
+            coalesce(sum(requests), 0)::int8 AS month
+       FROM ${t.daily}
+      WHERE ${t.idColumn} = $1 AND day >= date_trunc('month', $2::date) AND day <= $2::date`,
+    [id, day],
+  );
+  return rows[0] ?? { today: 0, month: 0 };
+}
 
 export function createUsageStore(db: Queryable, t: UsageTables): UsageStore {
   return {
