@@ -26,7 +26,7 @@ export function createAdminContext(): AdminContext {
   let located: SystemLocation | undefined;
   const actor = `cli:${process.env.USER ?? 'operator'}`;
   const location = () => (located ??= locateSystem(loadConfig()));
-  const services = () => (connection ??= connectToServices(loadConfig(), location().addresses));
+  const services = () => (connection ??= connectToServices(loadConfig(), location().addresses, 'operator', location().grpcTls));
   return {
     actor,
     services,

@@ -13,6 +13,8 @@ export interface SystemLocation {
   settingsUrl: string;
   /** The MCP server's resource URL (the audience of its tokens): MCP_RESOURCE_URL, else the endpoint the running system bound. */
   mcpResourceUrl: string;
+  /** The running system said its gRPC is mutual TLS (DATA_DIR/running.json). */
+  grpcTls: boolean;
 }
 
 /** No address given and no system running from this data folder. */
@@ -37,5 +39,5 @@ export function locateSystem(config: Config, env: NodeJS.ProcessEnv = process.en
     s, given.includes(s) || !running?.listening.grpc[s] ? configured[s] : running.listening.grpc[s],
   ])) as Record<ServiceRole, string>;
   const mcpResourceUrl = config.MCP_RESOURCE_URL || !running?.listening.mcp ? mcpResourceUrlOf(config) : running.listening.mcp;
-  return { addresses, settingsUrl, mcpResourceUrl };
+  return { addresses, settingsUrl, mcpResourceUrl, grpcTls: running?.grpcTls === true };
 }

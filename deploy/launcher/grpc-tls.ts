@@ -115,12 +115,13 @@ export function roleHosts(names: string[], config?: Config): string[] {
 
 /**
  * The transport of this process: `name` names its certificate when it is made here (its roles; the
- * admin CLI: `operator`).
+ * admin CLI: `operator`). `tlsRequired`: the system it calls said it serves mutual TLS
+ * (running-file.ts), whatever this process's own addresses.
  */
-export function grpcTransportOf(config: Config, name = config.ROLES.join('+')): GrpcTransport {
+export function grpcTransportOf(config: Config, name = config.ROLES.join('+'), tlsRequired = false): GrpcTransport {
   const files = tlsFilesOf(config);
   if (files) return { tls: readGrpcTls(files), said: `gRPC:      mutual TLS (GRPC_TLS_CA_FILE ${files.caFile})` };
-  if (grpcOnLoopback(config)) {
+  if (!tlsRequired && grpcOnLoopback(config)) {
     return { said: 'gRPC:      plaintext: every gRPC address is on loopback, and roles of this process call each other in process' };
   }
   const folder = localTlsFolder(config.DATA_DIR);

@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   const runsEveryService = SERVICE_ROLES.every((s) => config.ROLES.includes(s));
   if (runsEveryService) {
     const settingsPublicUrl = config.SETTINGS_PUBLIC_URL?.replace(/\/+$/, '') ?? system.settingsUrl;
-    writeRunningFile(config.DATA_DIR, { pid: process.pid, startedAt: new Date().toISOString(), listening, ...(settingsPublicUrl && { settingsPublicUrl }) });
+    writeRunningFile(config.DATA_DIR, { pid: process.pid, startedAt: new Date().toISOString(), listening, grpcTls: system.grpcTls, ...(settingsPublicUrl && { settingsPublicUrl }) });
   }
   console.log(lines.join('\n'));
 

@@ -16,6 +16,8 @@ export interface RunningRecord {
   startedAt: string;
   /** The ports it bound, as its LISTENING line reported them. */
   listening: ListenReport;
+  /** Its gRPC is mutual TLS (deploy/launcher/grpc-tls.ts): the admin CLI must present a certificate. */
+  grpcTls?: boolean;
   /** Where sign-in links point: SETTINGS_PUBLIC_URL, else the settings address it bound. */
   settingsPublicUrl?: string;
 }

@@ -95,6 +95,8 @@ export interface RunningSystem {
   grpcAddresses: Record<ServiceRole, string>;
   /** How gRPC is carried (mutual TLS or plaintext, and why), said in one start-up line (grpc-tls.ts). */
   grpcTransport: string;
+  /** This process's gRPC is mutual TLS. */
+  grpcTls: boolean;
   /** Secrets of keys minted while seeding at this start (the demo key on a first start). */
   mintedKeys: Record<string, string>;
   clients: ServiceClients;
@@ -265,7 +267,7 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     // pause their work while they can still call the other services.
     stops.push(async () => void (await Promise.all(instances.map((i) => i.stop()))));
 
-    const result: RunningSystem = { grpcAddresses: addresses, grpcTransport: transport.said, mintedKeys: {}, signInLinks: {}, clients, signer, ...(db && { db }), stop: stopAll };
+    const result: RunningSystem = { grpcAddresses: addresses, grpcTransport: transport.said, grpcTls: transport.tls !== undefined, mintedKeys: {}, signInLinks: {}, clients, signer, ...(db && { db }), stop: stopAll };
     // Both surfaces stand on one edge core: the same credentials and scopes.
     const edge = edgeOver(config, clients, signer);
     // What waits for the request log is sent before the clients close (stops run in reverse).

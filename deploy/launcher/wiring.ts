@@ -31,10 +31,11 @@ export interface ServiceConnection {
  * Clients of a running system's services at the configured addresses (or the ones given: the admin
  * CLI finds them in DATA_DIR), for a process that runs none of them itself; it must run where the
  * system's configuration is (same environment, DATA_DIR), which also says how gRPC is carried
- * (grpc-tls.ts; `name`: its certificate's, when one is made in DATA_DIR).
+ * (grpc-tls.ts; `name`: its certificate's, when one is made in DATA_DIR; `tlsRequired`: the
+ * running system said it serves mutual TLS).
  */
-export function connectToServices(config: Config, addresses: Record<ServiceRole, string> = grpcAddressesOf(config), name = 'operator'): ServiceConnection {
-  const { tls } = grpcTransportOf(config, name);
+export function connectToServices(config: Config, addresses: Record<ServiceRole, string> = grpcAddressesOf(config), name = 'operator', tlsRequired = false): ServiceConnection {
+  const { tls } = grpcTransportOf(config, name, tlsRequired);
   const clients = createServiceClients(addresses, {}, { tls });
   const signer = new TokenSigner(loadSecrets(config).callerTokenPrivateKey);
   return { addresses, clients, signer, ...(tls && { tls }) };

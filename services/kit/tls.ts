@@ -31,13 +31,14 @@ export function channelCredentialsOf(tls: GrpcTls | undefined): ChannelCredentia
 }
 
 /**
- * Channel options for TLS to `address`: a loopback IP is verified (and named in SNI) as
+ * Channel options for TLS to `address`: a loopback IP, or the any-address a process listening on
+ * every interface reports (0.0.0.0, ::), is this machine, verified (and named in SNI) as
  * `localhost`, which every locally made certificate holds, rather than as the IP itself (TLS may
  * not name a server by IP: RFC 6066). Other addresses are verified as they are written.
  */
 export function tlsChannelOptions(address: string, tls: GrpcTls | undefined): ChannelOptions {
   const host = address.slice(0, address.lastIndexOf(':')).replace(/^\[|\]$/g, '');
-  const loopbackIp = isIP(host) !== 0 && (host.startsWith('127.') || host === '::1');
+  const loopbackIp = isIP(host) !== 0 && (host.startsWith('127.') || ['::1', '0.0.0.0', '::'].includes(host));
   return tls && loopbackIp ? { 'grpc.ssl_target_name_override': 'localhost' } : {};
 }
 
