@@ -1,7 +1,7 @@
 // The edge's error: an HTTP status, an API error code and a message, plus the extra envelope
 // fields the spec names. Failures from services are translated by one table (fromRemote).
 import { Status } from 'nice-grpc';
-import { readRemoteError } from '../../services/kit/grpc/errors.js';
+import { AT_THE_DOOR, readRemoteError } from '../../services/kit/grpc/errors.js';
 import { isDependencyUnavailable } from '../../services/kit/dependencies/unavailable.js';
 
 export class ApiError extends Error {
@@ -86,6 +86,9 @@ export function fromRemote(error: unknown): ApiError {
   const remote = readRemoteError(error);
   if (!remote) return isDependencyUnavailable(error) ? dependencyUnavailable() : new ApiError(500, 'internal', 'internal error');
   if (remote.code === 'unavailable') return dependencyUnavailable();
+  // The service refused this edge's own call (its token or its principal), not the user's
+  // credential: the edge's fault (AT_THE_DOOR, services/kit/grpc/errors.ts).
+  if (remote.metadata.refused_at === AT_THE_DOOR.refused_at) return new ApiError(500, 'internal', 'internal error');
   if (remote.code) {
     const status = STATUS_OF_CODE[remote.code] ?? STATUS_OF_GRPC[remote.status] ?? 500;
     const extras: Record<string, unknown> = {};

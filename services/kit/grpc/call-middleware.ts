@@ -20,7 +20,7 @@ import { metrics, splitGrpcPath } from '../metrics.js';
 import { annotateActiveSpan, ATTR } from '../telemetry.js';
 import { claimsEdgeIssuer, type TokenVerifier } from './caller-token.js';
 import type { DirectCallers } from './direct-callers.js';
-import { dependencyUnavailableError, domainError, isUnavailable } from './errors.js';
+import { AT_THE_DOOR, dependencyUnavailableError, domainError, isUnavailable } from './errors.js';
 import { isDependencyUnavailable } from '../dependencies/unavailable.js';
 import { unstorableText } from './unstorable-text.js';
 import type { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
@@ -127,11 +127,11 @@ export function callMiddleware(options: CallMiddlewareOptions) {
    */
   async function principalOf(metadata: Metadata, requestId: string, header: Metadata, path: string): Promise<Principal> {
     const token = bearer(metadata);
-    if (!token) throw domainError('unauthorized', 'missing credentials: send "authorization: Bearer <API key or access token>"');
+    if (!token) throw domainError('unauthorized', 'missing credentials: send "authorization: Bearer <API key or access token>"', AT_THE_DOOR);
     try {
       return await verifier.verify(token);
     } catch {
-      if (!direct || claimsEdgeIssuer(token)) throw domainError('unauthorized', 'invalid caller token');
+      if (!direct || claimsEdgeIssuer(token)) throw domainError('unauthorized', 'invalid caller token', AT_THE_DOOR);
     }
     return { kind: 'direct', caller: await direct.authenticate(token, requestId, header, path) };
   }
@@ -162,7 +162,7 @@ export function callMiddleware(options: CallMiddlewareOptions) {
         principal.kind === 'direct'
           ? `${methodName(path)} is not a public RPC: it serves the system's own roles only`
           : `${principal.kind} may not call ${methodName(path)}`;
-      throw domainError('forbidden', refusal);
+      throw domainError('forbidden', refusal, principal.kind === 'direct' ? {} : AT_THE_DOOR);
     }
   }
 

@@ -28,8 +28,16 @@ export const API_ERROR_STATUS = {
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
 
+/**
+ * Marks a refusal of the call's own token or principal kind — never of an end user's credential,
+ * which identity refuses with no mark — so an edge that relays it knows its own call was refused
+ * (a misconfiguration: 500, not the user's 401 or 403; gateway/core/api-error.ts). Set by the door
+ * (call-middleware.ts).
+ */
+export const AT_THE_DOOR: Readonly<Record<string, string>> = { refused_at: 'door' };
+
 /** Thrown by a service: the call fails with this API code, message and extras. */
-export function domainError(code: ApiErrorCode, message: string, metadata: Record<string, string> = {}): RichServerError {
+export function domainError(code: ApiErrorCode, message: string, metadata: Readonly<Record<string, string>> = {}): RichServerError {
   return new RichServerError(API_ERROR_STATUS[code], message, [
     ErrorInfo.fromPartial({ reason: code, domain: ERROR_DOMAIN, metadata }),
   ]);
