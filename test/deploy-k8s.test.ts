@@ -343,6 +343,8 @@ describe('deploy/k8s: Kubernetes manifests', () => {
     for (const role of ['gateway', 'identity', 'communities', 'search', 'enrichment', 'billing']) {
       expect(loadConfig(effectiveEnv(appContainer(role))).REDIS_URL, role).toBeDefined();
     }
+    // Identity replicas share one OAuth signing key, and refuse to start without it.
+    expect(loadConfig(effectiveEnv(appContainer('identity'))).OAUTH_SIGNING_KEY_REQUIRED).toBe(true);
     const job = find('Job', 'expertnet-migrate');
     expect(loadConfig(effectiveEnv(job.spec.template.spec.containers[0])).DATABASE_URL).toBeDefined();
   });
