@@ -66,10 +66,9 @@ function matchView(m: Match): SearchMatchView {
   };
 }
 
-/** A finished search's view: `no_good_match` when every match is weak, or none was found (docs/SEARCH.md). */
+/** A finished search's view; the service says `no_good_match` (every match weak, or none found: docs/SEARCH.md). */
 function completeView(job: SearchJob): SearchCompleteView {
-  const matches = job.matches.map(matchView);
-  return { search_id: job.searchId, status: 'complete', matches, no_good_match: matches.every((m) => m.weak_match) };
+  return { search_id: job.searchId, status: 'complete', matches: job.matches.map(matchView), no_good_match: job.noGoodMatch };
 }
 
 function jobOf(response: { job?: SearchJob | undefined }): SearchJob {

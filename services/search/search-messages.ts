@@ -35,26 +35,29 @@ const STATUS: Record<JobRow['status'], SearchStatus> = {
 export const isFinished = (row: JobRow) => row.status === 'complete' || row.status === 'failed';
 
 export function toJob(row: JobRow): SearchJob {
+  const matches =
+    row.status === 'complete'
+      ? (row.matches ?? []).map((m) => ({
+          profileId: m.profileId,
+          userId: m.userId ?? '',
+          name: m.name,
+          headline: m.headline ?? '',
+          organization: m.organization ?? '',
+          location: m.location ?? '',
+          avatarUrl: m.avatarUrl ?? '',
+          score: m.score,
+          semanticScore: m.semanticScore,
+          explanation: m.explanation ?? '',
+          sharedCommunities: m.sharedCommunities,
+          weakMatch: m.weakMatch ?? false,
+        }))
+      : [];
   return {
     searchId: row.id,
     status: STATUS[row.status],
-    matches:
-      row.status === 'complete'
-        ? (row.matches ?? []).map((m) => ({
-            profileId: m.profileId,
-            userId: m.userId ?? '',
-            name: m.name,
-            headline: m.headline ?? '',
-            organization: m.organization ?? '',
-            location: m.location ?? '',
-            avatarUrl: m.avatarUrl ?? '',
-            score: m.score,
-            semanticScore: m.semanticScore,
-            explanation: m.explanation ?? '',
-            sharedCommunities: m.sharedCommunities,
-            weakMatch: m.weakMatch ?? false,
-          }))
-        : [],
+    matches,
+    // Said once for the answer (docs/SEARCH.md, "What a match says").
+    noGoodMatch: row.status === 'complete' && matches.every((m) => m.weakMatch),
     pollAfterSeconds: isFinished(row) ? 0 : POLL_AFTER_SECONDS,
     error: row.status === 'failed' ? 'the search failed; start a new one' : '',
     expiresAt: row.expires_at?.toISOString(),

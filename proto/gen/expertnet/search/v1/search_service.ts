@@ -131,7 +131,11 @@ export interface SearchJob {
   matches: Match[];
   pollAfterSeconds: number;
   error: string;
-  expiresAt: string | undefined;
+  expiresAt:
+    | string
+    | undefined;
+  /** Complete only: every match is weak (weak_match), or there is none — nothing fits the request well. */
+  noGoodMatch: boolean;
 }
 
 export interface StartSearchRequest {
@@ -533,7 +537,15 @@ export const Match: MessageFns<Match> = {
 };
 
 function createBaseSearchJob(): SearchJob {
-  return { searchId: "", status: 0, matches: [], pollAfterSeconds: 0, error: "", expiresAt: undefined };
+  return {
+    searchId: "",
+    status: 0,
+    matches: [],
+    pollAfterSeconds: 0,
+    error: "",
+    expiresAt: undefined,
+    noGoodMatch: false,
+  };
 }
 
 export const SearchJob: MessageFns<SearchJob> = {
@@ -555,6 +567,9 @@ export const SearchJob: MessageFns<SearchJob> = {
     }
     if (message.expiresAt !== undefined) {
       Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(50).fork()).join();
+    }
+    if (message.noGoodMatch !== false) {
+      writer.uint32(56).bool(message.noGoodMatch);
     }
     return writer;
   },
@@ -620,6 +635,14 @@ export const SearchJob: MessageFns<SearchJob> = {
             message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.noGoodMatch = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -652,6 +675,11 @@ export const SearchJob: MessageFns<SearchJob> = {
         : isSet(object.expires_at)
         ? globalThis.String(object.expires_at)
         : undefined,
+      noGoodMatch: isSet(object.noGoodMatch)
+        ? globalThis.Boolean(object.noGoodMatch)
+        : isSet(object.no_good_match)
+        ? globalThis.Boolean(object.no_good_match)
+        : false,
     };
   },
 
@@ -675,6 +703,9 @@ export const SearchJob: MessageFns<SearchJob> = {
     if (message.expiresAt !== undefined) {
       obj.expiresAt = message.expiresAt;
     }
+    if (message.noGoodMatch !== false) {
+      obj.noGoodMatch = message.noGoodMatch;
+    }
     return obj;
   },
 
@@ -689,6 +720,7 @@ export const SearchJob: MessageFns<SearchJob> = {
     message.pollAfterSeconds = object.pollAfterSeconds ?? 0;
     message.error = object.error ?? "";
     message.expiresAt = object.expiresAt ?? undefined;
+    message.noGoodMatch = object.noGoodMatch ?? false;
     return message;
   },
 };
