@@ -46,7 +46,7 @@ describe('deploy/compose.yaml', () => {
     expect(services.postgres?.image).toMatch(/^postgres:15\./);
     expect(services.redis?.image).toMatch(/^redis:7\./);
     expect(services.envoy?.image).toMatch(/^envoyproxy\/envoy:/);
-    expect(services['otel-collector']?.image).toMatch(/^otel\/opentelemetry-collector:/);
+    expect(services['otel-collector']?.image).toMatch(/^otel\/opentelemetry-collector-contrib:/);
   });
 
   it('depends_on: known services; service_healthy only on services with a healthcheck; service_completed_successfully only on one-shots', () => {
