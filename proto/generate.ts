@@ -1,6 +1,7 @@
 // `npm run gen`: regenerates proto/gen from the .proto files — the TypeScript clients and
 // service definitions (ts-proto, for nice-grpc) and the descriptor set that gRPC server
-// reflection serves. The drift test calls generateInto() on a temporary folder and compares.
+// reflection serves — then docs/GRPC.md's reference, which is read from that descriptor set
+// (grpc-reference.ts). The drift test calls generateInto() on a temporary folder and compares.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -22,4 +23,6 @@ export function generateInto(root: string): string {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   console.log(`generated ${generateInto(repoRoot)}`);
+  const { writeGrpcReference } = await import('./grpc-reference.js');
+  console.log(`wrote the reference of ${writeGrpcReference(repoRoot)}`);
 }

@@ -4,7 +4,7 @@
 // `npm run gen` writes (proto/gen/descriptors.binpb, built with the protos' comments), so the page
 // follows the protos; `npm run grpc-reference` rewrites it, and proto/grpc-reference.test.ts fails
 // when the page drifted.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   FieldDescriptorProto_Label as Label, FieldDescriptorProto_Type as FieldType, FileDescriptorSet,
@@ -138,6 +138,13 @@ export function grpcReference(descriptorSet: Buffer): string {
 
 export function referenceFromRepo(repoRoot: string): string {
   return grpcReference(readFileSync(join(repoRoot, 'proto', 'gen', 'descriptors.binpb')));
+}
+
+/** Rewrites docs/GRPC.md's reference part from the descriptor set; returns the page's path. */
+export function writeGrpcReference(repoRoot: string): string {
+  const page = join(repoRoot, 'docs', 'GRPC.md');
+  writeFileSync(page, withReference(readFileSync(page, 'utf8'), referenceFromRepo(repoRoot)));
+  return page;
 }
 
 /** `page` with its reference part replaced by `reference`; the page must hold both markers. */
