@@ -28,7 +28,9 @@ describe('deploy/Dockerfile', () => {
   it('is multi-stage: dependencies installed by `npm ci` (the lockfile as it is), production packages only in the runtime stage, a node:20 runtime stage', () => {
     expect(froms.length).toBeGreaterThanOrEqual(2);
     for (const from of froms) expect(from.getBuildStage(), from.getImage() ?? '').toBeTruthy();
-    expect(finalFrom.getImage()).toMatch(/^(node:20(\.\d+)*-slim|gcr\.io\/distroless\/nodejs20-debian\d+(:nonroot)?)$/);
+    expect(finalFrom.getImage()).toMatch(/^(node:20(\.\d+)*-slim|gcr\.io\/distroless\/nodejs20-debian\d+(:nonroot)?)@sha256:[0-9a-f]{64}$/);
+    // Every base image is a release pinned by its digest: a re-pushed tag cannot change the build.
+    for (const from of froms) expect(from.getImage(), from.getBuildStage() ?? '').toMatch(/^[a-z0-9./-]+:[\w.-]*\d+\.\d+[\w.-]*@sha256:[0-9a-f]{64}$/);
     const installs = instructions.filter((i) => keyword(i) === 'RUN' && /\bnpm (ci|install|i)\b/.test(i.getArgumentsContent() ?? ''));
     expect(installs.length).toBeGreaterThan(0);
     for (const install of installs) expect(install.getArgumentsContent()).toMatch(/\bnpm ci\b/);
