@@ -339,11 +339,9 @@ describe('deploy/k8s: Kubernetes manifests', () => {
       expect(config.DATABASE_URL ?? (role === 'mcp' ? 'not needed' : undefined), role).toBeDefined();
       expect(config.API_KEY_PEPPER && config.CALLER_TOKEN_PRIVATE_KEY && config.CALLER_TOKEN_PUBLIC_KEY, role).toBeTruthy();
     }
-    // Shared rate limits: the edge's, and each service's for the internal teams that call it directly.
-    for (const role of ['gateway', 'identity', 'communities', 'search', 'enrichment', 'billing']) {
-      expect(loadConfig(effectiveEnv(appContainer(role))).REDIS_URL, role).toBeDefined();
-    }
-    // Identity replicas share one OAuth signing key, and refuse to start without it.
+    // Shared rate limits (the edge's, and each service's for internal teams calling it directly);
+    // identity replicas share one OAuth signing key, and refuse to start without it.
+    for (const role of ALL_ROLES.filter((r) => r !== 'mcp')) expect(loadConfig(effectiveEnv(appContainer(role))).REDIS_URL, role).toBeDefined();
     expect(loadConfig(effectiveEnv(appContainer('identity'))).OAUTH_SIGNING_KEY_REQUIRED).toBe(true);
     const job = find('Job', 'expertnet-migrate');
     expect(loadConfig(effectiveEnv(job.spec.template.spec.containers[0])).DATABASE_URL).toBeDefined();
