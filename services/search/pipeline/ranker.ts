@@ -133,10 +133,13 @@ export class Ranker implements SearchPipeline {
     const queryParts: WeightedText[] = [{ text: query, weight: 1 }, ...expansions.map((e) => ({ text: e.term, weight: e.weight * 0.6 }))];
 
     const scope = { communityIds, includePublic: request.includePublic };
-    // Misspelled words are looked up in the searched corpora's own vocabulary (spelling.ts).
+    // Misspelled words are looked up in the searched corpora's own vocabulary (spelling.ts); a word
+    // WordNet knows is no misspelling, only absent from the corpora (correcting such words cost
+    // 0.035 nDCG@10 on the generated suite's topical queries).
+    const unknown = words.filter((w) => !this.wordnet?.isWord(w));
     const [first, corrections] = await Promise.all([
       embedQuery(this.embedder, this.fallback, queryParts),
-      correctSpellings(db, words, corporaOf(scope)),
+      correctSpellings(db, unknown, corporaOf(scope)),
     ]);
     let embedding = first;
     const corrected = corrections.map((c) => c.lexeme);

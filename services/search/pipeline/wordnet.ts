@@ -108,6 +108,11 @@ export class WordNet {
     return [];
   }
 
+  /** Whether WordNet knows the word (in any part of speech, by its base forms). */
+  isWord(word: string): boolean {
+    return POSES.some((pos) => this.lookup(word, pos).length > 0);
+  }
+
   /** Expansions of a query; empty when nothing in WordNet fits. */
   expand(query: string, maxTerms = 24): Expansion[] {
     const tokens = tokenize(query);
