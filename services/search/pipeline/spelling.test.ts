@@ -2,6 +2,7 @@
 // documents as they are indexed, updated and erased, and never reaches into another corpus.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, storeNames } from '../../../test/helpers/stores.js';
+import { createSearchPipeline } from './index.js';
 import { after, closest, correctSpellings } from './spelling.js';
 
 describe('the closest word of the vocabulary', () => {
@@ -49,5 +50,14 @@ describe.each(storeNames())('misspellings on %s', (store) => {
     expect(await lexemes(['epidemology'], ['c1'])).toEqual(['epidemology→epidemiolog']);
     await handle.db.query(`DELETE FROM search.documents WHERE community_id = 'c1'`);
     expect(await lexemes(['epidemology'], ['c1'])).toEqual([]);
+  });
+
+  it('reads a misspelled word as the corpus’s word, but never a real word that is only absent ("model" is not "modal")', async () => {
+    await put('c3', 'p3', 'Random modal formulae for testing decision procedures.');
+    const pipeline = createSearchPipeline({ env: {} });
+    const rank = (query: string) => pipeline.rank(handle.db, { query, communityIds: ['c3'], includePublic: false, limit: 5 });
+    const [spelled] = await rank('formulla');
+    expect(spelled!.explanation).toContain('Read as a misspelling: formulla → formulae, in the bio');
+    for (const m of await rank('model')) expect(m.explanation).not.toContain('→');
   });
 });
