@@ -42,6 +42,8 @@ describe('access log (one process, embedded store)', () => {
       API_KEY_PEPPER: secrets.apiKeyPepper,
       CALLER_TOKEN_PRIVATE_KEY: secrets.callerTokenPrivateKey,
       CALLER_TOKEN_PUBLIC_KEY: secrets.callerTokenPublicKey,
+      OPERATOR_TOKEN_PRIVATE_KEY: secrets.operatorTokenPrivateKey,
+      OPERATOR_TOKEN_PUBLIC_KEY: secrets.operatorTokenPublicKey,
     });
   }, 180_000);
   afterAll(async () => proc?.kill('SIGTERM'));

@@ -113,11 +113,11 @@ async function startSystemWithBilling(store: StoreName): Promise<{ sys: TestSyst
   let server: RunningGrpcServer | undefined;
   try {
     const billing = createBillingService({
-      db: billingStore.db, clients: lazyClients, signer: new TokenSigner(secrets.callerTokenPrivateKey),
+      db: billingStore.db, clients: lazyClients, signer: new TokenSigner(secrets),
       deadlineMs: 10_000, logger, enforcement: false,
     });
     server = await startGrpcServer({
-      address: '127.0.0.1:0', services: [billing.registration], verifier: new TokenVerifier(secrets.callerTokenPublicKey), logger,
+      address: '127.0.0.1:0', services: [billing.registration], verifier: new TokenVerifier(secrets), logger,
     });
     const sys = await startTestSystem({
       store,
@@ -126,6 +126,8 @@ async function startSystemWithBilling(store: StoreName): Promise<{ sys: TestSyst
         API_KEY_PEPPER: secrets.apiKeyPepper,
         CALLER_TOKEN_PRIVATE_KEY: secrets.callerTokenPrivateKey,
         CALLER_TOKEN_PUBLIC_KEY: secrets.callerTokenPublicKey,
+        OPERATOR_TOKEN_PRIVATE_KEY: secrets.operatorTokenPrivateKey,
+        OPERATOR_TOKEN_PUBLIC_KEY: secrets.operatorTokenPublicKey,
         ROLES: 'gateway,identity,communities,search,enrichment',
         BILLING_GRPC_ADDR: server.address,
       },

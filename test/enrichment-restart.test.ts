@@ -98,6 +98,8 @@ describe('an enrichment run across a restart (embedded store)', () => {
         API_KEY_PEPPER: secrets.apiKeyPepper,
         CALLER_TOKEN_PRIVATE_KEY: secrets.callerTokenPrivateKey,
         CALLER_TOKEN_PUBLIC_KEY: secrets.callerTokenPublicKey,
+        OPERATOR_TOKEN_PRIVATE_KEY: secrets.operatorTokenPrivateKey,
+        OPERATOR_TOKEN_PUBLIC_KEY: secrets.operatorTokenPublicKey,
       },
     });
     let done = await poll(second, runId);

@@ -91,7 +91,7 @@ describe('internal teams calling the services directly over gRPC', () => {
   }, 90_000);
 
   it('refuses a caller token signed by another Ed25519 key: UNAUTHENTICATED, for a caller and for an operator', async () => {
-    const forger = new TokenSigner(generateSecrets().callerTokenPrivateKey);
+    const forger = new TokenSigner(generateSecrets());
     const asCaller = await forger.sign({ kind: 'caller', caller: adaCaller });
     const asOperator = await forger.sign({ kind: 'operator', actor: 'forger' });
     expect(await outcomeOf(team.communities.listMembers({ communityId: 'c_bio' }, asBearer(asCaller)))).toMatchObject({

@@ -138,6 +138,8 @@ describe.each(storeNames())('an idempotency claim held by a gateway killed mid-r
       API_KEY_PEPPER: backend.secrets.apiKeyPepper,
       CALLER_TOKEN_PRIVATE_KEY: backend.secrets.callerTokenPrivateKey,
       CALLER_TOKEN_PUBLIC_KEY: backend.secrets.callerTokenPublicKey,
+      OPERATOR_TOKEN_PRIVATE_KEY: backend.secrets.operatorTokenPrivateKey,
+      OPERATOR_TOKEN_PUBLIC_KEY: backend.secrets.operatorTokenPublicKey,
       ...Object.fromEntries(SERVICE_ROLES.map((s) => [GRPC_ADDRESS_VARIABLES[s], backend!.grpcAddresses[s]])),
       COMMUNITIES_GRPC_ADDR: relay.address,
     };

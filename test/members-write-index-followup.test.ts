@@ -36,9 +36,9 @@ describe.each(storeNames())('bulk add indexing after a fault, search in its own 
   async function startSearch(address: string) {
     const lazyClients = new Proxy({} as ServiceClients, { get: (_t, name) => (clients as unknown as Record<string | symbol, unknown>)[name] });
     const service = createSearchService({
-      db: searchStore.db, clients: lazyClients, signer: new TokenSigner(secrets.callerTokenPrivateKey), deadlineMs: 10_000, logger: silent,
+      db: searchStore.db, clients: lazyClients, signer: new TokenSigner(secrets), deadlineMs: 10_000, logger: silent,
     });
-    const server = await startGrpcServer({ address, services: [service.registration], verifier: new TokenVerifier(secrets.callerTokenPublicKey), logger: silent });
+    const server = await startGrpcServer({ address, services: [service.registration], verifier: new TokenVerifier(secrets), logger: silent });
     return {
       server,
       async stop() {
@@ -58,6 +58,8 @@ describe.each(storeNames())('bulk add indexing after a fault, search in its own 
         API_KEY_PEPPER: secrets.apiKeyPepper,
         CALLER_TOKEN_PRIVATE_KEY: secrets.callerTokenPrivateKey,
         CALLER_TOKEN_PUBLIC_KEY: secrets.callerTokenPublicKey,
+        OPERATOR_TOKEN_PRIVATE_KEY: secrets.operatorTokenPrivateKey,
+        OPERATOR_TOKEN_PUBLIC_KEY: secrets.operatorTokenPublicKey,
         ROLES: 'gateway,mcp,identity,communities,enrichment,billing',
         SEARCH_GRPC_ADDR: search.server.address,
       },

@@ -97,7 +97,7 @@ function stop(running: Running): Promise<number | null> {
 describe.each(storeNames())('restarting a seeded store on %s', (store) => {
   it('keeps an erasure, the charges and a revocation across restarts with SEED_FILE (same or changed) and without it', async () => {
     const secrets = generateSecrets();
-    const signer = new TokenSigner(secrets.callerTokenPrivateKey);
+    const signer = new TokenSigner(secrets);
     const database = store === 'postgres' ? await freshPostgresDatabase() : undefined;
     const folder = mkdtempSync(join(tmpdir(), 'en-seed-restart-'));
     const seedFile = join(folder, 'seed.json');
@@ -106,6 +106,8 @@ describe.each(storeNames())('restarting a seeded store on %s', (store) => {
       API_KEY_PEPPER: secrets.apiKeyPepper,
       CALLER_TOKEN_PRIVATE_KEY: secrets.callerTokenPrivateKey,
       CALLER_TOKEN_PUBLIC_KEY: secrets.callerTokenPublicKey,
+      OPERATOR_TOKEN_PRIVATE_KEY: secrets.operatorTokenPrivateKey,
+      OPERATOR_TOKEN_PUBLIC_KEY: secrets.operatorTokenPublicKey,
       DATABASE_URL: database?.url ?? '',
       DATA_DIR: join(folder, 'data'),
     };

@@ -80,6 +80,8 @@ export async function applySeed(
     seed.memberships.length + seed.wallets.length + seed.keys.length;
   let progressed = 0;
   options.onProgress?.(0, total);
+  // Nothing to apply, nothing to ask: a serving process given an empty seed (deploy/k8s) makes no operator call.
+  if (total === 0) return result;
 
   try {
     const state = await clients.identity.getSeedState({}, await call());

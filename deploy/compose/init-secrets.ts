@@ -1,6 +1,7 @@
 // The local stack's one-shot `migrate` service runs this after `deploy/launcher/migrate.ts`: it creates the
 // server secrets once in the shared DATA_DIR volume (secrets.json: pepper and caller-token pair;
-// oauth-signing-key.json: the local OAuth issuer's pair), so every role container, all started
+// oauth-signing-key.json: the local OAuth issuer's pair; operator-token-key.json: the operator's pair,
+// which the admin CLI signs with), so every role container, all started
 // after it, reads the same set instead of racing to create it. Nothing secret is printed.
 // In Kubernetes the secrets come from a Secret instead (deploy/k8s/secret.yaml).
 import { loadConfig } from '../../services/kit/config.js';

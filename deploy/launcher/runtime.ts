@@ -134,11 +134,13 @@ async function seedAtStart(config: Config, clients: ServiceClients, signer: Toke
     await everyServiceReady();
     return (await applySeed(clients, signer, doc, { actor: 'seed-file', deadlineMs: config.GRPC_DEADLINE_MS })).keys;
   }
-  const options = await callAs(signer, { kind: 'operator', actor: 'demo-seed' }, undefined, config.GRPC_DEADLINE_MS);
-  const state = await clients.identity.getSeedState({}, options);
+  // Asked as the edge: a serving process holds no operator key (the seeding below, of an empty
+  // store only, acts as the operator: in process, or with a local data folder's operator key).
+  const state = await clients.identity.getSeedState({}, await callAs(signer, { kind: 'edge' }, undefined, config.GRPC_DEADLINE_MS));
   if (state.seededBy) return {};
   if (!state.storeEmpty) {
-    await clients.identity.recordSeedRecords({ records: [], seededBy: 'before-seed-ledger' }, options);
+    const operator = await callAs(signer, { kind: 'operator', actor: 'demo-seed' }, undefined, config.GRPC_DEADLINE_MS);
+    await clients.identity.recordSeedRecords({ records: [], seededBy: 'before-seed-ledger' }, operator);
     return {};
   }
   await everyServiceReady();
@@ -169,8 +171,8 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
   const deprecations = parseDeprecations(config.API_DEPRECATIONS);
   const localServices = SERVICE_ROLES.filter((s) => roles.has(s));
   const secrets = loadSecrets(config);
-  const signer = new TokenSigner(secrets.callerTokenPrivateKey);
-  const verifier = new TokenVerifier(secrets.callerTokenPublicKey);
+  const signer = new TokenSigner(secrets);
+  const verifier = new TokenVerifier(secrets);
   const transport = grpcTransportOf(config);
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {

@@ -30,13 +30,17 @@ function shellWord(text: string): string {
   return /^[\w./:@%+-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
+/**
+ * Whether a seed put the user there, asked of identity's seed ledger as the edge: a serving process
+ * holds no operator key (caller-token.ts), and the ledger's record ids are all it needs.
+ */
 async function userExists(config: Config, deps: { clients: ServiceClients; signer: TokenSigner }, userId: string): Promise<boolean> {
   try {
-    const options = await callAs(deps.signer, { kind: 'operator', actor: 'start' }, undefined, config.GRPC_DEADLINE_MS);
-    await deps.clients.identity.getUser({ userId }, options);
-    return true;
+    const options = await callAs(deps.signer, { kind: 'edge' }, undefined, config.GRPC_DEADLINE_MS);
+    const state = await deps.clients.identity.getSeedState({}, options);
+    return state.records.some((r) => r.kind === 'user' && r.recordId === userId);
   } catch {
-    // not_found, or no answer: the start-up still succeeds and names no user.
+    // No answer: the start-up still succeeds and names no user.
     return false;
   }
 }

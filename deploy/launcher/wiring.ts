@@ -37,7 +37,7 @@ export interface ServiceConnection {
 export function connectToServices(config: Config, addresses: Record<ServiceRole, string> = grpcAddressesOf(config), name = 'operator', tlsRequired = false): ServiceConnection {
   const { tls } = grpcTransportOf(config, name, tlsRequired);
   const clients = createServiceClients(addresses, {}, { tls });
-  const signer = new TokenSigner(loadSecrets(config).callerTokenPrivateKey);
+  const signer = new TokenSigner(loadSecrets(config));
   return { addresses, clients, signer, ...(tls && { tls }) };
 }
 

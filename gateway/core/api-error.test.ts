@@ -42,7 +42,7 @@ async function failure(call: Promise<unknown>): Promise<unknown> {
 
 describe('fromRemote over a real gRPC call', () => {
   const secrets = generateSecrets();
-  const signer = new TokenSigner(secrets.callerTokenPrivateKey);
+  const signer = new TokenSigner(secrets);
   let server: RunningGrpcServer;
   let clients: ServiceClients;
   let unreachable: ServiceClients;
@@ -100,7 +100,7 @@ describe('fromRemote over a real gRPC call', () => {
     server = await startGrpcServer({
       address: '127.0.0.1:0',
       services: [failing],
-      verifier: new TokenVerifier(secrets.callerTokenPublicKey),
+      verifier: new TokenVerifier(secrets),
       logger: createLogger('silent'),
     });
     const at = (address: string) => Object.fromEntries(SERVICE_ROLES.map((r) => [r, address])) as Record<ServiceRole, string>;

@@ -31,7 +31,7 @@ async function failure(call: Promise<unknown>): Promise<unknown> {
 
 describe('a dependency outage across a service boundary', () => {
   const secrets = generateSecrets();
-  const signer = new TokenSigner(secrets.callerTokenPrivateKey);
+  const signer = new TokenSigner(secrets);
   const logged: string[] = [];
   /** What the caller logs (client-calls.ts). */
   const callerLogged: string[] = [];
@@ -60,7 +60,7 @@ describe('a dependency outage across a service boundary', () => {
     server = await startGrpcServer({
       address: '127.0.0.1:0',
       services: [outage],
-      verifier: new TokenVerifier(secrets.callerTokenPublicKey),
+      verifier: new TokenVerifier(secrets),
       logger: createLogger('info', { write: (line: string) => void logged.push(line) }),
     });
     clients = createServiceClients(Object.fromEntries(SERVICE_ROLES.map((r) => [r, server.address])) as Record<ServiceRole, string>, {}, { logger: callerLogger });

@@ -27,7 +27,8 @@ export const IDENTITY_ACCESS: ServiceRegistration<typeof IdentityServiceDefiniti
   issueAccessToken: ['operator'],
   revokeGrant: ['operator', 'user'],
   listGrants: ['operator', 'user'],
-  getSeedState: ['operator'],
+  // The edge reads it at start (deploy/launcher/runtime.ts): fingerprints and record ids only.
+  getSeedState: ['operator', 'edge'],
   recordSeedRecords: ['operator'],
   createSignInLink: ['operator'],
   redeemSignInLink: ['edge'],

@@ -41,6 +41,14 @@ describe('configuration', () => {
     expect(() => loadConfig({ CALLER_TOKEN_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----' })).toThrow(/together/);
   });
 
+  it('refuses a signing key or pepper set but empty (an empty secret), naming each variable', () => {
+    for (const name of ['API_KEY_PEPPER', 'CALLER_TOKEN_PRIVATE_KEY', 'CALLER_TOKEN_PUBLIC_KEY', 'OPERATOR_TOKEN_PRIVATE_KEY', 'OPERATOR_TOKEN_PUBLIC_KEY']) {
+      expect(() => loadConfig({ [name]: '' }), name).toThrow(ConfigError);
+      expect(() => loadConfig({ [name]: ' \n' }), name).toThrow(new RegExp(`${name} is set but empty`));
+    }
+    expect(() => loadConfig({ OPERATOR_TOKEN_PUBLIC_KEY: 'not a key' })).toThrow(/OPERATOR_TOKEN_PUBLIC_KEY: expected an SPKI PEM/);
+  });
+
   it('takes the settings OpenID Connect provider as issuer and client id together, over https unless on loopback', () => {
     expect(loadConfig({})).toMatchObject({ SETTINGS_OIDC_NAME: 'your identity provider' });
     expect(loadConfig({ SETTINGS_OIDC_ISSUER: 'https://sso.example.org', SETTINGS_OIDC_CLIENT_ID: 'settings' })).toMatchObject({

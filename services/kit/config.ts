@@ -129,6 +129,10 @@ const schema = z.object({
   API_KEY_PEPPER: z.string().min(32, 'use at least 32 characters').optional(),
   CALLER_TOKEN_PRIVATE_KEY: z.string().includes('PRIVATE KEY', { message: 'expected a PKCS#8 PEM' }).optional(),
   CALLER_TOKEN_PUBLIC_KEY: z.string().includes('PUBLIC KEY', { message: 'expected an SPKI PEM' }).optional(),
+  // The operator's pair (services/kit/grpc/caller-token.ts): every service verifies operator tokens
+  // with the public key; only the admin tooling holds the private key. Unset: DATA_DIR/operator-token-key.json.
+  OPERATOR_TOKEN_PRIVATE_KEY: z.string().includes('PRIVATE KEY', { message: 'expected a PKCS#8 PEM' }).optional(),
+  OPERATOR_TOKEN_PUBLIC_KEY: z.string().includes('PUBLIC KEY', { message: 'expected an SPKI PEM' }).optional(),
 });
 
 export type Config = z.infer<typeof schema>;
@@ -140,8 +144,19 @@ export class ConfigError extends Error {
   }
 }
 
-/** Reads the configuration from an environment; empty strings count as unset. */
+/**
+ * Server secrets that are never taken empty: an empty value is most often a secret store's empty
+ * entry, and counting it as unset would have the process make keys of its own that no other
+ * process shares (every call between processes refused).
+ */
+const SECRET_VARIABLES = ['API_KEY_PEPPER', 'CALLER_TOKEN_PRIVATE_KEY', 'CALLER_TOKEN_PUBLIC_KEY', 'OPERATOR_TOKEN_PRIVATE_KEY', 'OPERATOR_TOKEN_PUBLIC_KEY'] as const;
+
+/** Reads the configuration from an environment; empty strings count as unset (server secrets excepted). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const emptySecrets = SECRET_VARIABLES.filter((name) => env[name] !== undefined && env[name]!.trim() === '');
+  if (emptySecrets.length > 0) {
+    throw new ConfigError(emptySecrets.map((name) => `${name} is set but empty: give it its value, or leave it unset to use the one kept in DATA_DIR`));
+  }
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = schema.safeParse(present);
   if (!parsed.success) {

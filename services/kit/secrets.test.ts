@@ -1,11 +1,12 @@
-// Server secrets on disk: the OAuth signing pair lives in its own file, so a secrets.json written
-// by an earlier release (without it) is never rewritten and the pepper never changes.
+// Server secrets on disk: the OAuth signing pair and the operator's pair live in files of their
+// own, so a secrets.json written by an earlier release (without them) is never rewritten and the
+// pepper never changes.
 import { mkdtempSync, readFileSync, statSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
-import { loadSecrets } from './secrets.js';
+import { generateSecrets, loadSecrets } from './secrets.js';
 
 const dataDir = () => mkdtempSync(join(tmpdir(), 'en-secrets-'));
 
@@ -29,7 +30,7 @@ describe('loadSecrets', () => {
     // Every later start (and every process sharing the folder) reads the same pair.
     const again = loadSecrets(loadConfig({ DATA_DIR: dir }));
     expect(again.oauthSigningPrivateKey).toBe(now.oauthSigningPrivateKey);
-    expect(readdirSync(dir).sort()).toEqual(['oauth-signing-key.json', 'secrets.json']);
+    expect(readdirSync(dir).sort()).toEqual(['oauth-signing-key.json', 'operator-token-key.json', 'secrets.json']);
   });
 
   it('loads the pair next to environment secrets too, and not at all with an external issuer', () => {
@@ -37,6 +38,7 @@ describe('loadSecrets', () => {
       API_KEY_PEPPER: 'p'.repeat(40),
       CALLER_TOKEN_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----x',
       CALLER_TOKEN_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----x',
+      OPERATOR_TOKEN_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----y',
     };
     const dir = dataDir();
     const local = loadSecrets(loadConfig({ ...env, DATA_DIR: dir, ROLES: 'identity' }));
@@ -48,6 +50,36 @@ describe('loadSecrets', () => {
     const external = loadSecrets(loadConfig({ ...env, DATA_DIR: other, OAUTH_JWKS_URL: 'https://idp.test/jwks' }));
     expect(external.oauthSigningPrivateKey).toBeUndefined();
     expect(readdirSync(other)).toEqual([]);
+  });
+
+  it("adds the operator's pair to a data folder made without it, keeping secrets.json byte for byte", () => {
+    const dir = dataDir();
+    const earlier = generateSecrets();
+    const { apiKeyPepper, callerTokenPrivateKey, callerTokenPublicKey } = earlier;
+    writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ apiKeyPepper, callerTokenPrivateKey, callerTokenPublicKey }), { mode: 0o600 });
+    const before = readFileSync(join(dir, 'secrets.json'));
+    const now = loadSecrets(loadConfig({ DATA_DIR: dir, ROLES: 'gateway' }));
+    expect(now.callerTokenPrivateKey).toBe(callerTokenPrivateKey);
+    expect(now.operatorTokenPrivateKey).toContain('PRIVATE KEY');
+    expect(now.operatorTokenPrivateKey).not.toBe(callerTokenPrivateKey);
+    expect(readFileSync(join(dir, 'secrets.json')).equals(before)).toBe(true);
+    expect(statSync(join(dir, 'operator-token-key.json')).mode & 0o777).toBe(0o600);
+    // The admin CLI, reading the same folder, signs with the pair the services verify with.
+    const admin = loadSecrets(loadConfig({ DATA_DIR: dir, ROLES: 'gateway' }));
+    expect(admin.operatorTokenPrivateKey).toBe(now.operatorTokenPrivateKey);
+    expect(admin.operatorTokenPublicKey).toBe(now.operatorTokenPublicKey);
+  });
+
+  it("takes the operator's public key alone from the environment (a serving process), and derives it from a private key alone", () => {
+    const pair = generateSecrets();
+    const serving = dataDir();
+    const service = loadSecrets(loadConfig({ DATA_DIR: serving, ROLES: 'billing', OPERATOR_TOKEN_PUBLIC_KEY: pair.operatorTokenPublicKey }));
+    expect(service.operatorTokenPublicKey).toBe(pair.operatorTokenPublicKey);
+    expect(service.operatorTokenPrivateKey).toBeUndefined();
+    expect(existsSync(join(serving, 'operator-token-key.json'))).toBe(false);
+    const admin = loadSecrets(loadConfig({ DATA_DIR: dataDir(), ROLES: 'gateway', OPERATOR_TOKEN_PRIVATE_KEY: pair.operatorTokenPrivateKey }));
+    expect(admin.operatorTokenPrivateKey).toBe(pair.operatorTokenPrivateKey);
+    expect(admin.operatorTokenPublicKey).toBe(pair.operatorTokenPublicKey);
   });
 
   it('with OAUTH_SIGNING_KEY_REQUIRED, refuses to start on a missing or empty key file, naming the variable, and makes none', () => {

@@ -9,7 +9,13 @@
 // put the pepper at risk (a crash mid-write, two processes racing). A separate file is created once,
 // complete or not at all, and never touches the pepper; it can also be rotated on its own (delete
 // it and restart: outstanding access tokens, which live an hour at most, stop verifying).
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+//
+// The operator's Ed25519 pair (caller-token.ts: it alone signs operator principals) comes from
+// OPERATOR_TOKEN_PUBLIC_KEY / OPERATOR_TOKEN_PRIVATE_KEY; a deployment gives the services only the
+// public key and the admin tooling the private one. With neither set it lives in a file of its own,
+// DATA_DIR/operator-token-key.json (mode 0600), made once like the OAuth pair: a data folder made
+// before the pair existed gets it on its next start, and the admin CLI finds it through DATA_DIR.
+import { createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, type Config } from './config.js';
@@ -24,10 +30,14 @@ export interface ServerSecrets {
    */
   oauthSigningPrivateKey?: string;
   oauthSigningPublicKey?: string;
+  /** The operator's pair: the public key everywhere, the private key only where the operator acts. */
+  operatorTokenPrivateKey?: string;
+  operatorTokenPublicKey: string;
 }
 
 type BaseSecrets = Pick<ServerSecrets, 'apiKeyPepper' | 'callerTokenPrivateKey' | 'callerTokenPublicKey'>;
 type OAuthSigningKey = Required<Pick<ServerSecrets, 'oauthSigningPrivateKey' | 'oauthSigningPublicKey'>>;
+type OperatorKey = Pick<ServerSecrets, 'operatorTokenPrivateKey' | 'operatorTokenPublicKey'>;
 
 function ed25519Pair(): { privateKey: string; publicKey: string } {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
@@ -51,9 +61,14 @@ export function generateOAuthSigningKey(): OAuthSigningKey {
   return { oauthSigningPrivateKey: pair.privateKey, oauthSigningPublicKey: pair.publicKey };
 }
 
+function generateOperatorKey(): Required<OperatorKey> {
+  const pair = ed25519Pair();
+  return { operatorTokenPrivateKey: pair.privateKey, operatorTokenPublicKey: pair.publicKey };
+}
+
 /** A complete set, every field present (tests and the local topology launcher). */
-export function generateSecrets(): ServerSecrets & OAuthSigningKey {
-  return { ...generateBaseSecrets(), ...generateOAuthSigningKey() };
+export function generateSecrets(): Required<ServerSecrets> {
+  return { ...generateBaseSecrets(), ...generateOAuthSigningKey(), ...generateOperatorKey() };
 }
 
 function fromEnvironment(config: Config): Partial<BaseSecrets> {
@@ -118,6 +133,26 @@ export function loadOAuthSigningKey(dataDir: string, required = false): OAuthSig
   return { oauthSigningPrivateKey: stored.oauthSigningPrivateKey, oauthSigningPublicKey: stored.oauthSigningPublicKey };
 }
 
+/**
+ * The operator's pair: from the environment (the public key alone on a serving process; the public
+ * key is derived when only the private one is given), else DATA_DIR/operator-token-key.json.
+ */
+function loadOperatorKey(config: Config): OperatorKey {
+  const privateKey = config.OPERATOR_TOKEN_PRIVATE_KEY;
+  if (config.OPERATOR_TOKEN_PUBLIC_KEY || privateKey) {
+    const publicKey = config.OPERATOR_TOKEN_PUBLIC_KEY ?? createPublicKey(privateKey!).export({ type: 'spki', format: 'pem' }).toString();
+    return { operatorTokenPublicKey: publicKey, ...(privateKey && { operatorTokenPrivateKey: privateKey }) };
+  }
+  if (config.DATA_DIR.startsWith('memory://')) return generateOperatorKey();
+  mkdirSync(config.DATA_DIR, { recursive: true });
+  const file = join(config.DATA_DIR, 'operator-token-key.json');
+  const stored = JSON.parse(createOnceAndRead(file, JSON.stringify(generateOperatorKey(), null, 2))) as Partial<OperatorKey>;
+  if (!stored.operatorTokenPrivateKey?.includes('PRIVATE KEY') || !stored.operatorTokenPublicKey?.includes('PUBLIC KEY')) {
+    throw new Error(`${file} does not hold the operator's key pair; delete it to generate a new one`);
+  }
+  return { operatorTokenPrivateKey: stored.operatorTokenPrivateKey, operatorTokenPublicKey: stored.operatorTokenPublicKey };
+}
+
 /** Whether this process needs the local OAuth issuer's pair: it runs identity with no external issuer. */
 function needsLocalOAuthKey(config: Config): boolean {
   return config.ROLES.includes('identity') && !config.OAUTH_JWKS_URL;
@@ -126,12 +161,14 @@ function needsLocalOAuthKey(config: Config): boolean {
 export function loadSecrets(config: Config): ServerSecrets {
   const env = fromEnvironment(config);
   const oauth = needsLocalOAuthKey(config) ? loadOAuthSigningKey(config.DATA_DIR, config.OAUTH_SIGNING_KEY_REQUIRED) : {};
-  if (env.apiKeyPepper && env.callerTokenPrivateKey && env.callerTokenPublicKey) return { ...(env as BaseSecrets), ...oauth };
+  const operator = loadOperatorKey(config);
+  if (env.apiKeyPepper && env.callerTokenPrivateKey && env.callerTokenPublicKey) return { ...(env as BaseSecrets), ...oauth, ...operator };
   const stored = loadOrCreateFile(config.DATA_DIR);
   return {
     apiKeyPepper: env.apiKeyPepper ?? stored.apiKeyPepper,
     callerTokenPrivateKey: env.callerTokenPrivateKey ?? stored.callerTokenPrivateKey,
     callerTokenPublicKey: env.callerTokenPublicKey ?? stored.callerTokenPublicKey,
     ...oauth,
+    ...operator,
   };
 }

@@ -36,6 +36,8 @@ export async function startBenchSystem(seed: object): Promise<BenchSystem> {
     API_KEY_PEPPER: secrets.apiKeyPepper,
     CALLER_TOKEN_PRIVATE_KEY: secrets.callerTokenPrivateKey,
     CALLER_TOKEN_PUBLIC_KEY: secrets.callerTokenPublicKey,
+    OPERATOR_TOKEN_PRIVATE_KEY: secrets.operatorTokenPrivateKey,
+    OPERATOR_TOKEN_PUBLIC_KEY: secrets.operatorTokenPublicKey,
   });
   let running: RunningSystem;
   try {

@@ -40,6 +40,7 @@ export const SECRET_STAND_INS: Record<string, string> = {
   API_KEY_PEPPER: 'x'.repeat(43),
   CALLER_TOKEN_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----\nstand-in\n-----END PRIVATE KEY-----\n',
   CALLER_TOKEN_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\nstand-in\n-----END PUBLIC KEY-----\n',
+  OPERATOR_TOKEN_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\noperator stand-in\n-----END PUBLIC KEY-----\n',
 };
 
 // ---- loading ---------------------------------------------------------------------------------------

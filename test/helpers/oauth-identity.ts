@@ -51,7 +51,7 @@ export interface IdentityUnderTest {
 /** Identity (with the given OAuth options) and communities on one gRPC server over `db`. */
 export async function startIdentity(db: Database, oauth: OAuthOptions | undefined): Promise<IdentityUnderTest> {
   const secrets = generateSecrets();
-  const signer = new TokenSigner(secrets.callerTokenPrivateKey);
+  const signer = new TokenSigner(secrets);
   const logger = createLogger('silent');
   let clients: ServiceClients | undefined;
   const lazyClients = new Proxy({} as ServiceClients, {
@@ -67,7 +67,7 @@ export async function startIdentity(db: Database, oauth: OAuthOptions | undefine
       identity.registration,
       createCommunitiesService({ db, pepper: secrets.apiKeyPepper, clients: lazyClients, signer, deadlineMs: DEADLINE_MS, logger }).registration,
     ],
-    verifier: new TokenVerifier(secrets.callerTokenPublicKey),
+    verifier: new TokenVerifier(secrets),
     logger,
   });
   const built = createServiceClients(

@@ -14,7 +14,7 @@ import { ANY_PORT_ENV } from './any-port-env.js';
 export interface TestSystem extends RunningSystem {
   restUrl: string;
   adminUrl: string;
-  secrets: ServerSecrets;
+  secrets: Required<ServerSecrets>;
   /** Environment that points a child process (the admin CLI) at this system. */
   env: Record<string, string>;
   stop(): Promise<void>;
@@ -32,6 +32,8 @@ export async function startTestSystem(
     API_KEY_PEPPER: secrets.apiKeyPepper,
     CALLER_TOKEN_PRIVATE_KEY: secrets.callerTokenPrivateKey,
     CALLER_TOKEN_PUBLIC_KEY: secrets.callerTokenPublicKey,
+    OPERATOR_TOKEN_PRIVATE_KEY: secrets.operatorTokenPrivateKey,
+    OPERATOR_TOKEN_PUBLIC_KEY: secrets.operatorTokenPublicKey,
     ...options.env,
   };
   if (database) env.DATABASE_URL = database.url;

@@ -46,6 +46,8 @@ describe('chaos: the one-process mode killed with SIGKILL under load (PostgreSQL
       API_KEY_PEPPER: secrets.apiKeyPepper,
       CALLER_TOKEN_PRIVATE_KEY: secrets.callerTokenPrivateKey,
       CALLER_TOKEN_PUBLIC_KEY: secrets.callerTokenPublicKey,
+      OPERATOR_TOKEN_PRIVATE_KEY: secrets.operatorTokenPrivateKey,
+      OPERATOR_TOKEN_PUBLIC_KEY: secrets.operatorTokenPublicKey,
       ORCID_API_URL: replay.orcidUrl,
       OPENALEX_API_URL: replay.openAlexUrl,
       ENRICHMENT_CONCURRENCY: '2',

@@ -14,6 +14,8 @@ outageSuite('one process', async (env) => {
     API_KEY_PEPPER: secrets.apiKeyPepper,
     CALLER_TOKEN_PRIVATE_KEY: secrets.callerTokenPrivateKey,
     CALLER_TOKEN_PUBLIC_KEY: secrets.callerTokenPublicKey,
+    OPERATOR_TOKEN_PRIVATE_KEY: secrets.operatorTokenPrivateKey,
+    OPERATOR_TOKEN_PUBLIC_KEY: secrets.operatorTokenPublicKey,
   });
   // The one process plays every role: its lines count as the gateway's.
   return {

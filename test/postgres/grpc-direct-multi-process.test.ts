@@ -96,7 +96,7 @@ describe('internal teams calling the services of the multi-process topology dire
   });
 
   it('refuses a forged caller token and keeps the plumbing from a direct caller', async () => {
-    const forged = await new TokenSigner(generateSecrets().callerTokenPrivateKey).sign({ kind: 'operator', actor: 'forger' });
+    const forged = await new TokenSigner(generateSecrets()).sign({ kind: 'operator', actor: 'forger' });
     expect(await outcomeOf(team.communities.scanMembers({ communityId: 'c_bio' }, asBearer(forged)))).toMatchObject({
       ok: false, status: 'UNAUTHENTICATED', reason: 'unauthorized',
     });

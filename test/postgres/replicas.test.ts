@@ -10,6 +10,7 @@ import { grpcAddressesOf, loadConfig } from '../../services/kit/config.js';
 import { callAs, createServiceClients, type ServiceClients } from '../../services/kit/grpc/client.js';
 import { TokenSigner } from '../../services/kit/grpc/caller-token.js';
 import { RedisRateLimiter } from '../../services/kit/rate-limit/redis-limiter.js';
+import { loadSecrets } from '../../services/kit/secrets.js';
 import { connectRedis } from '../../services/kit/redis.js';
 import { bearer, request } from '../helpers/http.js';
 import { liveKey } from '../helpers/keys.js';
@@ -53,7 +54,7 @@ describe('two gateway replicas', () => {
     // As the operator, over the topology's mutual TLS (its certificate is in topology.env).
     const config = loadConfig(topology.env);
     clients = createServiceClients(grpcAddressesOf(config), {}, { tls: grpcTransportOf(config).tls });
-    signer = new TokenSigner(topology.env.CALLER_TOKEN_PRIVATE_KEY!);
+    signer = new TokenSigner(loadSecrets(config));
   }, 180_000);
   afterAll(async () => {
     clients?.close();

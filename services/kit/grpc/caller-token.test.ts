@@ -1,7 +1,7 @@
 // Caller tokens as the verifier judges them: every principal kind survives a round trip, and a token
 // that was forged, edited, expired, meant for someone else or naming no principal is refused.
-import { createPrivateKey } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { decodeJwt, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
 import { ada, callerAda, operator, service } from '../../../test/helpers/grpc-principals.js';
@@ -18,8 +18,8 @@ function editSegment(segment: string, edit: (json: Record<string, unknown>) => v
 
 describe('caller tokens', () => {
   const secrets = generateSecrets();
-  const signer = new TokenSigner(secrets.callerTokenPrivateKey);
-  const verifier = new TokenVerifier(secrets.callerTokenPublicKey);
+  const signer = new TokenSigner(secrets);
+  const verifier = new TokenVerifier(secrets);
   const key = createPrivateKey(secrets.callerTokenPrivateKey);
 
   it('round-trips a caller principal exactly', async () => {
@@ -63,7 +63,7 @@ describe('caller tokens', () => {
   });
 
   it('refuses a token signed by another key pair', async () => {
-    const stranger = new TokenSigner(generateSecrets().callerTokenPrivateKey);
+    const stranger = new TokenSigner(generateSecrets());
     await expect(verifier.verify(await stranger.sign(operator))).rejects.toThrow();
   });
 
@@ -87,17 +87,43 @@ describe('caller tokens', () => {
     await expect(verifier.verify(elsewhere)).rejects.toThrow();
   });
 
-  it('refuses a well-signed token that names no known principal', async () => {
+  const signWith = (signingKey: KeyObject, issuer: string, claims: Record<string, unknown>) => {
     const now = Math.floor(Date.now() / 1000);
-    const sign = (claims: Record<string, unknown>) =>
-      new SignJWT(claims)
-        .setProtectedHeader({ alg: 'EdDSA' })
-        .setIssuer('expertnet-edge')
-        .setAudience('expertnet-internal')
-        .setIssuedAt(now)
-        .setExpirationTime(now + 60)
-        .sign(key);
-    await expect(verifier.verify(await sign({ pk: 'root' }))).rejects.toThrow(/no known principal/);
-    await expect(verifier.verify(await sign({ pk: 'operator' }))).rejects.toThrow(/no known principal/);
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'EdDSA' })
+      .setIssuer(issuer)
+      .setAudience('expertnet-internal')
+      .setIssuedAt(now)
+      .setExpirationTime(now + 60)
+      .sign(signingKey);
+  };
+  const operatorKey = createPrivateKey(secrets.operatorTokenPrivateKey);
+
+  it('refuses a well-signed token that names no known principal', async () => {
+    await expect(verifier.verify(await signWith(key, 'expertnet-edge', { pk: 'root' }))).rejects.toThrow(/no known principal/);
+    await expect(verifier.verify(await signWith(operatorKey, 'expertnet-operator', { pk: 'operator' }))).rejects.toThrow(/no known principal/);
+  });
+
+  it("signs an operator principal with the operator's key alone: the edge's key naming the operator is refused", async () => {
+    const token = await signer.sign(operator);
+    expect(decodeJwt(token).iss).toBe('expertnet-operator');
+    // Tokens signed with the edge's key (every serving process has it) that claim the operator.
+    await expect(verifier.verify(await signWith(key, 'expertnet-edge', { pk: 'operator', actor: 'x' }))).rejects.toThrow();
+    await expect(verifier.verify(await signWith(key, 'expertnet-operator', { pk: 'operator', actor: 'x' }))).rejects.toThrow();
+    // Signed with the operator's key, it is the operator.
+    expect(await verifier.verify(await signWith(operatorKey, 'expertnet-operator', { pk: 'operator', actor: 'x' }))).toEqual({ kind: 'operator', actor: 'x' });
+  });
+
+  it("refuses the operator's key naming any other principal", async () => {
+    for (const claims of [{ pk: 'edge' }, { pk: 'service', svc: 'billing' }, { pk: 'user', uid: 'u_ada' }, { pk: 'caller', caller: Caller.toJSON(ada) }]) {
+      await expect(verifier.verify(await signWith(operatorKey, 'expertnet-operator', claims))).rejects.toThrow();
+      await expect(verifier.verify(await signWith(operatorKey, 'expertnet-edge', claims))).rejects.toThrow();
+    }
+  });
+
+  it("a signer without the operator's key signs no operator principal, and still signs the others", async () => {
+    const edgeOnly = new TokenSigner({ callerTokenPrivateKey: secrets.callerTokenPrivateKey });
+    await expect(edgeOnly.sign(operator)).rejects.toThrow(/OPERATOR_TOKEN_PRIVATE_KEY/);
+    expect(await verifier.verify(await edgeOnly.sign(service))).toEqual(service);
   });
 });

@@ -1,12 +1,18 @@
 // The token the edge (and the operator tools) put on every internal gRPC call: a short-lived
 // EdDSA-signed JWT naming the principal. Every service verifies it on every call with the public
 // key, so a request that did not pass through a trusted signer is refused.
+//
+// Two key pairs, two issuers: the edge's (CALLER_TOKEN_*) signs caller, edge, service and user
+// principals; the operator's (OPERATOR_TOKEN_*), held only by the admin tooling, signs operator
+// principals and nothing else. A serving process holding the edge's key cannot make itself the
+// operator: an operator principal under the edge's issuer (or the reverse) is refused.
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { decodeJwt, jwtVerify, SignJWT } from 'jose';
 import { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
 import type { Principal } from './principal.js';
 
 const ISSUER = 'expertnet-edge';
+const OPERATOR_ISSUER = 'expertnet-operator';
 const AUDIENCE = 'expertnet-internal';
 const ALGORITHM = 'EdDSA';
 const TTL_SECONDS = 60;
@@ -39,39 +45,63 @@ function claimsOf(p: Principal): Claims {
   }
 }
 
+function unverifiedIssuer(token: string): unknown {
+  try {
+    return decodeJwt(token).iss;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The token says (unverified) that the edge issued it: a caller token, good or bad. Such a bearer
- * is never taken for an end user's own access token (services refuse it when it does not verify).
+ * The token says (unverified) that the edge or the operator issued it: a caller token, good or bad.
+ * Such a bearer is never taken for an end user's own access token (services refuse it when it does
+ * not verify).
  */
 export function claimsEdgeIssuer(token: string): boolean {
-  try {
-    return decodeJwt(token).iss === ISSUER;
-  } catch {
-    return false;
-  }
+  const issuer = unverifiedIssuer(token);
+  return issuer === ISSUER || issuer === OPERATOR_ISSUER;
+}
+
+/** The private keys a process signs with; the operator's only in the admin tooling (and local data folders). */
+export interface SigningKeys {
+  callerTokenPrivateKey: string;
+  operatorTokenPrivateKey?: string;
+}
+
+/** The public keys every service verifies with. */
+export interface VerifyingKeys {
+  callerTokenPublicKey: string;
+  operatorTokenPublicKey: string;
 }
 
 export class TokenSigner {
   private readonly key: KeyObject;
+  private readonly operatorKey: KeyObject | undefined;
   private readonly cache = new Map<string, { token: string; reuseUntil: number }>();
 
-  constructor(privateKeyPem: string) {
-    this.key = createPrivateKey(privateKeyPem);
+  constructor(keys: SigningKeys) {
+    this.key = createPrivateKey(keys.callerTokenPrivateKey);
+    this.operatorKey = keys.operatorTokenPrivateKey ? createPrivateKey(keys.operatorTokenPrivateKey) : undefined;
   }
 
   async sign(principal: Principal): Promise<string> {
     const claims = claimsOf(principal);
+    const operator = claims.pk === 'operator';
+    if (operator && !this.operatorKey) {
+      throw new Error('this process holds no OPERATOR_TOKEN_PRIVATE_KEY: only the admin tooling acts as the operator over gRPC');
+    }
     const cacheKey = JSON.stringify(claims);
     const now = Math.floor(Date.now() / 1000);
     const hit = this.cache.get(cacheKey);
     if (hit && hit.reuseUntil > now) return hit.token;
     const token = await new SignJWT({ ...claims })
       .setProtectedHeader({ alg: ALGORITHM })
-      .setIssuer(ISSUER)
+      .setIssuer(operator ? OPERATOR_ISSUER : ISSUER)
       .setAudience(AUDIENCE)
       .setIssuedAt(now)
       .setExpirationTime(now + TTL_SECONDS)
-      .sign(this.key);
+      .sign(operator ? this.operatorKey! : this.key);
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(cacheKey, { token, reuseUntil: now + TTL_SECONDS - REUSE_MARGIN_SECONDS });
     return token;
@@ -83,11 +113,13 @@ const VERIFIED_CACHE_LIMIT = 10_000;
 
 export class TokenVerifier {
   private readonly key: KeyObject;
+  private readonly operatorKey: KeyObject;
   /** Verified tokens (the exact string) and when they expire; an entry never outlives its token. */
   private readonly verified = new Map<string, { principal: Principal; expiresAtMs: number }>();
 
-  constructor(publicKeyPem: string) {
-    this.key = createPublicKey(publicKeyPem);
+  constructor(keys: VerifyingKeys) {
+    this.key = createPublicKey(keys.callerTokenPublicKey);
+    this.operatorKey = createPublicKey(keys.operatorTokenPublicKey);
   }
 
   /** Throws when the token is not one of ours or has expired. */
@@ -101,13 +133,16 @@ export class TokenVerifier {
   }
 
   private async verifySignature(token: string): Promise<{ principal: Principal; expiresAtMs: number }> {
-    const { payload } = await jwtVerify<Claims>(token, this.key, {
+    // The issuer picks the key; each key vouches only for its own principal kinds (below).
+    const operator = unverifiedIssuer(token) === OPERATOR_ISSUER;
+    const { payload } = await jwtVerify<Claims>(token, operator ? this.operatorKey : this.key, {
       algorithms: [ALGORITHM],
-      issuer: ISSUER,
+      issuer: operator ? OPERATOR_ISSUER : ISSUER,
       audience: AUDIENCE,
       requiredClaims: ['exp', 'iat'],
     });
     const expiresAtMs = payload.exp! * 1000;
+    if (operator !== (payload.pk === 'operator')) throw new Error(`the ${operator ? 'operator' : 'edge'} key does not vouch for this principal`);
     switch (payload.pk) {
       case 'caller':
         return { principal: { kind: 'caller', caller: Caller.fromJSON(payload.caller) }, expiresAtMs };

@@ -13,8 +13,8 @@ import { readRemoteError } from './errors.js';
 import { inProcessClient } from './in-process.js';
 
 const secrets = generateSecrets();
-const signer = new TokenSigner(secrets.callerTokenPrivateKey);
-const verifier = new TokenVerifier(secrets.callerTokenPublicKey);
+const signer = new TokenSigner(secrets);
+const verifier = new TokenVerifier(secrets);
 
 function billingWith(implementation: ServiceRegistration<typeof BillingServiceDefinition>['implementation']) {
   const access = Object.fromEntries(Object.keys(BillingServiceDefinition.methods).map((m) => [m, ['operator']])) as unknown as ServiceRegistration<typeof BillingServiceDefinition>['access'];

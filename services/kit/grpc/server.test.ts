@@ -2,7 +2,9 @@
 // service over a throwaway store, and the real clients the edge uses. Covers authentication and the
 // access lists, domain errors with their ErrorInfo, the error boundary, UNIMPLEMENTED for methods a
 // release does not serve, health and reflection. The caller token itself: caller-token.test.ts.
+import { createPrivateKey } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { SignJWT } from 'jose';
 import { ClientError, createChannel, createClient, Metadata, Status } from 'nice-grpc';
 import { ServerReflectionService } from 'nice-grpc-server-reflection';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,14 +139,14 @@ describe('startGrpcServer', () => {
 
   beforeAll(async () => {
     secrets = generateSecrets();
-    signer = new TokenSigner(secrets.callerTokenPrivateKey);
+    signer = new TokenSigner(secrets);
     db = await openPglite('memory://');
     await migrateAll(db, ['billing']);
     const billing = createBillingService(billingDepsFor(db, signer));
     server = await startGrpcServer({
       address: '127.0.0.1:0',
       services: [billing.registration, crashingIdentity()],
-      verifier: new TokenVerifier(secrets.callerTokenPublicKey),
+      verifier: new TokenVerifier(secrets),
       logger: createLogger('silent'),
     });
     clients = createServiceClients(
@@ -179,11 +181,31 @@ describe('startGrpcServer', () => {
     });
 
     it('refuses a token signed by another key pair: UNAUTHENTICATED', async () => {
-      const stranger = new TokenSigner(generateSecrets().callerTokenPrivateKey);
+      const stranger = new TokenSigner(generateSecrets());
       const error = await failure(
         clients.billing.getWallet({ owner: adaWallet }, await callAs(stranger, operator, 'req-x', DEADLINE_MS)),
       );
       expect(error.code).toBe(Status.UNAUTHENTICATED);
+    });
+
+    it("refuses an operator principal signed with the edge's key: UNAUTHENTICATED; signed with the operator's key it is served", async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const claimOperator = (issuer: string) =>
+        new SignJWT({ pk: 'operator', actor: 'mallory' })
+          .setProtectedHeader({ alg: 'EdDSA' })
+          .setIssuer(issuer)
+          .setAudience('expertnet-internal')
+          .setIssuedAt(now)
+          .setExpirationTime(now + 60)
+          .sign(createPrivateKey(secrets.callerTokenPrivateKey));
+      // Under the edge's own issuer, and under the operator's.
+      for (const token of [await claimOperator('expertnet-edge'), await claimOperator('expertnet-operator')]) {
+        const metadata = Metadata({ authorization: `Bearer ${token}` });
+        const error = await failure(clients.billing.getWallet({ owner: adaWallet }, { metadata, deadline: DEADLINE_MS }));
+        expect(error.code).toBe(Status.UNAUTHENTICATED);
+      }
+      const { wallet } = await clients.billing.getWallet({ owner: adaWallet }, await as(operator));
+      expect(wallet?.owner).toEqual(adaWallet);
     });
 
     it('refuses a principal kind the method does not list: PERMISSION_DENIED', async () => {
@@ -317,8 +339,8 @@ describe('a server that shuts down', () => {
       await migrateAll(db, ['billing']);
       const server = await startGrpcServer({
         address: '127.0.0.1:0',
-        services: [createBillingService(billingDepsFor(db, new TokenSigner(secrets.callerTokenPrivateKey))).registration],
-        verifier: new TokenVerifier(secrets.callerTokenPublicKey),
+        services: [createBillingService(billingDepsFor(db, new TokenSigner(secrets))).registration],
+        verifier: new TokenVerifier(secrets),
         logger: createLogger('silent'),
       });
       expect(await checkGrpcHealth(server.address, BILLING)).toBe(true);
