@@ -127,7 +127,7 @@ describe('access token audiences: the MCP resource and the REST API', () => {
     const unknown = await runCli(['tokens', 'issue', '--user', 'u_ada', '--scopes', 'profile:read', '--resource', 'https://evil.example/mcp']);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain('invalid_request');
-    const bad = await runCli(['tokens', 'issue', '--user', 'u_ada', '--scopes', 'profile:read', '--audience', 'grpc']);
+    const bad = await runCli(['tokens', 'issue', '--user', 'u_ada', '--scopes', 'profile:read', '--audience', 'smtp']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('--audience');
   });

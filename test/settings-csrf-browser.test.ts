@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { mintSignInLink } from '../deploy/launcher/sign-in-link.js';
+import { OwnerType } from '../proto/gen/expertnet/common/v1/common.js';
 import { ConsentStatus } from '../proto/gen/expertnet/communities/v1/communities_service.js';
 import { callAs } from '../services/kit/grpc/client.js';
 import { useSystemWithBrowser } from './helpers/chromium.js';
@@ -25,14 +26,16 @@ const seed: SeedInput = {
     { id: 'u_ada', email: 'ada@example.org', name: 'Ada Lovelace', plan: 'paid', jit_consent: true },
     { id: 'u_mal', email: 'mal@example.org', name: 'Mallory Attacker', plan: 'paid' },
   ],
-  organizations: [{ id: 'o_lab', name: 'Lab', members: [{ user: 'u_ada', role: 'admin' }] }],
+  organizations: [{ id: 'o_lab', name: 'Lab', members: [{ user: 'u_ada', role: 'owner' }] }],
   communities: [
     { id: 'c_off', name: 'Writes off', owner: { user: 'u_ada' } },
     { id: 'c_on', name: 'Writes on', owner: { user: 'u_ada' }, api_writes: true },
+    { id: 'c_lab', name: 'Lab experts', owner: { organization: 'o_lab' } },
   ],
   keys: [{ id: 'k_ada', secret: adaKey, owner: { user: 'u_ada' }, scopes: ['member:write', 'profile:read'] }],
 };
 const REDIRECT = 'http://127.0.0.1:9/callback';
+const lab = { type: OwnerType.OWNER_TYPE_ORGANIZATION, id: 'o_lab' };
 
 /** A CSRF cookie and token pair an attacker holds, and the cookies to plant with it. */
 interface StolenPair {
@@ -56,6 +59,7 @@ describe('settings web app in a browser: forged forms from another port of the s
   let grantId: string;
   let consentId: string;
   let clientId: string;
+  let serviceAccountId: string;
   beforeAll(async () => {
     forgeries = await startForgeryServer();
     grantId = (await suite.sys.clients.identity.issueAccessToken(
@@ -68,6 +72,8 @@ describe('settings web app in a browser: forged forms from another port of the s
       body: { redirect_uris: [REDIRECT], client_name: 'Desk Assistant', token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] },
     });
     clientId = registered.body.client_id;
+    serviceAccountId = (await suite.sys.clients.identity.createServiceAccount(
+      { owner: lab, name: 'Nightly sync', scopes: ['profile:read'], communityIds: ['c_lab'], requestedRate: 0, publicJwk: '' }, await operator())).serviceAccount!.id;
   });
   afterAll(async () => forgeries?.close());
 
@@ -79,7 +85,7 @@ describe('settings web app in a browser: forged forms from another port of the s
   /** Everything the forms could change, as stored by the services. */
   async function storedState() {
     const { identity, communities, billing } = suite.sys.clients;
-    const [keys, grants, controlled, user, organization, wallets, pending] = await Promise.all([
+    const [keys, grants, controlled, user, organization, wallets, pending, accounts] = await Promise.all([
       identity.listKeys({ userId: 'u_ada', pageSize: 100, pageToken: '' }, await operator()),
       identity.listGrants({ userId: 'u_ada', pageSize: 100, pageToken: '' }, await asAda()),
       communities.listControlledCommunities({ userId: 'u_ada' }, await asAda()),
@@ -87,6 +93,7 @@ describe('settings web app in a browser: forged forms from another port of the s
       identity.getOrganization({ organizationId: 'o_lab' }, await operator()),
       billing.listSpendableWallets({ userId: 'u_ada' }, await asAda()),
       pendingConsents(),
+      identity.listServiceAccounts({ owner: lab, pageSize: 100, pageToken: '' }, await operator()),
     ]);
     return {
       keys: keys.keys.map((k) => `${k.id}:${k.name}:${k.revokedAt ? 'revoked' : 'active'}:${k.expiresAt ?? ''}`).sort(),
@@ -95,6 +102,7 @@ describe('settings web app in a browser: forged forms from another port of the s
       jit: [user.user!.jitConsent, organization.organization!.jitConsent],
       preference: wallets.globalSearchPreference ?? null,
       pending: pending.map((p) => p.id),
+      serviceAccounts: accounts.serviceAccounts.map((a) => `${a.id}:${a.name}:${a.revokedAt ? 'revoked' : 'active'}`).sort(),
     };
   }
 
@@ -156,6 +164,8 @@ describe('settings web app in a browser: forged forms from another port of the s
     { name: "an organization's just-in-time consent on", route: '/jit-consent', prepare: async () => ({ path: '/jit-consent', fields: { enabled: 'on', organization: 'o_lab' } }) },
     { name: 'consent request approve', route: '/consent/:id', prepare: async () => ({ path: `/consent/${consentId}`, fields: { decision: 'approve' } }) },
     { name: 'consent request deny', route: '/consent/:id', prepare: async () => ({ path: `/consent/${consentId}`, fields: { decision: 'deny' } }) },
+    { name: 'service account create', route: '/service-accounts', prepare: async () => ({ path: '/service-accounts', fields: { organization_id: 'o_lab', name: 'forged', scopes: 'profile:read', communities: 'c_lab' } }) },
+    { name: 'service account revoke', route: '/service-accounts/:id/revoke', prepare: async () => ({ path: `/service-accounts/${serviceAccountId}/revoke`, fields: {} }) },
     { name: 'OAuth consent approve', route: '/authorize/:uid', prepare: (page) => consentForm(page, 'approve') },
     { name: 'OAuth consent deny', route: '/authorize/:uid', prepare: (page) => consentForm(page, 'deny') },
     { name: 'sign-out', route: '/sign-out', prepare: async () => ({ path: '/sign-out', fields: {} }) },
