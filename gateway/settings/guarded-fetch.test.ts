@@ -73,18 +73,19 @@ describe('guardedFetch', () => {
     },
   );
 
-  it('refuses at once whether or not anything listens (no port probe)', async () => {
-    const timed = async (url: string) => {
-      const started = performance.now();
-      await expect(publicOnly(url, {})).rejects.toBeInstanceOf(AddressRefused);
-      return performance.now() - started;
+  it('refuses the same way whether or not anything listens (no port probe)', async () => {
+    const before = connections;
+    const refusal = async (url: string) => {
+      const error = await publicOnly(url, {}).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(AddressRefused);
+      return (error as Error).message.replaceAll(/:\d+/g, ':PORT');
     };
-    const listening = await timed(`https://127.0.0.1:${portOf(silent)}/c.json`);
-    const nothing = await timed(`https://127.0.0.1:${closedPort}/c.json`);
-    const byName = await timed(`https://localhost:${portOf(silent)}/c.json`);
-    expect(listening).toBeLessThan(100);
-    expect(nothing).toBeLessThan(100);
-    expect(byName).toBeLessThan(100);
+    const listening = await refusal(`https://127.0.0.1:${portOf(silent)}/c.json`);
+    expect(await refusal(`https://127.0.0.1:${closedPort}/c.json`)).toBe(listening);
+    await refusal(`https://localhost:${portOf(silent)}/c.json`);
+    // Long enough for a connection that had been started to be accepted.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(connections).toBe(before);
   });
 
   it('refuses other schemes', async () => {
@@ -148,18 +149,16 @@ describe('guardedFetch', () => {
     });
 
     it('fails a body that trickles past the time bound', async () => {
-      const started = performance.now();
+      // The server never ends the body: only the bound ends the read.
       const response = await allowed(`${base}/trickle`, {});
       await expect(response.text()).rejects.toThrow();
-      expect(performance.now() - started).toBeLessThan(2000);
     });
 
     it('fails a server that never answers within the time bound', async () => {
       const started = performance.now();
       await expect(allowed(`http://127.0.0.1:${portOf(silent)}/c.json`, {})).rejects.toThrow();
-      const took = performance.now() - started;
-      expect(took).toBeGreaterThanOrEqual(500);
-      expect(took).toBeLessThan(2000);
+      // The server never answers: only the bound ends the call, and not before it is due.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(500);
     });
 
     it('ends with the caller’s own abort signal', async () => {
