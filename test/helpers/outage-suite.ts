@@ -65,6 +65,14 @@ export function outageSuite(topology: string, start: StartOutageSystem): void {
     };
     /** One line when it went down and one when it came back, in each process that saw it; nothing else. */
     const expectOneLinePerChange = async (dependency: 'redis' | 'database', seenBy: string) => {
+      // A process logs "back" at its first call that succeeds: a worker between its polls may not
+      // have made one yet. Wait until every process that logged the outage has logged its end.
+      const settled = async () =>
+        (await logsSinceMark()).every(({ lines }) => {
+          const state = stateLines(lines, dependency);
+          return state.back >= state.down;
+        });
+      await eventually(`every process logs ${dependency} back`, settled, 30_000).catch(() => undefined);
       const logs = await logsSinceMark();
       for (const { role, lines } of logs) {
         const state = stateLines(lines, dependency);
