@@ -6,6 +6,7 @@
 // An access token is only good for the resource it was minted for (RFC 8707): a surface other than
 // the REST API names its own resource here, and identity checks the token's `aud` against it. API
 // keys have no audience and work on every surface.
+import { looksLikeJwt } from '../../services/kit/jwt-shape.js';
 import { ApiError } from './api-error.js';
 
 export type PresentedCredential =
@@ -16,13 +17,7 @@ export type PresentedCredential =
 
 type Headers = Record<string, string | string[] | undefined>;
 
-// Header and payload are never empty; the signature may be (an unsigned `alg: none` token is still
-// a token, and identity refuses it as one).
-const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
-
-export function looksLikeJwt(value: string): boolean {
-  return JWT_SHAPE.test(value);
-}
+export { looksLikeJwt };
 
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;

@@ -10,6 +10,7 @@
 import { Status, type Metadata } from 'nice-grpc';
 import type { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
 import { GRPC_AUDIENCE } from '../grpc-audience.js';
+import { looksLikeJwt } from '../jwt-shape.js';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit/limiter.js';
 import { rateLimitHeaders } from '../rate-limit/headers.js';
 import { refusalMessage } from '../rate-limit/refusal.js';
@@ -51,8 +52,6 @@ const HTTP_STATUS_OF: Partial<Record<Status, number>> = {
   [Status.UNAVAILABLE]: 503,
 };
 
-/** Three base64url segments: an OAuth access token (as the edge tells them apart: gateway/core/credentials.ts). */
-const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 export function createDirectCallers(options: DirectCallerOptions) {
   const { signer, limiter, deadlineMs } = options;
@@ -70,7 +69,7 @@ export function createDirectCallers(options: DirectCallerOptions) {
 
   /** The caller of a credential, asked of identity live; UNAUTHENTICATED (ErrorInfo `unauthorized`) when refused. */
   async function callerOf(credential: string, requestId: string): Promise<Caller> {
-    const request = JWT_SHAPE.test(credential) ? { accessToken: credential, resource: GRPC_AUDIENCE } : { apiKey: credential };
+    const request = looksLikeJwt(credential) ? { accessToken: credential, resource: GRPC_AUDIENCE } : { apiKey: credential };
     try {
       const { caller } = await options.clients.identity.authenticate(request, await asEdge(requestId));
       if (caller) return caller;
