@@ -2,31 +2,17 @@
 // enrichment runs of a community or of the caller, asked of the communities and enrichment
 // services as the caller (each re-checks the scope and the reach). Shapes: contract/discovery.ts.
 import { Role } from '../../proto/gen/expertnet/common/v1/common.js';
-import type { CommunitySummary } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
-import { roles, type RoleName } from '../../services/kit/enums.js';
+import type { z } from 'zod';
+import type { CommunitySummary as CommunitySummaryMessage } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import { roles } from '../../services/kit/enums.js';
 import { ApiError, fromRemote } from './api-error.js';
 import type { CallerContext, Edge } from './edge.js';
-import { runView, type RunView } from './enrichment-view.js';
+import type { CommunityPage, CommunitySummary, RunPage } from './contract/discovery.js';
+import { runView } from './enrichment-view.js';
 
-export interface CommunitySummaryView {
-  community_id: string;
-  name: string;
-  role: RoleName | null;
-  write_access: boolean;
-  api_writes_enabled: boolean;
-  member_count: number;
-  created_at: string;
-}
-
-export interface CommunityPageView {
-  communities: CommunitySummaryView[];
-  next_cursor: string | null;
-}
-
-export interface RunPageView {
-  runs: RunView[];
-  next_cursor: string | null;
-}
+export type CommunitySummaryView = z.output<typeof CommunitySummary>;
+export type CommunityPageView = z.output<typeof CommunityPage>;
+export type RunPageView = z.output<typeof RunPage>;
 
 /** `limit` already defaulted and clamped by the contract; `after` passed on untouched (the service verifies it). */
 export interface ListQuery {
@@ -34,7 +20,7 @@ export interface ListQuery {
   after?: string | undefined;
 }
 
-function summaryView(s: CommunitySummary): CommunitySummaryView {
+function summaryView(s: CommunitySummaryMessage): CommunitySummaryView {
   const c = s.community;
   if (!c?.createdAt) throw new ApiError(500, 'internal', 'internal error');
   return {

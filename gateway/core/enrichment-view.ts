@@ -1,15 +1,15 @@
 // Enrichment messages → the JSON the contract publishes, shared by the member read, the own
 // profile and the run endpoints.
 import { Depth, RunItemStatus, RunKind, RunStatus, type MemberEnrichment, type Run, type RunItem } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
+import type { z } from 'zod';
 import { ApiError } from './api-error.js';
+import type { EnrichmentRun, RunItem as RunItemSchema } from './contract/enrichment.js';
+import type { Depth as DepthSchema, MemberEnrichment as MemberEnrichmentSchema } from './contract/schemas.js';
 
-export type DepthName = 'quick' | 'standard' | 'deep';
-
-export interface MemberEnrichmentView {
-  depth: DepthName;
-  enriched_at: string;
-  data: Record<string, unknown>;
-}
+export type DepthName = z.output<typeof DepthSchema>;
+export type MemberEnrichmentView = z.output<typeof MemberEnrichmentSchema>;
+export type RunView = z.output<typeof EnrichmentRun>;
+export type RunItemView = z.output<typeof RunItemSchema>;
 
 export const DEPTH_NAMES: Partial<Record<Depth, DepthName>> = {
   [Depth.DEPTH_QUICK]: 'quick',
@@ -29,26 +29,6 @@ export function enrichmentView(e: MemberEnrichment | undefined): MemberEnrichmen
   // The contract publishes an object; anything else is a fault of the stored data, not the caller's.
   if (!depth || !e.enrichedAt || typeof data !== 'object' || data === null || Array.isArray(data)) throw internal();
   return { depth, enriched_at: e.enrichedAt, data: data as Record<string, unknown> };
-}
-
-export interface RunView {
-  run_id: string;
-  kind: 'self' | 'community';
-  community_id: string | null;
-  status: 'queued' | 'running' | 'succeeded' | 'failed';
-  depth: DepthName | null;
-  counts: { total: number; succeeded: number; failed: number; skipped: number };
-  credits_charged: number;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-}
-
-export interface RunItemView {
-  profile_id: string;
-  status: 'pending' | 'succeeded' | 'failed' | 'skipped';
-  reason: string | null;
-  credits_charged: number;
 }
 
 const RUN_STATUS: Partial<Record<RunStatus, RunView['status']>> = {

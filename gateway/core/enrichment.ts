@@ -2,20 +2,14 @@
 // community run, and poll either — the enrichment service asked as the caller (it re-checks the
 // scope, write gating, reach, funds and the cooldown). Shapes: docs/API-DECISIONS.md.
 import { fromRemote } from './api-error.js';
-import type { EnrichmentRequest } from './contract/enrichment.js';
+import type { z } from 'zod';
+import type { CommunityRunStarted, DryRunEstimate, EnrichmentRequest, EnrichmentRunPoll } from './contract/enrichment.js';
 import type { CallerContext, Edge } from './edge.js';
-import { DEPTH_VALUES, runItemView, runView, type RunItemView, type RunView } from './enrichment-view.js';
+import { DEPTH_VALUES, runItemView, runView, type RunView } from './enrichment-view.js';
 
-export interface DryRunView {
-  eligible_count: number;
-  total_members: number;
-  estimated_max_credits_per_profile: number | null;
-  estimated_max_credits: number | null;
-}
-
-export type CommunityRunStartView = RunView & { eligible_count: number };
-
-export type RunPollView = RunView & { items: RunItemView[]; next_items_after: string | null };
+export type DryRunView = z.output<typeof DryRunEstimate>;
+export type CommunityRunStartView = z.output<typeof CommunityRunStarted>;
+export type RunPollView = z.output<typeof EnrichmentRunPoll>;
 
 export type CommunityStartOutcome = { dryRun: true; estimate: DryRunView } | { dryRun: false; run: CommunityRunStartView };
 

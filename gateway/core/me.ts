@@ -3,23 +3,10 @@
 import { KeyEnvironment, OwnerType } from '../../proto/gen/expertnet/common/v1/common.js';
 import { credentialKinds, keyEnvironments, ownerTypes, rateTiers } from '../../services/kit/enums.js';
 import { fromRemote } from './api-error.js';
+import type { MeResponse } from './contract/me.js';
 import type { CallerContext, Edge } from './edge.js';
 
-export interface MeView {
-  key: {
-    id: string;
-    prefix: string;
-    environment: 'live' | 'test';
-    kind: 'personal' | 'organization';
-    credential: 'api_key' | 'oauth';
-    rate_tier: 'restricted' | 'standard';
-    created_at: string;
-  };
-  owner: { type: 'user' | 'organization'; id: string; name: string };
-  scopes: string[];
-  usage: { requests_today: number; requests_this_month: number; credits_spent_this_month: number };
-  credit_balance: number;
-}
+export type MeView = MeResponse;
 
 export async function getMe(edge: Edge, ctx: CallerContext): Promise<MeView> {
   try {

@@ -3,38 +3,19 @@
 // and the read reach). The member read joins this community's enrichment data, which communities
 // asks of the enrichment service once the reach is checked.
 import { orNull } from '../../services/kit/profile-fields.js';
-import { profileFields, type ProfileView } from './profile.js';
+import type { z } from 'zod';
+import type { CommunityMember, RosterMember, RosterPage } from './contract/members.js';
+import { profileFields } from './profile.js';
 import type { Member } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
-import { roles, type RoleName } from '../../services/kit/enums.js';
+import { roles } from '../../services/kit/enums.js';
 import { fromRemote } from './api-error.js';
 import type { CallerContext, Edge } from './edge.js';
-import { enrichmentView, type MemberEnrichmentView } from './enrichment-view.js';
+import { enrichmentView } from './enrichment-view.js';
 
-export interface RosterMemberView {
-  profile_id: string;
-  user_id: string | null;
-  name: string;
-  headline: string | null;
-  organization: string | null;
-  location: string | null;
-  avatar_url: string | null;
-  role: RoleName;
-  joined_at: string;
-  enriched_at: string | null;
-}
-
-export interface RosterPageView {
-  members: RosterMemberView[];
-  next_cursor: string | null;
-}
-
+export type RosterMemberView = z.output<typeof RosterMember>;
+export type RosterPageView = z.output<typeof RosterPage>;
 /** A member read: the person's profile fields with their membership's role and join date. */
-export interface MemberView extends Omit<ProfileView, 'enrichment'> {
-  role: RoleName;
-  joined_at: string;
-  enrichment: MemberEnrichmentView | null;
-}
-
+export type MemberView = z.output<typeof CommunityMember>;
 
 function rosterMember(member: Member): RosterMemberView {
   const p = member.profile!;

@@ -3,7 +3,8 @@
 // shapes docs/API-DECISIONS.md fixes. Write gating and every rule live in the service.
 import { AddMemberStatus, type AddMemberItem } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { roles } from '../../services/kit/enums.js';
-import { RejectedItem } from './contract/members.js';
+import type { z } from 'zod';
+import { RejectedItem, type AddMemberResult, type AddMembersResponse, type ErasureResult } from './contract/members.js';
 import { fromRemote } from './api-error.js';
 import type { CallerContext, Edge } from './edge.js';
 
@@ -24,23 +25,9 @@ export interface AddMembersInput {
   role: 'member' | 'admin';
 }
 
-export interface AddMemberResultView {
-  index: number;
-  status: 'added' | 'already_member' | 'rejected';
-  profile_id: string | null;
-  error: { code: string; message: string } | null;
-}
-
-export interface AddMembersView {
-  results: AddMemberResultView[];
-}
-
-export interface ErasureView {
-  community_id: string;
-  profile_id: string;
-  erased: true;
-  auth_account_deleted: boolean;
-}
+export type AddMemberResultView = z.output<typeof AddMemberResult>;
+export type AddMembersView = z.output<typeof AddMembersResponse>;
+export type ErasureView = z.output<typeof ErasureResult>;
 
 const STATUS: Partial<Record<AddMemberStatus, AddMemberResultView['status']>> = {
   [AddMemberStatus.ADD_MEMBER_STATUS_ADDED]: 'added',

@@ -1,18 +1,14 @@
 // GET /v1/me/profile: the caller's own profile record — the member-read fields without the
 // membership ones (role, joined_at). Self-enrichment data joins it with the enrichment service.
 import type { Profile } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
-import { nullableProfileFields, type NullableProfileFields } from '../../services/kit/profile-fields.js';
+import type { z } from 'zod';
+import { nullableProfileFields } from '../../services/kit/profile-fields.js';
 import { fromRemote } from './api-error.js';
 import type { CallerContext, Edge } from './edge.js';
-import { enrichmentView, type MemberEnrichmentView } from './enrichment-view.js';
+import type { OwnProfile } from './contract/me.js';
+import { enrichmentView } from './enrichment-view.js';
 
-export interface ProfileView extends NullableProfileFields {
-  profile_id: string;
-  name: string;
-  claimed: boolean;
-  enrichment: MemberEnrichmentView | null;
-}
-
+export type ProfileView = z.output<typeof OwnProfile>;
 
 /** The person's fields of a profile record, shared by the own-profile and member reads. */
 export function profileFields(p: Profile): Omit<ProfileView, 'enrichment'> {

@@ -4,41 +4,15 @@
 import { orNull } from '../../services/kit/profile-fields.js';
 import { SearchScope, SearchStatus, type Match, type SearchJob } from '../../proto/gen/expertnet/search/v1/search_service.js';
 import { ApiError, fromRemote } from './api-error.js';
-import type { SearchRequest } from './contract/search.js';
+import type { z } from 'zod';
+import type { SearchComplete, SearchMatch, SearchPending, SearchPoll, SearchRequest } from './contract/search.js';
 import type { CallerContext, Edge } from './edge.js';
 
-export interface SearchMatchView {
-  profile_id: string;
-  user_id: string | null;
-  name: string;
-  headline: string | null;
-  organization: string | null;
-  location: string | null;
-  avatar_url: string | null;
-  score: number;
-  semantic_score: number;
-  explanation: string | null;
-  shared_communities: string[];
-  weak_match: boolean;
-}
-
-export interface SearchCompleteView {
-  search_id: string;
-  status: 'complete';
-  matches: SearchMatchView[];
-  no_good_match: boolean;
-}
-
-export interface SearchPendingView {
-  search_id: string;
-  status: 'pending';
-  poll_after_seconds: number;
-}
-
-export type SearchPollView =
-  | { search_id: string; status: 'running'; poll_after_seconds: number }
-  | SearchCompleteView
-  | { search_id: string; status: 'failed' };
+// The views are the contract's response shapes, inferred from their schemas (one declaration).
+export type SearchMatchView = z.output<typeof SearchMatch>;
+export type SearchCompleteView = z.output<typeof SearchComplete>;
+export type SearchPendingView = z.output<typeof SearchPending>;
+export type SearchPollView = z.output<typeof SearchPoll>;
 
 export const POLL_AFTER_SECONDS = 2;
 
