@@ -4,6 +4,7 @@
 // Distractors are built in: PhD holders are "doctors", teachers care about "learning", marketers
 // put their "heart" into campaigns. Same seed, same corpus, on every machine.
 import { mulberry32 } from '../../deploy/admin/demo-data/random.js';
+import type { Queryable } from '../../services/kit/db/database.js';
 
 export interface Profile {
   profileId: string;
@@ -305,4 +306,21 @@ export function judgedQueries(profiles: readonly Profile[], seed = 7): JudgedQue
     queries.push({ query: `${spec.queries[1]} at ${org}`, kind: 'topic+organization', relevant: grades });
   }
   return queries;
+}
+
+/** Writes the profiles into one corpus (community_id; '' the public one), 200 rows a statement. */
+export async function insertCorpus(db: Queryable, profiles: readonly Profile[], communityId: string) {
+  for (let i = 0; i < profiles.length; i += 200) {
+    const batch = profiles.slice(i, i + 200);
+    const values: unknown[] = [];
+    const rows = batch.map((p, j) => {
+      values.push(communityId, p.profileId, p.userId, p.name, p.headline, p.bio, p.organization, p.location, p.enrichmentText);
+      const o = j * 9;
+      return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}, $${o + 5}, $${o + 6}, $${o + 7}, $${o + 8}, $${o + 9})`;
+    });
+    await db.query(
+      `INSERT INTO search.documents (community_id, profile_id, user_id, name, headline, bio, organization, location, enrichment_text) VALUES ${rows.join(', ')}`,
+      values,
+    );
+  }
 }

@@ -4,7 +4,7 @@
 // and stay above absolute floors set a little below what it measured when they were written.
 // (The suite lives beside the pipeline because test/vitest.config.ts only collects test/*.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateCorpus, judgedQueries, type Profile } from '../../../test/search-quality/corpus.js';
+import { generateCorpus, insertCorpus, judgedQueries } from '../../../test/search-quality/corpus.js';
 import { Bm25, ndcgAt, recallAt } from '../../../test/search-quality/evaluate.js';
 import { openTestDatabase } from '../../../test/helpers/stores.js';
 import type { Database } from '../../kit/db/database.js';
@@ -15,22 +15,6 @@ import { createSearchPipeline } from './index.js';
 // GloVe SIF embedder, the BM25 leg and the place and expansion rules: see docs/SEARCH-RANKING.md
 // ("Quality") for the figures the floors sit under.
 const FLOOR = { ndcg10: 0.85, recall20: 0.28 };
-
-async function insertCorpus(db: Database, profiles: readonly Profile[], communityId: string) {
-  for (let i = 0; i < profiles.length; i += 200) {
-    const batch = profiles.slice(i, i + 200);
-    const values: unknown[] = [];
-    const rows = batch.map((p, j) => {
-      values.push(communityId, p.profileId, p.userId, p.name, p.headline, p.bio, p.organization, p.location, p.enrichmentText);
-      const o = j * 9;
-      return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}, $${o + 5}, $${o + 6}, $${o + 7}, $${o + 8}, $${o + 9})`;
-    });
-    await db.query(
-      `INSERT INTO search.documents (community_id, profile_id, user_id, name, headline, bio, organization, location, enrichment_text) VALUES ${rows.join(', ')}`,
-      values,
-    );
-  }
-}
 
 describe('search quality (generated corpus, judged queries)', () => {
   let store: { db: Database; close(): Promise<void> };
