@@ -1,7 +1,6 @@
 // POST /v1/search and GET /v1/search/{search_id}: the search service, asked as the caller (it
 // re-checks the scope, the read reach and funds, runs the job and fences polls to the credential).
 // StartSearch may wait up to wait_seconds, so its deadline is the usual one plus that wait.
-import { orNull } from '../../services/kit/profile-fields.js';
 import { SearchScope, SearchStatus, type Match, type SearchJob } from '../../proto/gen/expertnet/search/v1/search_service.js';
 import { ApiError, fromRemote } from './api-error.js';
 import type { z } from 'zod';
@@ -23,18 +22,19 @@ const SCOPES = {
 } as const;
 
 
+/** A match message as the contract shows it — the one mapping of a match at the edge. An unset field is null. */
 function matchView(m: Match): SearchMatchView {
   return {
     profile_id: m.profileId,
-    user_id: orNull(m.userId),
+    user_id: m.userId ?? null,
     name: m.name,
-    headline: orNull(m.headline),
-    organization: orNull(m.organization),
-    location: orNull(m.location),
-    avatar_url: orNull(m.avatarUrl),
+    headline: m.headline ?? null,
+    organization: m.organization ?? null,
+    location: m.location ?? null,
+    avatar_url: m.avatarUrl ?? null,
     score: m.score,
     semantic_score: m.semanticScore,
-    explanation: orNull(m.explanation),
+    explanation: m.explanation ?? null,
     shared_communities: m.sharedCommunities,
     weak_match: m.weakMatch,
   };

@@ -1,28 +1,12 @@
 // SQL for search jobs (search.search_jobs). Nothing else: the rules live in search-jobs.ts and
 // search-requests.ts; the corpus is search-corpus.repository.ts. Jobs are a leased queue
 // (kit/jobs/leased-queue.ts): claims, heartbeats and a job's end are fenced by its `attempts`.
+import type { Match } from '../../proto/gen/expertnet/search/v1/search_service.js';
 import type { Queryable } from '../kit/db/database.js';
 import { createLeasedQueue, type LeasedTable, type LeasePolicy } from '../kit/jobs/leased-queue.js';
 
 export type JobStatus = 'pending' | 'running' | 'complete' | 'failed';
 export type JobScope = 'community' | 'all' | 'public';
-
-/** A stored match (the API's match, before the edge names the fields). */
-export interface StoredMatch {
-  profileId: string;
-  userId: string | null;
-  name: string;
-  headline: string | null;
-  organization: string | null;
-  location: string | null;
-  avatarUrl: string | null;
-  score: number;
-  semanticScore: number;
-  explanation: string | null;
-  sharedCommunities: string[];
-  /** Absent in jobs stored before the flag existed: read as false. */
-  weakMatch?: boolean;
-}
 
 export interface JobRow {
   id: string;
@@ -38,7 +22,8 @@ export interface JobRow {
   payer_type: string | null;
   payer_id: string | null;
   status: JobStatus;
-  matches: StoredMatch[] | null;
+  /** The matches of a complete job, as the JSON of their messages (read them with Match.fromJSON). */
+  matches: Match[] | null;
   error: string | null;
   attempts: number;
   lease_until: Date | null;

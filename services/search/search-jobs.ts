@@ -7,13 +7,15 @@
 // Authorization does not depend on the pipeline: whatever it returns is filtered down to people
 // with a document in the corpora the job may search, and shared_communities is computed here from
 // the caller's read reach recorded at start.
+import type { Match } from '../../proto/gen/expertnet/search/v1/search_service.js';
 import { metrics } from '../kit/metrics.js';
 import type { Database } from '../kit/db/database.js';
 import { createLeasedWorker } from '../kit/jobs/leased-worker.js';
 import type { Logger } from '../kit/logger.js';
 import type { SearchPipeline } from './pipeline/pipeline.js';
 import { createSearchCorpusRepository } from './search-corpus.repository.js';
-import { createSearchJobQueue, createSearchJobsRepository, type JobRow, type StoredMatch } from './search-jobs.repository.js';
+import { toMatch } from './search-messages.js';
+import { createSearchJobQueue, createSearchJobsRepository, type JobRow } from './search-jobs.repository.js';
 
 export interface JobRunnerOptions {
   db: Database;
@@ -49,7 +51,7 @@ export function createJobRunner(options: JobRunnerOptions) {
   });
   const log = options.logger.child({ component: 'search-worker' });
 
-  async function matchesOf(job: JobRow): Promise<StoredMatch[]> {
+  async function matchesOf(job: JobRow): Promise<Match[]> {
     const ranked = await options.pipeline.rank(options.db, {
       query: job.query,
       communityIds: job.community_ids,
@@ -62,24 +64,11 @@ export function createJobRunner(options: JobRunnerOptions) {
     // Scope public shares no community; otherwise: the caller's readable communities holding the person.
     const shared = job.scope === 'public' ? new Map<string, string[]>() : await corpus.communitiesOf(ids, job.reach_ids);
     const seen = new Set<string>();
-    const matches: StoredMatch[] = [];
+    const matches: Match[] = [];
     for (const m of ranked) {
       if (!allowed.has(m.profileId) || seen.has(m.profileId)) continue;
       seen.add(m.profileId);
-      matches.push({
-        profileId: m.profileId,
-        userId: m.userId,
-        name: m.name,
-        headline: m.headline,
-        organization: m.organization,
-        location: m.location,
-        avatarUrl: m.avatarUrl,
-        score: m.score,
-        semanticScore: m.semanticScore,
-        explanation: m.explanation,
-        sharedCommunities: shared.get(m.profileId) ?? [],
-        weakMatch: m.weakMatch,
-      });
+      matches.push(toMatch(m, shared.get(m.profileId) ?? []));
       if (matches.length >= job.result_limit) break;
     }
     return matches;
@@ -97,7 +86,7 @@ export function createJobRunner(options: JobRunnerOptions) {
 
   /** Runs a claimed job to its end; returns the stored row (another claim's, when this one was lost). */
   async function run(job: JobRow, token: number): Promise<JobRow | undefined> {
-    let matches: StoredMatch[];
+    let matches: Match[];
     try {
       matches = await matchesOf(job);
     } catch (err) {

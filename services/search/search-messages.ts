@@ -1,13 +1,16 @@
-// Search rows as proto messages and back: a stored job as the SearchJob a poll shows, an indexed
-// document as the row the corpus stores, a re-index run as GetReindexRun reports it, and the scope
-// enum by name. One mapping for every handler and domain module of the service.
+// Search rows as proto messages and back: a ranked person as the Match a job stores and answers, a
+// stored job as the SearchJob a poll shows, an indexed document as the row the corpus stores, a
+// re-index run as GetReindexRun reports it, and the scope enum by name. One mapping for every
+// handler and domain module of the service.
 import {
+  Match,
   SearchScope,
   SearchStatus,
   type Document,
   type GetReindexRunResponse,
   type SearchJob,
 } from '../../proto/gen/expertnet/search/v1/search_service.js';
+import type { RankedMatch } from './pipeline/pipeline.js';
 import type { IndexedDocument, ReindexRunRow } from './search-corpus.repository.js';
 import type { JobRow, JobScope } from './search-jobs.repository.js';
 
@@ -34,24 +37,34 @@ const STATUS: Record<JobRow['status'], SearchStatus> = {
 
 export const isFinished = (row: JobRow) => row.status === 'complete' || row.status === 'failed';
 
+/** An absent value (null, or empty text) is an unset optional field: the API's null. */
+const present = (s: string | null) => s || undefined;
+
+/**
+ * A ranked person as the match a job stores and a poll answers — the one mapping of a match in the
+ * service. `sharedCommunities` are the caller's readable communities holding the person.
+ */
+export function toMatch(m: RankedMatch, sharedCommunities: string[]): Match {
+  return {
+    profileId: m.profileId,
+    userId: present(m.userId),
+    name: m.name,
+    headline: present(m.headline),
+    organization: present(m.organization),
+    location: present(m.location),
+    avatarUrl: present(m.avatarUrl),
+    score: m.score,
+    semanticScore: m.semanticScore,
+    explanation: present(m.explanation),
+    sharedCommunities,
+    weakMatch: m.weakMatch,
+  };
+}
+
 export function toJob(row: JobRow): SearchJob {
-  const matches =
-    row.status === 'complete'
-      ? (row.matches ?? []).map((m) => ({
-          profileId: m.profileId,
-          userId: m.userId ?? '',
-          name: m.name,
-          headline: m.headline ?? '',
-          organization: m.organization ?? '',
-          location: m.location ?? '',
-          avatarUrl: m.avatarUrl ?? '',
-          score: m.score,
-          semanticScore: m.semanticScore,
-          explanation: m.explanation ?? '',
-          sharedCommunities: m.sharedCommunities,
-          weakMatch: m.weakMatch ?? false,
-        }))
-      : [];
+  // Stored as the messages' JSON; read through Match.fromJSON, which also reads rows stored before
+  // matches were messages (null for an absent value, no weakMatch).
+  const matches = row.status === 'complete' ? (row.matches ?? []).map((m) => Match.fromJSON(m)) : [];
   return {
     searchId: row.id,
     status: STATUS[row.status],

@@ -109,17 +109,22 @@ export function searchStatusToJSON(object: SearchStatus): string {
   }
 }
 
+/**
+ * One expert found by a search: the person's card, the scores and why they match. An optional
+ * field is unset when the person has no such value (the API's null); set, it is never empty.
+ */
 export interface Match {
   profileId: string;
-  userId: string;
+  /** Unset for an unclaimed placeholder. */
+  userId?: string | undefined;
   name: string;
-  headline: string;
-  organization: string;
-  location: string;
-  avatarUrl: string;
+  headline?: string | undefined;
+  organization?: string | undefined;
+  location?: string | undefined;
+  avatarUrl?: string | undefined;
   score: number;
   semanticScore: number;
-  explanation: string;
+  explanation?: string | undefined;
   sharedCommunities: string[];
   /** Little of the query is found in the profile: the search found nothing that fits well here. */
   weakMatch: boolean;
@@ -257,15 +262,15 @@ export interface GetReindexRunResponse {
 function createBaseMatch(): Match {
   return {
     profileId: "",
-    userId: "",
+    userId: undefined,
     name: "",
-    headline: "",
-    organization: "",
-    location: "",
-    avatarUrl: "",
+    headline: undefined,
+    organization: undefined,
+    location: undefined,
+    avatarUrl: undefined,
     score: 0,
     semanticScore: 0,
-    explanation: "",
+    explanation: undefined,
     sharedCommunities: [],
     weakMatch: false,
   };
@@ -276,22 +281,22 @@ export const Match: MessageFns<Match> = {
     if (message.profileId !== "") {
       writer.uint32(10).string(message.profileId);
     }
-    if (message.userId !== "") {
+    if (message.userId !== undefined) {
       writer.uint32(18).string(message.userId);
     }
     if (message.name !== "") {
       writer.uint32(26).string(message.name);
     }
-    if (message.headline !== "") {
+    if (message.headline !== undefined) {
       writer.uint32(34).string(message.headline);
     }
-    if (message.organization !== "") {
+    if (message.organization !== undefined) {
       writer.uint32(42).string(message.organization);
     }
-    if (message.location !== "") {
+    if (message.location !== undefined) {
       writer.uint32(50).string(message.location);
     }
-    if (message.avatarUrl !== "") {
+    if (message.avatarUrl !== undefined) {
       writer.uint32(58).string(message.avatarUrl);
     }
     if (message.score !== 0) {
@@ -300,7 +305,7 @@ export const Match: MessageFns<Match> = {
     if (message.semanticScore !== 0) {
       writer.uint32(73).double(message.semanticScore);
     }
-    if (message.explanation !== "") {
+    if (message.explanation !== undefined) {
       writer.uint32(82).string(message.explanation);
     }
     for (const v of message.sharedCommunities) {
@@ -444,23 +449,23 @@ export const Match: MessageFns<Match> = {
         ? globalThis.String(object.userId)
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
-        : "",
+        : undefined,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
-      headline: isSet(object.headline) ? globalThis.String(object.headline) : "",
-      organization: isSet(object.organization) ? globalThis.String(object.organization) : "",
-      location: isSet(object.location) ? globalThis.String(object.location) : "",
+      headline: isSet(object.headline) ? globalThis.String(object.headline) : undefined,
+      organization: isSet(object.organization) ? globalThis.String(object.organization) : undefined,
+      location: isSet(object.location) ? globalThis.String(object.location) : undefined,
       avatarUrl: isSet(object.avatarUrl)
         ? globalThis.String(object.avatarUrl)
         : isSet(object.avatar_url)
         ? globalThis.String(object.avatar_url)
-        : "",
+        : undefined,
       score: isSet(object.score) ? globalThis.Number(object.score) : 0,
       semanticScore: isSet(object.semanticScore)
         ? globalThis.Number(object.semanticScore)
         : isSet(object.semantic_score)
         ? globalThis.Number(object.semantic_score)
         : 0,
-      explanation: isSet(object.explanation) ? globalThis.String(object.explanation) : "",
+      explanation: isSet(object.explanation) ? globalThis.String(object.explanation) : undefined,
       sharedCommunities: globalThis.Array.isArray(object?.sharedCommunities)
         ? object.sharedCommunities.map((e: any) => globalThis.String(e))
         : globalThis.Array.isArray(object?.shared_communities)
@@ -479,22 +484,22 @@ export const Match: MessageFns<Match> = {
     if (message.profileId !== "") {
       obj.profileId = message.profileId;
     }
-    if (message.userId !== "") {
+    if (message.userId !== undefined) {
       obj.userId = message.userId;
     }
     if (message.name !== "") {
       obj.name = message.name;
     }
-    if (message.headline !== "") {
+    if (message.headline !== undefined) {
       obj.headline = message.headline;
     }
-    if (message.organization !== "") {
+    if (message.organization !== undefined) {
       obj.organization = message.organization;
     }
-    if (message.location !== "") {
+    if (message.location !== undefined) {
       obj.location = message.location;
     }
-    if (message.avatarUrl !== "") {
+    if (message.avatarUrl !== undefined) {
       obj.avatarUrl = message.avatarUrl;
     }
     if (message.score !== 0) {
@@ -503,7 +508,7 @@ export const Match: MessageFns<Match> = {
     if (message.semanticScore !== 0) {
       obj.semanticScore = floatToJson(message.semanticScore);
     }
-    if (message.explanation !== "") {
+    if (message.explanation !== undefined) {
       obj.explanation = message.explanation;
     }
     if (message.sharedCommunities?.length) {
@@ -521,15 +526,15 @@ export const Match: MessageFns<Match> = {
   fromPartial(object: DeepPartial<Match>): Match {
     const message = createBaseMatch();
     message.profileId = object.profileId ?? "";
-    message.userId = object.userId ?? "";
+    message.userId = object.userId ?? undefined;
     message.name = object.name ?? "";
-    message.headline = object.headline ?? "";
-    message.organization = object.organization ?? "";
-    message.location = object.location ?? "";
-    message.avatarUrl = object.avatarUrl ?? "";
+    message.headline = object.headline ?? undefined;
+    message.organization = object.organization ?? undefined;
+    message.location = object.location ?? undefined;
+    message.avatarUrl = object.avatarUrl ?? undefined;
     message.score = object.score ?? 0;
     message.semanticScore = object.semanticScore ?? 0;
-    message.explanation = object.explanation ?? "";
+    message.explanation = object.explanation ?? undefined;
     message.sharedCommunities = object.sharedCommunities?.map((e) => e) || [];
     message.weakMatch = object.weakMatch ?? false;
     return message;
