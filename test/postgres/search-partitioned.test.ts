@@ -18,6 +18,7 @@ import { createSearchPipeline } from '../../services/search/pipeline/index.js';
 import { createSearchCorpusRepository } from '../../services/search/search-corpus.repository.js';
 import { generateCorpus, insertCorpus, judgedQueries } from '../search-quality/corpus.js';
 import { runPsqlScript, type SecondPostgres, startSecondPostgres } from '../helpers/second-postgres.js';
+import { memberDocument } from '../helpers/search-documents.js';
 import { openTestDatabase } from '../helpers/stores.js';
 
 type Store = { db: Database; url?: string; close(): Promise<void> };
@@ -161,5 +162,14 @@ describe('search corpus partitioned across two PostgreSQL servers', () => {
     expect(split.map((m) => m.profileId)).toEqual(whole.map((m) => m.profileId));
     expect(split.slice(0, 2).map((m) => m.profileId).sort()).toEqual(changed.sort());
     expect(split.some((m) => gone.includes(m.profileId))).toBe(false);
+  });
+
+  it('refuses the indexing write whole on the split table, writing nothing (docs/SEARCH.md, "Not done yet")', async () => {
+    const db = coordinator!.db;
+    const before = await statistics(db);
+    const write = db.transaction((tx) => createSearchCorpusRepository(tx).upsertDocuments([memberDocument('', 'p-new', { headline: 'Cardiologist' })]));
+    await expect(write).rejects.toThrow(/no unique or exclusion constraint matching the ON CONFLICT specification/);
+    expect(await db.query(`SELECT 1 FROM search.documents WHERE profile_id = 'p-new'`)).toEqual([]);
+    expect(await statistics(db)).toEqual(before);
   });
 });
