@@ -4,6 +4,10 @@
 //   - Tiers, strictest first (AND before OR): a tier runs only while the tiers before it found
 //     fewer rows than the leg needs, so a common word is ranked over the documents holding all the
 //     query's words, not over every document holding one of them.
+//   - Headline first: a tier that may match many rows is read in two, the documents holding its
+//     words in their name or headline (the highest-impact postings: migration 013's index) and
+//     then, only while those are too few, the others. A common word reads its few thousand
+//     headline holders, not its whole window.
 //   - A window: a tier reads and ranks at most `window` of its matching rows (the first the index
 //     yields; the community corpora before the public one). Below the window a tier is ranked
 //     exactly; above it, its best rows are the best of that sample.
@@ -15,7 +19,7 @@
 //     partial GIN index of that corpus (migration 005): a community search never reads the public
 //     corpus's rows, nor the reverse.
 import type { Database, Queryable } from '../../kit/db/database.js';
-import { B, corporaOf, K1, lexemeQuery, type QueryStats, queryStats } from './bm25.js';
+import { B, corporaOf, K1, lexemeQuery, type QueryStats, queryStats, type QueryTerm } from './bm25.js';
 import { tokenize } from './text.js';
 import type { Expansion } from './wordnet.js';
 
@@ -95,6 +99,8 @@ interface LegSql {
   computed?: string[];
   /** Rows of all tiers ordered by score alone (comparable across tiers), not tier by tier. */
   mergeTiers?: boolean;
+  /** Each tier's place in the order (default its index): a split tier's two parts share one. */
+  tierOrder?: number[];
   /** Each tier's condition over a row of search.documents, strictest first. */
   tiers: string[];
   /** What orders a tier (higher first; it may read search_tsv), or null for profile id order. */
@@ -142,7 +148,7 @@ function legStatement(leg: LegSql, scope: Scope, params: Params): string {
       SELECT ${select}, ${score} AS score FROM ${rows} m
       ORDER BY score DESC, profile_id, community_id LIMIT ${tierLimit})`;
   });
-  const union = leg.tiers.map((_, i) => `SELECT ${select}, ${i} AS tier, score FROM t${i}`).join(' UNION ALL ');
+  const union = leg.tiers.map((_, i) => `SELECT ${select}, ${leg.tierOrder?.[i] ?? i} AS tier, score FROM t${i}`).join(' UNION ALL ');
   const order = leg.mergeTiers ? 'score DESC, profile_id, community_id' : 'tier, score DESC, profile_id, community_id';
   return `WITH ${ctes.join(',\n')}\n${union}\nORDER BY ${order}`;
 }
@@ -181,12 +187,37 @@ async function runLeg<R extends LegRow>(db: Queryable, scope: Scope, build: (par
   });
 }
 
-/** Full text over search_tsv: tiers of tsquery texts, each tier ordered by ts_rank against `rankQuery`. */
+/** The name and headline part of search_tsv (its label A), as migration 013 indexes it. */
+const HEADLINE_TSV = `ts_filter(search_tsv, '{a}')`;
+
+/**
+ * A BM25 tier that may match more rows than this is read headline first (`headlineFirst`); below
+ * it the tier is read whole (a couple of thousand rows take ~15 ms), and ranked exactly.
+ */
+export const HEADLINE_FIRST_ROWS = 2_000;
+
+/**
+ * Tiers, each a tsquery expression and whether to read it headline first, as conditions over a
+ * row, with the order of each: a split tier's two parts (the rows holding the query in their name
+ * or headline, then the others — legStatement adds NOT of the earlier tiers) share their place,
+ * so their rows are ranked together by score.
+ */
+function headlineFirst(tiers: readonly { query: string; split: boolean }[]): Pick<LegSql, 'tiers' | 'tierOrder'> {
+  const split = tiers.flatMap(({ query, split }, order) =>
+    split ? [{ condition: `${HEADLINE_TSV} @@ ${query}`, order }, { condition: `search_tsv @@ ${query}`, order }] : [{ condition: `search_tsv @@ ${query}`, order }],
+  );
+  return { tiers: split.map((t) => t.condition), tierOrder: split.map((t) => t.order) };
+}
+
+/**
+ * Full text over search_tsv: tiers of tsquery texts, each tier ordered by ts_rank against
+ * `rankQuery`, each read headline first (ts_rank weighs a name or headline word five times a bio's).
+ */
 function fullTextLeg(tiers: string[], rankQuery: string, limits: RetrieveLimits, params: Params): LegSql {
   const rank = params.add(rankQuery, 'text');
   return {
     columns: [],
-    tiers: tiers.map((t) => `search_tsv @@ to_tsquery('english', ${params.add(t, 'text')})`),
+    ...headlineFirst(tiers.map((t) => ({ query: `to_tsquery('english', ${params.add(t, 'text')})`, split: true }))),
     score: `ts_rank(search_tsv, to_tsquery('english', ${rank}), 1)`,
     tierLimit: limits.perLeg,
     enough: limits.perLeg,
@@ -195,15 +226,22 @@ function fullTextLeg(tiers: string[], rankQuery: string, limits: RetrieveLimits,
 }
 
 /**
- * Tiers of lexemes (quoted tsquery operands): all of them; then (3 to 5) all but one; then any.
+ * Tiers of terms (quoted tsquery operands): all of them; then (3 to 5) all but one; then any. With
+ * each, the most rows it can match (from the terms' document frequencies).
  */
-export function lexemeTiers(lexemes: readonly string[]): string[] {
-  const w = [...new Set(lexemes)].map(lexemeQuery);
+export function lexemeTiers(terms: readonly Pick<QueryTerm, 'term' | 'df'>[]): { query: string; rows: number }[] {
+  const unique = [...new Map(terms.map((t) => [t.term, t])).values()];
+  const w = unique.map((t) => lexemeQuery(t.term));
+  const df = unique.map((t) => t.df);
+  const least = (skip: number) => Math.min(...df.filter((_, i) => i !== skip));
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   if (w.length === 0) return [];
-  if (w.length === 1) return [w[0]!];
-  const tiers = [w.join(' & ')];
-  if (w.length >= 3 && w.length <= 5) tiers.push(w.map((_, skip) => `(${w.filter((__, i) => i !== skip).join(' & ')})`).join(' | '));
-  tiers.push(w.join(' | '));
+  if (w.length === 1) return [{ query: w[0]!, rows: df[0]! }];
+  const tiers = [{ query: w.join(' & '), rows: Math.min(...df) }];
+  if (w.length >= 3 && w.length <= 5) {
+    tiers.push({ query: w.map((_, skip) => `(${w.filter((__, i) => i !== skip).join(' & ')})`).join(' | '), rows: sum(w.map((_, skip) => least(skip))) });
+  }
+  tiers.push({ query: w.join(' | '), rows: sum(df) });
   return tiers;
 }
 
@@ -211,11 +249,14 @@ export function lexemeTiers(lexemes: readonly string[]): string[] {
  * The query's own words, scored by BM25 (bm25.ts): each matching row's term frequencies
  * (search.term_frequency, one ts_rank call per term) and stored length, with the idf and average
  * length of the corpora searched. Candidates: the rarer terms — all of them, all but one, any —
- * then, while too few, any scored term. Rows of all tiers are ordered by their BM25 score.
+ * then, while too few, any scored term; a tier whose terms' document frequencies allow more than
+ * HEADLINE_FIRST_ROWS matches is read headline first. Rows of all tiers are ordered by their BM25 score.
  */
 function bm25Leg(stats: QueryStats, limits: RetrieveLimits, params: Params): LegSql {
-  const tiers = lexemeTiers(stats.candidateTerms.map((t) => t.term));
-  if (stats.terms.length > stats.candidateTerms.length) tiers.push(stats.terms.map((t) => lexemeQuery(t.term)).join(' | '));
+  const tiers = lexemeTiers(stats.candidateTerms);
+  if (stats.terms.length > stats.candidateTerms.length) {
+    tiers.push({ query: stats.terms.map((t) => lexemeQuery(t.term)).join(' | '), rows: stats.terms.reduce((n, t) => n + t.df, 0) });
+  }
   const computed = stats.terms.map((t, i) => `search.term_frequency(tsv, ${params.add(lexemeQuery(t.term), 'tsquery')}) AS tf${i}`);
   const norm = `(${1 - B} + ${B} * doc_length / ${params.add(stats.avgLength, 'float8')})`;
   const parts = stats.terms.map((t, i) => `${params.add(t.idf, 'float8')} * tf${i} * ${K1 + 1} / (tf${i} + ${K1} * ${norm})`);
@@ -223,7 +264,7 @@ function bm25Leg(stats: QueryStats, limits: RetrieveLimits, params: Params): Leg
     columns: [],
     computed,
     mergeTiers: true,
-    tiers: tiers.map((t) => `search_tsv @@ ${params.add(t, 'tsquery')}`),
+    ...headlineFirst(tiers.map((t) => ({ query: params.add(t.query, 'tsquery'), split: t.rows > HEADLINE_FIRST_ROWS }))),
     score: parts.length > 0 ? `(${parts.join(' + ')})` : '0::float8',
     tierLimit: limits.perLeg,
     enough: limits.perLeg,
