@@ -9,7 +9,6 @@ import { callAs, type CallOptions, type ServiceClients } from '../../services/ki
 import type { TokenSigner } from '../../services/kit/grpc/caller-token.js';
 import type { Principal } from '../../services/kit/grpc/principal.js';
 import { ApiError, fromRemote } from './api-error.js';
-import { createFinishedSearchViews } from './finished-search-views.js';
 import type { PresentedCredential } from './credentials.js';
 import { createRequestLogReporter, type RequestLogOptions } from '../../services/kit/request-log.js';
 
@@ -62,8 +61,6 @@ export function createEdge(deps: EdgeDeps) {
   return {
     clients: deps.clients,
     requestLog,
-    /** Views of complete searches, made once per search (finished-search-views.ts). */
-    finishedSearchViews: createFinishedSearchViews(),
 
     async authenticate(credential: PresentedCredential, requestId: string): Promise<Caller> {
       return (await authenticated(credential, requestId)).caller;

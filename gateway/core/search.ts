@@ -2,6 +2,7 @@
 // re-checks the scope, the read reach and funds, runs the job and fences polls to the credential).
 // StartSearch may wait up to wait_seconds, so its deadline is the usual one plus that wait.
 import { SearchScope, SearchStatus, type Match, type SearchJob } from '../../proto/gen/expertnet/search/v1/search_service.js';
+import { POLL_AFTER_SECONDS } from '../../services/kit/search-limits.js';
 import { ApiError, fromRemote } from './api-error.js';
 import type { z } from 'zod';
 import type { SearchComplete, SearchMatch, SearchPending, SearchPoll, SearchRequest } from './contract/search.js';
@@ -12,8 +13,6 @@ export type SearchMatchView = z.output<typeof SearchMatch>;
 export type SearchCompleteView = z.output<typeof SearchComplete>;
 export type SearchPendingView = z.output<typeof SearchPending>;
 export type SearchPollView = z.output<typeof SearchPoll>;
-
-export const POLL_AFTER_SECONDS = 2;
 
 const SCOPES = {
   community: SearchScope.SEARCH_SCOPE_COMMUNITY,
@@ -74,8 +73,9 @@ export async function getSearch(edge: Edge, ctx: CallerContext, searchId: string
     const job = jobOf(await edge.clients.search.getSearch({ searchId }, await edge.as(ctx)));
     switch (job.status) {
       case SearchStatus.SEARCH_STATUS_COMPLETE:
-        // The service answered complete for this caller: the same view as every such poll (kept).
-        return edge.finishedSearchViews.viewOf(job.searchId, () => completeView(job));
+        // A finished search is kept in one place, the search service (services/search/finished-jobs.ts):
+        // it answers every surface — REST, MCP and direct gRPC — and checks the fence and the expiry.
+        return completeView(job);
       case SearchStatus.SEARCH_STATUS_FAILED:
         return { search_id: job.searchId, status: 'failed' };
       default:

@@ -22,7 +22,6 @@ import { metrics, statusClass } from '../../services/kit/metrics.js';
 import type { Deprecation } from '../core/deprecations.js';
 import { earlyServerFactory } from '../core/early-server.js';
 import type { Edge } from '../core/edge.js';
-import { keptJson } from '../core/finished-search-views.js';
 import type { RateLimiter } from '../../services/kit/rate-limit/limiter.js';
 import { logAccess } from '../core/access-log.js';
 import { answerClientError } from '../core/client-error.js';
@@ -75,8 +74,6 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
   if (early) app.addHook('onReady', async () => early.serveWhenReady());
   app.register(errorEnvelope);
   app.register(jsonBody);
-  // A kept view (a complete search's) has its JSON made once; every other body as Fastify would.
-  app.setReplySerializer((payload) => keptJson(payload) ?? JSON.stringify(payload));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     annotateRequest(request.raw, request.id);

@@ -5,6 +5,10 @@
 // is checked against the kept row as against the stored one, and the row is served only until a
 // margin before its expiry, after which the store decides (a replica's clock need not agree with
 // the database's to the second).
+//
+// This is the one place a finished search is kept. It sits in the service, not the edge, because
+// every surface asks the service — REST, MCP and direct gRPC callers alike — and the service must
+// see each poll anyway to check the fence and the expiry; the edge makes its view of the answer anew.
 import { createBoundedMap } from '../kit/bounded-map.js';
 import type { JobRow } from './search-jobs.repository.js';
 

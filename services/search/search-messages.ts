@@ -10,12 +10,11 @@ import {
   type GetReindexRunResponse,
   type SearchJob,
 } from '../../proto/gen/expertnet/search/v1/search_service.js';
+import { POLL_AFTER_SECONDS } from '../kit/search-limits.js';
 import type { RankedMatch } from './pipeline/pipeline.js';
 import type { IndexedDocument, ReindexRunRow } from './search-corpus.repository.js';
 import type { JobRow, JobScope } from './search-jobs.repository.js';
 
-/** What an unfinished job tells its poller to wait before polling again. */
-export const POLL_AFTER_SECONDS = 2;
 
 const SCOPES: Partial<Record<SearchScope, JobScope>> = {
   [SearchScope.SEARCH_SCOPE_COMMUNITY]: 'community',

@@ -9,17 +9,12 @@ import type { GetSearchRequest, StartSearchRequest } from '../../proto/gen/exper
 import { callAs } from '../kit/grpc/client.js';
 import { domainError, relayOrUnavailable } from '../kit/grpc/errors.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
+import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, SEARCH_QUERY_MAX, WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX } from '../kit/search-limits.js';
 import { waitForJob } from './job-waits.js';
 import { checkSearchFunds } from './search-billing.js';
 import type { SearchContext } from './search-context.js';
 import type { JobRow, JobScope } from './search-jobs.repository.js';
 import { scopeName } from './search-messages.js';
-
-export const QUERY_MAX = 1000;
-export const LIMIT_DEFAULT = 20;
-export const LIMIT_MAX = 50;
-export const WAIT_DEFAULT_SECONDS = 20;
-export const WAIT_MAX_SECONDS = 25;
 
 interface StartInput {
   query: string;
@@ -32,14 +27,14 @@ interface StartInput {
 /** The request rules of POST /v1/search (the edge's schema refuses the same, first). */
 function startInput(request: StartSearchRequest): StartInput {
   const query = request.query.trim();
-  if (!query || query.length > QUERY_MAX) throw domainError('invalid_request', `query must hold 1 to ${QUERY_MAX} characters`);
+  if (!query || query.length > SEARCH_QUERY_MAX) throw domainError('invalid_request', `query must hold 1 to ${SEARCH_QUERY_MAX} characters`);
   const scope = scopeName(request.scope);
   if (!scope) throw domainError('invalid_request', 'scope must be community, all or public');
   const communityId = request.communityId.trim() || null;
   if (scope === 'community' && !communityId) throw domainError('invalid_request', 'community_id is required when scope is community');
-  const waitSeconds = request.waitSeconds ?? WAIT_DEFAULT_SECONDS;
-  if (waitSeconds > WAIT_MAX_SECONDS) throw domainError('invalid_request', `wait_seconds must be 0 to ${WAIT_MAX_SECONDS}`);
-  return { query, scope, communityId: scope === 'community' ? communityId : null, limit: Math.min(request.limit || LIMIT_DEFAULT, LIMIT_MAX), waitSeconds };
+  const waitSeconds = request.waitSeconds ?? WAIT_SECONDS_DEFAULT;
+  if (waitSeconds > WAIT_SECONDS_MAX) throw domainError('invalid_request', `wait_seconds must be 0 to ${WAIT_SECONDS_MAX}`);
+  return { query, scope, communityId: scope === 'community' ? communityId : null, limit: Math.min(request.limit || SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX), waitSeconds };
 }
 
 /** The communities the job searches: the scope within the caller's read reach. */

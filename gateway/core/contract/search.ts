@@ -1,12 +1,16 @@
 // Expert search: POST /v1/search starts a job and waits up to wait_seconds for it; a job still
 // running is handed back as 202 and polled at GET /v1/search/{search_id}.
 import { z } from 'zod';
+import {
+  SEARCH_LIMIT_DEFAULT,
+  SEARCH_LIMIT_MAX,
+  SEARCH_QUERY_MAX,
+  WAIT_SECONDS_DEFAULT,
+  WAIT_SECONDS_MAX,
+} from '../../../services/kit/search-limits.js';
 import { communityId, defineEndpoint, Id, text } from './schemas.js';
 
-export const SEARCH_LIMIT_DEFAULT = 20;
-export const SEARCH_LIMIT_MAX = 50;
-export const WAIT_SECONDS_DEFAULT = 20;
-export const WAIT_SECONDS_MAX = 25;
+export { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX };
 
 export const SearchScope = z
   .enum(['community', 'all', 'public'])
@@ -16,7 +20,7 @@ export const SearchScope = z
 
 export const SearchRequest = z
   .strictObject({
-    query: text().trim().min(1).max(1000).describe('Free-text description of the expertise sought (1–1000 characters).'),
+    query: text().trim().min(1).max(SEARCH_QUERY_MAX).describe(`Free-text description of the expertise sought (1–${SEARCH_QUERY_MAX} characters).`),
     scope: SearchScope,
     community_id: communityId()
       .optional()
