@@ -187,13 +187,13 @@ if (EDGE_ONLY) {
   process.exit(0);
 }
 
-// The embedders in-process (no store needed), then the benchmarks that need PostgreSQL: search
-// (test/bench/search-bench.ts), the full re-index, enrichment and the reads of kept totals;
-// their sections follow the table.
+// The embedders in-process (no store needed), search on PostgreSQL (when DATABASE_URL is set) and
+// the embedded store (test/bench/search-bench.ts), then the benchmarks that need PostgreSQL: the
+// full re-index, enrichment and the reads of kept totals; their sections follow the table.
 const embedderSection = await runEmbedderBench();
 const needsPostgres = async (title: string, run: () => Promise<string>) =>
   process.env.DATABASE_URL ? run() : `## ${title} (PostgreSQL)\n\nNot run: DATABASE_URL was not set.\n`;
-const searchSection = await needsPostgres('Search', runSearchBench);
+const searchSection = await runSearchBench();
 const reindexSection = await needsPostgres('Full re-index', runReindexBench);
 const enrichmentSection = await needsPostgres('Enrichment', runEnrichmentBench);
 const keptTotalsSection = await needsPostgres('Kept totals', runKeptTotalsBench);

@@ -1,9 +1,10 @@
-// The search benchmark (part of `npm run bench` when DATABASE_URL is set; alone:
-// `DATABASE_URL=... npx tsx test/bench/search-bench.ts`). In a fresh, migrated PostgreSQL database it
-// loads two generated corpora into search.documents — a community corpus (COMMUNITIES communities of
-// equal size) and a public corpus (community_id '') — then runs judged queries of the search-quality
-// set through the product's pipeline (createSearchPipeline().rank, the fast path) and measures wall
-// time per query, and recall@20 of the fast path against an exhaustive reference on the same corpus.
+// The search benchmark (part of `npm run bench`; alone: `npx tsx test/bench/search-bench.ts`). On
+// each store — PostgreSQL when DATABASE_URL is set, and the embedded store (PGlite) — it loads two
+// generated corpora into search.documents of a fresh, migrated database (search-bench-corpus.ts) —
+// a community corpus (COMMUNITIES communities of equal size) and a public corpus (community_id '')
+// — then runs judged queries of the search-quality set through the product's pipeline
+// (createSearchPipeline().rank, the fast path) and measures wall time per query (p50, p95, p99),
+// and recall@20 of the fast path against an exhaustive reference on the same corpus.
 //
 // "Exhaustive" here: the same pipeline, same scoring, with its candidate limits lifted — every
 // full-text match, every WordNet-synonym match and every name/organization prefix match of the scope
@@ -15,104 +16,59 @@
 // are not considered by either side. recall@20 = |fast top 20 ∩ exhaustive top 20| / min(20, |exhaustive top 20|),
 // averaged over the queries with a non-empty exhaustive result.
 //
-// Documents are generated with test/search-quality/corpus.ts's generator, BATCH profiles per seed,
-// and loaded with their stored vectors — the default embedder's, made by the model itself in this
-// process while loading (as indexing stores them) — so the ranker reads vectors as in production
-// instead of embedding every candidate, and every query is embedded by the model.
+// Documents are generated with test/search-quality/corpus.ts's generator and loaded with their
+// stored vectors, so the ranker reads vectors as in production instead of embedding every
+// candidate, and every query is embedded by the model. Where pgvector exists (the embedded store
+// ships it) the nearest-neighbour leg runs over its HNSW indexes.
 //
-// Indexing throughput: after the latency runs, REINDEX_SAMPLE community documents are marked as
-// another embedder's (as after a change of embedder) and re-embedded through the product's path
-// (pipeline.storeVectors: embed, conditional UPDATE, HNSW insert where pgvector exists); documents
-// per second, and a full re-index of 100,000 documents extrapolated from it.
+// Indexing throughput (PostgreSQL): after the latency runs, REINDEX_SAMPLE community documents are
+// marked as another embedder's (as after a change of embedder) and re-embedded through the
+// product's path (pipeline.storeVectors: embed, conditional UPDATE, HNSW insert where pgvector
+// exists); documents per second, and a full re-index of 100,000 documents extrapolated from it.
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import { migrateAll } from '../../services/kit/db/migrations.js';
-import { openPostgres } from '../../services/kit/db/postgres-database.js';
-import { createSearchPipeline, GloveSifEmbedder, loadGloveModel } from '../../services/search/pipeline/index.js';
-import { personText, realArrayLiteral } from '../../services/search/pipeline/vectors.js';
+import type { Database } from '../../services/kit/db/database.js';
+import { createSearchPipeline } from '../../services/search/pipeline/index.js';
 import type { SearchPipeline } from '../../services/search/pipeline/pipeline.js';
 import { generateCorpus, judgedQueries } from '../search-quality/corpus.js';
-import { freshPostgresDatabase } from '../helpers/stores.js';
+import { type BenchDatabase, type BenchStore, benchEmbedder, type CorpusSizes, loadCorpora, openBenchPglite, openBenchPostgres } from './search-bench-corpus.js';
 
 const COMMUNITY_SIZE = Number(process.env.BENCH_SEARCH_COMMUNITY ?? 100_000);
 const PUBLIC_SIZE = Number(process.env.BENCH_SEARCH_PUBLIC ?? 1_000_000);
 const COMMUNITIES = 20;
+/** The embedded store's corpora (default: the same sizes as PostgreSQL's). */
+const EMBEDDED_COMMUNITY_SIZE = Number(process.env.BENCH_SEARCH_EMBEDDED_COMMUNITY ?? COMMUNITY_SIZE);
+const EMBEDDED_PUBLIC_SIZE = Number(process.env.BENCH_SEARCH_EMBEDDED_PUBLIC ?? PUBLIC_SIZE);
+/** The stores measured, comma-separated (postgres needs DATABASE_URL). */
+const STORES = (process.env.BENCH_SEARCH_STORES ?? 'postgres,embedded').split(',').map((s) => s.trim()) as BenchStore[];
 const QUERIES = Number(process.env.BENCH_SEARCH_QUERIES ?? 50);
 /** Queries of the exhaustive reference on the largest corpus (it is slow there). */
 const EXHAUSTIVE_QUERIES_LARGE = Number(process.env.BENCH_SEARCH_EXHAUSTIVE_QUERIES ?? 20);
 const EXHAUSTIVE_CAP = 2_000_000;
-const BATCH = 10_000;
-const LOADERS = 2;
 const K = 20;
 /** Documents re-embedded to measure indexing throughput (a full re-index is extrapolated from it). */
 const REINDEX_SAMPLE = Number(process.env.BENCH_SEARCH_REINDEX ?? 10_000);
 /**
- * A database to keep the loaded corpora in (created if missing, never dropped): a second run with
- * the same value skips the four-minute load, so a change to retrieval can be measured again at once.
+ * A name to keep the loaded corpora under (a PostgreSQL database of that name, created if missing,
+ * never dropped; the embedded store's folder `<tmpdir>/search-bench-<name>`): a second run with the
+ * same value skips the load, so a change to retrieval can be measured again at once.
  */
 const KEEP_DATABASE = process.env.BENCH_SEARCH_KEEP_DATABASE;
 /** Print each query's time (finding the slow ones). */
 const VERBOSE = process.env.BENCH_SEARCH_VERBOSE === '1';
 
 export interface SearchBenchRow {
+  store: BenchStore;
   corpus: string;
   documents: number;
-  loadSeconds: number;
   queries: number;
   p50: number;
   p95: number;
+  p99: number;
   max: number;
   recall: number;
   recallQueries: number;
   exhaustiveP50: number;
-}
-
-const COLUMNS = ['community_id', 'profile_id', 'user_id', 'name', 'headline', 'bio', 'organization', 'location', 'enrichment_text', 'embedding', 'embedding_model'] as const;
-const embedder = new GloveSifEmbedder(loadGloveModel().model);
-
-/** One batch of documents as column arrays (for unnest); the vector as an array literal. */
-function batchColumns(seed: number, count: number, prefix: string, communityOf: (i: number) => string, offset: number): string[][] {
-  const profiles = generateCorpus(count, seed);
-  const cols: string[][] = COLUMNS.map(() => []);
-  profiles.forEach((p, j) => {
-    const i = offset + j;
-    const text = { name: p.name, headline: p.headline, bio: p.bio, organization: p.organization, location: p.location, enrichment_text: p.enrichmentText };
-    const vector = realArrayLiteral(embedder.vector(personText([text])));
-    const values = [communityOf(i), `${prefix}${i}`, `${prefix}u${i}`, p.name, p.headline, p.bio, p.organization, p.location, p.enrichmentText, vector, embedder.name];
-    values.forEach((v, c) => cols[c]!.push(v));
-  });
-  return cols;
-}
-
-async function load(url: string, plan: { prefix: string; size: number; seed: number; communityOf: (i: number) => string }[]): Promise<void> {
-  const jobs: (() => string[][])[] = [];
-  for (const corpus of plan) {
-    for (let offset = 0, b = 0; offset < corpus.size; offset += BATCH, b++) {
-      const n = Math.min(BATCH, corpus.size - offset);
-      const o = offset;
-      const s = corpus.seed + b;
-      jobs.push(() => batchColumns(s, n, corpus.prefix, corpus.communityOf, o));
-    }
-  }
-  const sql = `INSERT INTO search.documents (${COLUMNS.join(', ')})
-    SELECT ${COLUMNS.map((c) => (c === 'embedding' ? `${c}::real[]` : c)).join(', ')}
-      FROM unnest(${COLUMNS.map((_, i) => `$${i + 1}::text[]`).join(', ')}) AS t(${COLUMNS.join(', ')})`;
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: LOADERS }, async () => {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        await client.query('SET synchronous_commit = off');
-        while (next < jobs.length) {
-          const job = jobs[next++]!;
-          await client.query(sql, job());
-        }
-      } finally {
-        await client.end();
-      }
-    }),
-  );
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -120,18 +76,18 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-/** `count` queries spread evenly over the judged set (every kind represented). */
+/** `count` queries spread evenly over the judged set of a 10,000-profile batch (every kind represented). */
 function pickQueries(count: number): string[] {
-  const all = judgedQueries(generateCorpus(BATCH, 1000)).map((q) => q.query);
+  const all = judgedQueries(generateCorpus(10_000, 1000)).map((q) => q.query);
   if (count >= all.length) return all;
   return Array.from({ length: count }, (_, i) => all[Math.floor((i * all.length) / count)]!);
 }
 
 async function measureCorpus(
-  db: ReturnType<typeof openPostgres>,
+  db: Database,
+  store: BenchStore,
   label: string,
   documents: number,
-  loadSeconds: number,
   scope: { communityIds: string[]; includePublic: boolean },
   queries: string[],
   exhaustiveQueries: number,
@@ -148,7 +104,7 @@ async function measureCorpus(
     const t0 = performance.now();
     const matches = await rank(fast, q);
     times.push(performance.now() - t0);
-    if (VERBOSE) console.log(`search bench: ${label}: ${(performance.now() - t0).toFixed(0)} ms ${JSON.stringify(q)}`);
+    if (VERBOSE) console.log(`search bench (${store}): ${label}: ${(performance.now() - t0).toFixed(0)} ms ${JSON.stringify(q)}`);
     fastTop.set(q, matches.map((m) => m.profileId));
   }
   times.sort((a, b) => a - b);
@@ -161,23 +117,29 @@ async function measureCorpus(
     exTimes.push(performance.now() - t0);
     if (ref.length === 0) continue;
     const got = new Set(fastTop.get(q));
-    recallSum += ref.filter((id) => got.has(id)).length / Math.min(K, ref.length);
+    const found = ref.filter((id) => got.has(id)).length / Math.min(K, ref.length);
+    if (VERBOSE) console.log(`search bench (${store}): ${label}: recall@20 ${found.toFixed(2)} ${JSON.stringify(q)}`);
+    recallSum += found;
     recallQueries++;
   }
   exTimes.sort((a, b) => a - b);
   const row: SearchBenchRow = {
+    store,
     corpus: label,
     documents,
-    loadSeconds,
     queries: queries.length,
     p50: percentile(times, 50),
     p95: percentile(times, 95),
+    p99: percentile(times, 99),
     max: times[times.length - 1]!,
     recall: recallQueries > 0 ? recallSum / recallQueries : NaN,
     recallQueries,
     exhaustiveP50: percentile(exTimes, 50),
   };
-  console.log(`search bench: ${label}: p50 ${row.p50.toFixed(0)} ms, p95 ${row.p95.toFixed(0)} ms, recall@20 ${row.recall.toFixed(3)} (${recallQueries} queries), exhaustive p50 ${row.exhaustiveP50.toFixed(0)} ms`);
+  console.log(
+    `search bench (${store}): ${label}: p50 ${row.p50.toFixed(0)} ms, p95 ${row.p95.toFixed(0)} ms, p99 ${row.p99.toFixed(0)} ms, ` +
+      `recall@20 ${row.recall.toFixed(3)} (${recallQueries} queries), exhaustive p50 ${row.exhaustiveP50.toFixed(0)} ms`,
+  );
   return row;
 }
 
@@ -191,7 +153,7 @@ interface ReindexRow {
  * Re-embeds `count` community documents as a re-index after a change of embedder does: their
  * vectors marked as another embedder's, then stored again by the product's path.
  */
-async function measureReindex(db: ReturnType<typeof openPostgres>, count: number): Promise<ReindexRow> {
+async function measureReindex(db: Database, count: number): Promise<ReindexRow> {
   const keys = await db.query<{ community_id: string; profile_id: string }>(
     `UPDATE search.documents SET embedding_model = 'offline-hash-512'
       WHERE (community_id, profile_id) IN (SELECT community_id, profile_id FROM search.documents WHERE community_id <> '' ORDER BY profile_id LIMIT $1)
@@ -207,108 +169,94 @@ async function measureReindex(db: ReturnType<typeof openPostgres>, count: number
   return row;
 }
 
-/** Runs the search benchmark; returns the markdown section for docs/BENCHMARKS.md. */
+interface StoreRun {
+  store: BenchStore;
+  sizes: CorpusSizes;
+  rows: SearchBenchRow[];
+  loadSeconds: number;
+  ginIndexes: number;
+  pgvector: boolean;
+  reindex: ReindexRow | null;
+}
+
+/** Loads (unless kept) and measures one store. */
+async function benchStore(bench: BenchDatabase, sizes: CorpusSizes): Promise<StoreRun> {
+  const { db, store } = bench;
+  await migrateAll(db);
+  const loaded = Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM search.documents'))[0]!.n);
+  let loadSeconds = NaN;
+  let ginIndexes = 0;
+  if (loaded === 0) ({ loadSeconds, ginIndexes } = await loadCorpora(bench, sizes, createSearchPipeline({ reranker: null })));
+  else console.log(`search bench (${store}): reusing the ${loaded} documents of ${KEEP_DATABASE}`);
+  const queries = pickQueries(QUERIES);
+  const perCommunity = Math.ceil(sizes.community / sizes.communities);
+  const communityIds = Array.from({ length: sizes.communities }, (_, i) => `c_bench_${i}`);
+  const rows = [
+    await measureCorpus(db, store, `community: ${sizes.communities} communities × ${perCommunity}`, sizes.community, { communityIds, includePublic: false }, queries, queries.length),
+    await measureCorpus(db, store, 'public corpus', sizes.public, { communityIds: [], includePublic: true }, queries, Math.min(EXHAUSTIVE_QUERIES_LARGE, queries.length)),
+  ];
+  const pgvector = (await db.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`)).length === 1;
+  // A kept corpus stays as loaded: re-embedding would leave its sample marked for the next run.
+  const reindex = KEEP_DATABASE || store !== 'postgres' ? null : await measureReindex(db, Math.min(REINDEX_SAMPLE, sizes.community));
+  return { store, sizes, rows, loadSeconds, ginIndexes, pgvector, reindex };
+}
+
+/** Runs the search benchmark on each store; returns the markdown section for docs/BENCHMARKS.md. */
 export async function runSearchBench(): Promise<string> {
-  const fresh = KEEP_DATABASE ? await keptDatabase(KEEP_DATABASE) : await freshPostgresDatabase();
-  const db = openPostgres(fresh.url, { max: 4 });
-  try {
-    await migrateAll(db);
-    const perCommunity = Math.ceil(COMMUNITY_SIZE / COMMUNITIES);
-    const loaded = KEEP_DATABASE ? Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM search.documents'))[0]!.n) : 0;
-    let loadSeconds = NaN;
-    let ginIndexes = 0;
-    if (loaded === 0) ({ loadSeconds, ginIndexes } = await loadCorpora(db, fresh.url, perCommunity));
-    else console.log(`search bench: reusing the ${loaded} documents of ${KEEP_DATABASE}`);
-
-    const queries = pickQueries(QUERIES);
-    const communityIds = Array.from({ length: COMMUNITIES }, (_, i) => `c_bench_${i}`);
-    const rows = [
-      await measureCorpus(db, `community: ${COMMUNITIES} communities × ${perCommunity}`, COMMUNITY_SIZE, loadSeconds, { communityIds, includePublic: false }, queries, queries.length),
-      await measureCorpus(db, 'public corpus', PUBLIC_SIZE, loadSeconds, { communityIds: [], includePublic: true }, queries, Math.min(EXHAUSTIVE_QUERIES_LARGE, queries.length)),
-    ];
-    const pgvector = (await db.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`)).length === 1;
-    // A kept corpus stays as loaded: re-embedding would leave its sample marked for the next run.
-    const reindex = KEEP_DATABASE ? null : await measureReindex(db, Math.min(REINDEX_SAMPLE, COMMUNITY_SIZE));
-    return section(rows, loadSeconds, COMMUNITY_SIZE + PUBLIC_SIZE, ginIndexes, pgvector, reindex);
-  } finally {
-    await db.close();
-    await fresh.drop();
+  const runs: StoreRun[] = [];
+  const skipped: string[] = [];
+  for (const store of STORES) {
+    if (store === 'postgres' && !process.env.DATABASE_URL) {
+      skipped.push('PostgreSQL: not run, DATABASE_URL was not set.');
+      continue;
+    }
+    const bench = store === 'postgres' ? await openBenchPostgres(KEEP_DATABASE) : await openBenchPglite(KEEP_DATABASE);
+    const sizes = store === 'postgres'
+      ? { community: COMMUNITY_SIZE, public: PUBLIC_SIZE, communities: COMMUNITIES }
+      : { community: EMBEDDED_COMMUNITY_SIZE, public: EMBEDDED_PUBLIC_SIZE, communities: COMMUNITIES };
+    try {
+      runs.push(await benchStore(bench, sizes));
+    } finally {
+      await bench.close();
+    }
   }
+  return section(runs, skipped);
 }
 
-/** A database by name, created when missing; `drop` leaves it (its corpora are kept). */
-async function keptDatabase(name: string): Promise<{ url: string; drop(): Promise<void> }> {
-  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error('BENCH_SEARCH_KEEP_DATABASE must be a plain database name');
-  const admin = process.env.DATABASE_URL;
-  if (!admin) throw new Error('DATABASE_URL is not set');
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  try {
-    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: async () => {} };
-}
+const STORE_NAME: Record<BenchStore, string> = { postgres: 'PostgreSQL', embedded: 'embedded (PGlite)' };
 
-/** Loads both corpora with the GIN indexes built after the load; returns the time it took. */
-async function loadCorpora(db: ReturnType<typeof openPostgres>, url: string, perCommunity: number): Promise<{ loadSeconds: number; ginIndexes: number }> {
-  // Build the GIN indexes (whatever the migrations made them) once, after the load, rather than
-  // row by row during it.
-  const gin = await db.query<{ name: string; definition: string }>(
-    `SELECT indexname AS name, indexdef AS definition FROM pg_indexes
-      WHERE schemaname = 'search' AND tablename = 'documents' AND indexdef LIKE '% USING gin %'`,
-  );
-  for (const index of gin) await db.query(`DROP INDEX search.${index.name}`);
-  const t0 = performance.now();
-  await load(url, [
-    { prefix: 'c', size: COMMUNITY_SIZE, seed: 1000, communityOf: (i) => `c_bench_${Math.floor(i / perCommunity)}` },
-    { prefix: 'pub', size: PUBLIC_SIZE, seed: 500_000, communityOf: () => '' },
-  ]);
-  const tInsert = performance.now();
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`SET maintenance_work_mem = '512MB'`);
-    for (const index of gin) await client.query(index.definition);
-    // As autovacuum leaves a table after a bulk load: statistics, and the visibility map set.
-    await client.query('VACUUM ANALYZE search.documents');
-  } finally {
-    await client.end();
-  }
-  const loadSeconds = (performance.now() - t0) / 1000;
-  console.log(`search bench: loaded ${COMMUNITY_SIZE + PUBLIC_SIZE} documents in ${loadSeconds.toFixed(0)} s (insert ${((tInsert - t0) / 1000).toFixed(0)} s, indexes + analyze ${((performance.now() - tInsert) / 1000).toFixed(0)} s)`);
-
-  return { loadSeconds, ginIndexes: gin.length };
-}
-
-function section(rows: SearchBenchRow[], loadSeconds: number, total: number, ginIndexes: number, pgvector: boolean, reindex: ReindexRow | null): string {
+function section(runs: StoreRun[], skipped: string[]): string {
   const table = [
-    '| corpus | documents | queries | p50 ms | p95 ms | max ms | recall@20 vs exhaustive (queries) | exhaustive p50 ms |',
-    '|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) =>
-      `| ${r.corpus} | ${r.documents.toLocaleString('en')} | ${r.queries} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.max.toFixed(0)} | ${r.recall.toFixed(3)} (${r.recallQueries}) | ${r.exhaustiveP50.toFixed(0)} |`,
+    '| store | corpus | documents | queries | p50 ms | p95 ms | p99 ms | max ms | recall@20 vs exhaustive (queries) | exhaustive p50 ms |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...runs.flatMap((run) => run.rows).map((r) =>
+      `| ${STORE_NAME[r.store]} | ${r.corpus} | ${r.documents.toLocaleString('en')} | ${r.queries} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.p99.toFixed(0)} | ${r.max.toFixed(0)} | ${r.recall.toFixed(3)} (${r.recallQueries}) | ${r.exhaustiveP50.toFixed(0)} |`,
     ),
   ].join('\n');
-  return `## Search (PostgreSQL)
+  const stores = runs.map((run) => {
+    const total = (run.sizes.community + run.sizes.public).toLocaleString('en');
+    const loaded = Number.isNaN(run.loadSeconds) ? 'kept from an earlier run' : `loaded in ${run.loadSeconds.toFixed(0)} s (${run.ginIndexes} GIN indexes built after, then VACUUM ANALYZE)`;
+    const vectors = run.pgvector ? 'pgvector present, so the nearest-neighbour leg ran' : 'no pgvector, so no nearest-neighbour leg';
+    return `- ${STORE_NAME[run.store]}: ${total} documents, ${loaded}; ${vectors}.`;
+  });
+  const reindex = runs.find((run) => run.reindex);
+  return `## Search
 
 Produced by test/bench/search-bench.ts (method: docs/BENCHMARKS.md, "How to run"; the fast path and its limits:
-docs/SEARCH-RANKING.md). ${total.toLocaleString('en')} generated documents with ${embedder.name}'s stored ${embedder.model.dimensions}-dimension vectors, loaded
-in ${loadSeconds.toFixed(0)} s (the BM25 statistics triggers included; ${ginIndexes} GIN indexes built after, then VACUUM ANALYZE);
-${pgvector ? 'pgvector installed, so the nearest-neighbour leg ran' : 'no pgvector, so no nearest-neighbour leg'}. ${rows[0]?.queries ?? 0} judged queries through \`createSearchPipeline().rank\` (limit 20, no
+docs/SEARCH-RANKING.md). Generated documents with ${benchEmbedder.name}'s stored ${benchEmbedder.model.dimensions}-dimension vectors
+(the BM25 statistics triggers included). ${runs[0]?.rows[0]?.queries ?? 0} judged queries through \`createSearchPipeline().rank\` (limit 20, no
 cross-encoder), one at a time after three warm-up queries; wall time per query.
 
+${[...stores, ...skipped.map((s) => `- ${s}`)].join('\n')}
+
 recall@20 is against the exhaustive reference (every candidate limit lifted to ${EXHAUSTIVE_CAP.toLocaleString('en')}; docs/BENCHMARKS.md,
-"How to run"), run for all queries on the community corpus and the first ${Math.min(EXHAUSTIVE_QUERIES_LARGE, rows[0]?.queries ?? 0)} on the public one.
+"How to run"), run for all queries on the community corpus and the first ${Math.min(EXHAUSTIVE_QUERIES_LARGE, QUERIES)} on the public one.
 
 Aim: p95 under 300 ms at 100k community members, under 1 s at 1M public profiles, on 2 cores.
 
 ${table}
 
-${reindex ? reindexParagraph(reindex, pgvector) : 'Indexing throughput: not measured (a kept corpus, BENCH_SEARCH_KEEP_DATABASE, stays as loaded).\n'}`;
+${reindex?.reindex ? reindexParagraph(reindex.reindex, reindex.pgvector) : 'Indexing throughput: not measured (a kept corpus, BENCH_SEARCH_KEEP_DATABASE, stays as loaded; it is measured on PostgreSQL).\n'}`;
 }
 
 function reindexParagraph(reindex: ReindexRow, pgvector: boolean): string {
