@@ -205,13 +205,12 @@ describe.each(storeNames())('an idempotency claim held by a gateway killed mid-r
 
     const second = await startGateway(env);
     gateways.push(second);
-    const started = Date.now();
     const retry = await add(second);
+    // Run, not told 409 to come back in an hour: the claim's lease had most of that hour left, so
+    // only knowing its holder dead freed the key.
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
     expect(retry.body.results).toEqual([{ index: 0, status: 'added', profile_id: expect.any(String), error: null }]);
-    // Answered at once, not after the hour the dead claim had left.
-    expect(Date.now() - started).toBeLessThan(60_000);
     expect(await members()).toBe(1);
 
     const replay = await add(second);
