@@ -12,7 +12,7 @@ function orcidIsValid(orcid: string): boolean {
   return chars[15] === (check === 10 ? 'X' : String(check));
 }
 
-const ALL_SCOPES = ['search:read', 'profile:read', 'enrich:read', 'self:enrich', 'member:write', 'enrich:write'];
+const ALL_SCOPES = ['search:read', 'profile:read', 'enrich:read', 'self:enrich', 'member:write', 'enrich:write', 'webhooks:read', 'webhooks:write'];
 
 describe('demoSeed', () => {
   const seed = demoSeed();

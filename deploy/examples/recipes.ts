@@ -125,6 +125,28 @@ export const RECIPES: readonly Recipe[] = [
     request: (r) => ({ params: { id: 'c_machine_learning', profile_id: r.added! } }),
   },
   {
+    operationId: 'listEvents',
+    name: 'erasures',
+    summary: 'The erasures the key may see, newest first (here: the one just made)',
+    status: 200,
+    request: () => ({ query: { type: 'member.erased', limit: '5' } }),
+    remember: (body, r) => void (r.event_id = body.events[0].id),
+  },
+  {
+    operationId: 'listEvents',
+    name: 'unknown_type',
+    summary: 'A type that is not an event type',
+    status: 400,
+    request: () => ({ query: { type: 'member.renamed' } }),
+  },
+  {
+    operationId: 'getEvent',
+    name: 'erasure',
+    summary: 'The erasure’s event: its data is the erasure’s answer',
+    status: 200,
+    request: (r) => ({ params: { event_id: r.event_id! } }),
+  },
+  {
     operationId: 'startSelfEnrichment',
     name: 'paid_plan',
     summary: "Enriches the demo user's own profile (a paid plan: 1 credit)",

@@ -22,7 +22,7 @@ describe('the way back in', () => {
     const lines = await wayBackIn(loadConfig({}), withDemo);
     expect(lines).toEqual([
       'Sign in:   npm run admin -- users sign-in-link --user u_demo   (a one-time link to the settings)',
-      'New key:   npm run admin -- keys mint --user u_demo --scopes search:read,profile:read,enrich:read,self:enrich,member:write,enrich:write   (prints its secret once)',
+      'New key:   npm run admin -- keys mint --user u_demo --scopes search:read,profile:read,enrich:read,self:enrich,member:write,enrich:write,webhooks:read,webhooks:write   (prints its secret once)',
     ]);
   });
 

@@ -1,6 +1,7 @@
 // Enrichment for the REST and MCP surfaces: start a self-enrichment run, start (or estimate) a
 // community run, and poll either — the enrichment service asked as the caller (it re-checks the
 // scope, write gating, reach, funds and the cooldown). Shapes: docs/API-DECISIONS.md.
+import type { GetRunResponse } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
 import { fromRemote } from './api-error.js';
 import type { z } from 'zod';
 import type { CommunityRunStarted, DryRunEstimate, EnrichmentRequest, EnrichmentRunPoll } from './contract/enrichment.js';
@@ -10,6 +11,11 @@ import { DEPTH_VALUES, runItemView, runView, type RunView } from './enrichment-v
 export type DryRunView = z.output<typeof DryRunEstimate>;
 export type CommunityRunStartView = z.output<typeof CommunityRunStarted>;
 export type RunPollView = z.output<typeof EnrichmentRunPoll>;
+
+/** A run's poll (also the data of a run's events). */
+export function runPollView(answer: GetRunResponse): RunPollView {
+  return { ...runView(answer.run), items: answer.items.map(runItemView), next_items_after: answer.nextItemsAfter || null };
+}
 
 export type CommunityStartOutcome = { dryRun: true; estimate: DryRunView } | { dryRun: false; run: CommunityRunStartView };
 
@@ -71,7 +77,7 @@ export async function getEnrichmentRun(
       { runId, communityId: options.communityId ?? '', itemsAfter: options.itemsAfter ?? '' },
       await edge.as(ctx),
     );
-    return { ...runView(answer.run), items: answer.items.map(runItemView), next_items_after: answer.nextItemsAfter || null };
+    return runPollView(answer);
   } catch (error) {
     throw fromRemote(error);
   }

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { CommunityMember, RosterMember, RosterPage } from './contract/members.js';
 import { profileFields } from './profile.js';
 import type { Member } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import type { MemberEnrichment } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
 import { roles } from '../../services/kit/enums.js';
 import { fromRemote } from './api-error.js';
 import type { CallerContext, Edge } from './edge.js';
@@ -52,18 +53,22 @@ export async function listMembers(
   }
 }
 
+/** A member read (also the data of a member.added event, where the community's enrichment is not asked). */
+export function memberView({ profile, membership }: Member, enrichment: MemberEnrichment | undefined): MemberView {
+  return {
+    ...profileFields(profile!),
+    role: roles.toName(membership!.role),
+    joined_at: membership!.joinedAt!,
+    enrichment: enrichmentView(enrichment),
+  };
+}
+
 export async function getMember(edge: Edge, ctx: CallerContext, communityId: string, profileId: string): Promise<MemberView> {
   try {
     // One call: communities checks reach, then joins this community's enrichment data, which it
     // asks of the enrichment service itself (a 403 or 404 comes before any enrichment is read).
     const { member, enrichment } = await edge.clients.communities.getMember({ communityId, profileId, withEnrichment: true }, await edge.as(ctx));
-    const { profile, membership } = member!;
-    return {
-      ...profileFields(profile!),
-      role: roles.toName(membership!.role),
-      joined_at: membership!.joinedAt!,
-      enrichment: enrichmentView(enrichment),
-    };
+    return memberView(member!, enrichment);
   } catch (error) {
     throw fromRemote(error);
   }

@@ -1,7 +1,7 @@
 // Member writes for the REST and MCP surfaces: bulk add (per-item results) and community-scoped
 // erasure, calling the communities service as the caller and mapping its answers to the JSON
 // shapes docs/API-DECISIONS.md fixes. Write gating and every rule live in the service.
-import { AddMemberStatus, type AddMemberItem } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import { AddMemberStatus, type AddMemberItem, type RemoveMemberResponse } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { roles } from '../../services/kit/enums.js';
 import type { z } from 'zod';
 import { RejectedItem, type AddMemberResult, type AddMembersResponse, type ErasureResult } from './contract/members.js';
@@ -79,10 +79,14 @@ export async function addMembers(edge: Edge, ctx: CallerContext, communityId: st
   }
 }
 
+/** An erasure's result (also the data of a member.erased event). */
+export function erasureView(res: RemoveMemberResponse): ErasureView {
+  return { community_id: res.communityId, profile_id: res.profileId, erased: true, auth_account_deleted: res.authAccountDeleted };
+}
+
 export async function eraseMember(edge: Edge, ctx: CallerContext, communityId: string, profileId: string): Promise<ErasureView> {
   try {
-    const res = await edge.clients.communities.removeMember({ communityId, profileId }, await edge.as(ctx));
-    return { community_id: res.communityId, profile_id: res.profileId, erased: true, auth_account_deleted: res.authAccountDeleted };
+    return erasureView(await edge.clients.communities.removeMember({ communityId, profileId }, await edge.as(ctx)));
   } catch (error) {
     throw fromRemote(error);
   }

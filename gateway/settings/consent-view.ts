@@ -27,6 +27,8 @@ const SCOPE_WORDS: Record<Scope, string> = {
   'self:enrich': 'enrich your own profile (billable)',
   'member:write': 'add and remove members where API writes are on',
   'enrich:write': 'start enrichment runs of your communities (billable)',
+  'webhooks:read': 'read the events of what you can read (searches, runs, rosters) and your webhook endpoints',
+  'webhooks:write': 'add, change and remove your webhook endpoints',
 };
 
 export function consentPage(view: ConsentRequestView, csrf: string): Markup {

@@ -95,5 +95,7 @@ export function scopeHint(scope: (typeof SCOPES)[number]): string {
       return 'billable: enriches your own profile';
     case 'write':
       return "works only where the community's owner has enabled API writes";
+    case 'webhooks':
+      return 'events and webhook endpoints; each event only where its resource is readable';
   }
 }

@@ -28,6 +28,7 @@ import { createIndexFollowupRepository } from './index-followup.repository.js';
 import { createMemberWriteRepository, type MatchField, type MemberWriteRepository } from './member-write.repository.js';
 import { normalizeEmail, normalizeLinkedinUrl, normalizeOrcid, type Normalized } from './normalize.js';
 import { runCreateAccount } from './placeholders.js';
+import { recordMemberAdded } from './roster-events.js';
 
 export const ADD_MEMBERS_MAX = 100;
 export const NAME_MAX = 300;
@@ -163,6 +164,8 @@ async function place(context: CommunitiesContext, communityId: string, role: Rol
       orcid: p.orcid?.value ?? null,
     };
     const added = await writes.insertMembershipIfAbsent(communityId, profileId, role, `src_${randomUUID()}`, supplied);
+    // Its event, once: only the item that made the membership records it.
+    if (added) await recordMemberAdded(tx, communityId, profileId);
     // The person's search document is owed from this commit on, added or already a member.
     await createIndexFollowupRepository(tx).add(communityId, profileId);
     return { profileId, created, added };

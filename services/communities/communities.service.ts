@@ -13,6 +13,7 @@ import * as records from './community-records.js';
 import { listCommunities } from './community-listing.js';
 import * as consentQueue from './consent-queue.js';
 import * as enrichmentSupport from './enrichment-support.js';
+import * as eventLog from './event-log.js';
 import * as memberships from './memberships.js';
 import * as memberWrites from './member-writes.js';
 import * as ownerRights from './owner-rights.js';
@@ -149,6 +150,7 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
     async applyOwnEnrichment(request, ctx) {
       return { profile: await enrichmentSupport.applyOwnEnrichment(context, request, ctx.requestId) };
     },
+    ...eventLog.eventHandlers(context),
   };
 
   const registration: ServiceRegistration<typeof CommunitiesServiceDefinition> = {
@@ -185,6 +187,7 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       scanMembers: ['service'],
       indexEnrichedMembers: ['service'],
       applyOwnEnrichment: ['service'],
+      ...eventLog.EVENT_ACCESS,
     },
     // A bulk add answers each item on its own: an item's unstorable text rejects that item (add-members.ts).
     itemized: { addMembers: 'members' },

@@ -24,6 +24,7 @@ import { createIndexFollowupRepository } from './index-followup.repository.js';
 import { createMemberWriteRepository } from './member-write.repository.js';
 import { runDeleteAccount } from './placeholders.js';
 import { asCommunitiesService, relayOrUnavailable } from './remote.js';
+import { recordMemberErased } from './roster-events.js';
 
 export interface ErasureOutcome {
   authAccountDeleted: boolean;
@@ -62,7 +63,10 @@ export async function eraseMember(
     const deleted = await writes.deleteMembership(communityId, profileId);
     await createIndexFollowupRepository(tx).remove(communityId, [profileId]);
     await createErasureFollowupRepository(tx).add(communityId, profileId);
-    if (!profile || profile.user_id || (await writes.hasAnyMembership(profileId))) return { deleted, cleanup: undefined };
+    const orphan = Boolean(profile && !profile.user_id && !(await writes.hasAnyMembership(profileId)));
+    // Its event, once: only the erasure that removed the membership records it.
+    if (deleted) await recordMemberErased(tx, communityId, profileId, orphan);
+    if (!profile || !orphan) return { deleted, cleanup: undefined };
     // An unclaimed placeholder in no community any more: its profile carries only what the
     // communities supplied, so it goes; its auth account follows through a durable task.
     await writes.deleteOrphanPlaceholder(profileId);

@@ -12,7 +12,7 @@ export const RUNS_LIMIT_DEFAULT = 20;
 export const RUNS_LIMIT_MAX = 100;
 
 /** `limit` and `after` of a discovery list; a larger `limit` is served as the maximum, like the roster's. */
-function listQuery(fallback: number, max: number, what: string) {
+export function listQuery(fallback: number, max: number, what: string) {
   return z.object({
     limit: z.coerce
       .number()

@@ -15,6 +15,7 @@ import {
   startSelfEnrichmentEndpoint,
 } from './enrichment.js';
 import { CommunityPage, CommunitySummary, discoveryEndpoints, RunPage } from './discovery.js';
+import { Event, EventPage, eventEndpoints, EventType } from './events.js';
 import { getMeEndpoint, getOwnProfileEndpoint, MeResponse, OwnProfile } from './me.js';
 import {
   AddMemberItem,
@@ -69,6 +70,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   getCommunityEnrichmentRunEndpoint,
   // Discovery, added within v1 (not in the specification's table).
   ...discoveryEndpoints,
+  // Events, added within v1 (docs/WEBHOOKS.md).
+  ...eventEndpoints,
   openapiEndpoint,
 ];
 
@@ -118,5 +121,8 @@ export const COMPONENTS: readonly ComponentSpec[] = [
   { name: 'CommunitySummary', schema: CommunitySummary, side: 'response' },
   { name: 'CommunityPage', schema: CommunityPage, side: 'response' },
   { name: 'EnrichmentRunPage', schema: RunPage, side: 'response' },
+  { name: 'EventType', schema: EventType, side: 'both' },
+  { name: 'Event', schema: Event, side: 'response' },
+  { name: 'EventPage', schema: EventPage, side: 'response' },
   { name: 'OpenApiDocument', schema: OpenApiDocument, side: 'response' },
 ];

@@ -229,7 +229,7 @@ export interface BodySpec<S extends z.ZodType = z.ZodType> {
   required: boolean;
 }
 
-export type Tag = 'Identity' | 'Communities' | 'Search' | 'Members' | 'Enrichment' | 'Meta';
+export type Tag = 'Identity' | 'Communities' | 'Search' | 'Members' | 'Enrichment' | 'Events' | 'Meta';
 
 export interface Endpoint {
   method: Method;

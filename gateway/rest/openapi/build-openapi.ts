@@ -26,6 +26,7 @@ const TAGS: Record<Tag, string> = {
   Search: 'Asynchronous expert search over readable communities and public claimed profiles.',
   Members: 'Community rosters: listing, member reads, bulk add and community-scoped erasure.',
   Enrichment: 'Self-enrichment and community enrichment runs, their estimates and their progress.',
+  Events: 'State changes of searches, enrichment runs and rosters, each visible where its resource is readable.',
   Meta: 'Machine-readable description of this API.',
 };
 
@@ -37,6 +38,8 @@ const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'self:enrich': "Enrich the caller's own profile (billable; never part of the Read preset).",
   'member:write': 'Add people to a controlled community and erase members from it.',
   'enrich:write': 'Start enrichment on the members of a controlled community.',
+  'webhooks:read': 'List events, webhook endpoints and their deliveries (each event only where its resource is readable; never part of the Read preset).',
+  'webhooks:write': 'Manage webhook endpoints (never part of the Read preset).',
 };
 
 const SECURITY_SCHEMES: JsonObject = {

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Edge } from '../../../core/edge.js';
 import discoveryRoutes from './discovery.js';
 import enrichmentRoutes from './enrichment.js';
+import eventRoutes from './events.js';
 import meRoutes from './me.js';
 import membersReadRoutes from './members-read.js';
 import membersWriteRoutes from './members-write.js';
@@ -19,5 +20,6 @@ export default async function v1Routes(app: FastifyInstance, { edge }: { edge: E
   await app.register(searchRoutes, { edge });
   await app.register(enrichmentRoutes, { edge });
   await app.register(discoveryRoutes, { edge });
+  await app.register(eventRoutes, { edge });
   await app.register(openapiRoutes);
 }

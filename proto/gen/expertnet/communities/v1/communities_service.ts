@@ -9,7 +9,8 @@ import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import type { CallContext, CallOptions } from "nice-grpc-common";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { OwnerRef, Role, roleFromJSON, roleToJSON } from "../../common/v1/common.js";
-import { MemberEnrichment } from "../../enrichment/v1/enrichment_service.js";
+import { GetRunResponse, MemberEnrichment } from "../../enrichment/v1/enrichment_service.js";
+import { SearchJob } from "../../search/v1/search_service.js";
 
 export const protobufPackage = "expertnet.communities.v1";
 
@@ -647,6 +648,77 @@ export interface ListUserReachRequest {
 
 export interface ListUserReachResponse {
   communities: Community[];
+}
+
+/** An event: a state change of a resource, with the resource as its own read shows it. */
+export interface Event {
+  /** evt_… */
+  id: string;
+  /**
+   * search.completed, search.failed, enrichment_run.succeeded, enrichment_run.failed,
+   * self_enrichment_run.succeeded, self_enrichment_run.failed, member.added, member.erased.
+   */
+  type: string;
+  /** When the change happened. */
+  createdAt:
+    | string
+    | undefined;
+  /** search.*: the search's poll. */
+  search?:
+    | SearchJob
+    | undefined;
+  /** enrichment_run.*, self_enrichment_run.*: the run's poll. */
+  run?:
+    | GetRunResponse
+    | undefined;
+  /** member.added: the member read (as the community sees the person). */
+  member?:
+    | Member
+    | undefined;
+  /** member.erased: the erasure's result. */
+  erasure?: RemoveMemberResponse | undefined;
+}
+
+export interface ListEventsRequest {
+  /** 0: the default (20); more than 100 is served as 100. */
+  pageSize: number;
+  pageToken: string;
+  /** Only events of this type (empty: every type). */
+  type: string;
+}
+
+export interface ListEventsResponse {
+  /** Newest first. */
+  events: Event[];
+  nextPageToken: string;
+}
+
+export interface GetEventRequest {
+  eventId: string;
+}
+
+export interface GetEventResponse {
+  event: Event | undefined;
+}
+
+/**
+ * An event with who may see it: the key that started a search, the person a self run is about,
+ * or the community of a community run or a roster change.
+ */
+export interface RecordedEvent {
+  event: Event | undefined;
+  credentialId: string;
+  userId: string;
+  communityId: string;
+}
+
+export interface RecordEventsRequest {
+  events: RecordedEvent[];
+}
+
+export interface RecordEventsResponse {
+  /** Events new to the log (the others were recorded before). */
+  recorded: number;
 }
 
 function createBaseCommunity(): Community {
@@ -7402,6 +7474,794 @@ export const ListUserReachResponse: MessageFns<ListUserReachResponse> = {
   },
 };
 
+function createBaseEvent(): Event {
+  return {
+    id: "",
+    type: "",
+    createdAt: undefined,
+    search: undefined,
+    run: undefined,
+    member: undefined,
+    erasure: undefined,
+  };
+}
+
+export const Event: MessageFns<Event> = {
+  encode(message: Event, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.type !== "") {
+      writer.uint32(18).string(message.type);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(26).fork()).join();
+    }
+    if (message.search !== undefined) {
+      SearchJob.encode(message.search, writer.uint32(34).fork()).join();
+    }
+    if (message.run !== undefined) {
+      GetRunResponse.encode(message.run, writer.uint32(42).fork()).join();
+    }
+    if (message.member !== undefined) {
+      Member.encode(message.member, writer.uint32(50).fork()).join();
+    }
+    if (message.erasure !== undefined) {
+      RemoveMemberResponse.encode(message.erasure, writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Event {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEvent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.search = SearchJob.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.run = GetRunResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.member = Member.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.erasure = RemoveMemberResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Event {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : undefined,
+      search: isSet(object.search) ? SearchJob.fromJSON(object.search) : undefined,
+      run: isSet(object.run) ? GetRunResponse.fromJSON(object.run) : undefined,
+      member: isSet(object.member) ? Member.fromJSON(object.member) : undefined,
+      erasure: isSet(object.erasure) ? RemoveMemberResponse.fromJSON(object.erasure) : undefined,
+    };
+  },
+
+  toJSON(message: Event): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.search !== undefined) {
+      obj.search = SearchJob.toJSON(message.search);
+    }
+    if (message.run !== undefined) {
+      obj.run = GetRunResponse.toJSON(message.run);
+    }
+    if (message.member !== undefined) {
+      obj.member = Member.toJSON(message.member);
+    }
+    if (message.erasure !== undefined) {
+      obj.erasure = RemoveMemberResponse.toJSON(message.erasure);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Event>): Event {
+    return Event.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Event>): Event {
+    const message = createBaseEvent();
+    message.id = object.id ?? "";
+    message.type = object.type ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.search = (object.search !== undefined && object.search !== null)
+      ? SearchJob.fromPartial(object.search)
+      : undefined;
+    message.run = (object.run !== undefined && object.run !== null)
+      ? GetRunResponse.fromPartial(object.run)
+      : undefined;
+    message.member = (object.member !== undefined && object.member !== null)
+      ? Member.fromPartial(object.member)
+      : undefined;
+    message.erasure = (object.erasure !== undefined && object.erasure !== null)
+      ? RemoveMemberResponse.fromPartial(object.erasure)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListEventsRequest(): ListEventsRequest {
+  return { pageSize: 0, pageToken: "", type: "" };
+}
+
+export const ListEventsRequest: MessageFns<ListEventsRequest> = {
+  encode(message: ListEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).uint32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
+    if (message.type !== "") {
+      writer.uint32(26).string(message.type);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListEventsRequest {
+    return {
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+    };
+  },
+
+  toJSON(message: ListEventsRequest): unknown {
+    const obj: any = {};
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListEventsRequest>): ListEventsRequest {
+    return ListEventsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListEventsRequest>): ListEventsRequest {
+    const message = createBaseListEventsRequest();
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    message.type = object.type ?? "";
+    return message;
+  },
+};
+
+function createBaseListEventsResponse(): ListEventsResponse {
+  return { events: [], nextPageToken: "" };
+}
+
+export const ListEventsResponse: MessageFns<ListEventsResponse> = {
+  encode(message: ListEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.events) {
+      Event.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListEventsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListEventsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.events.push(Event.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListEventsResponse {
+    return {
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => Event.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListEventsResponse): unknown {
+    const obj: any = {};
+    if (message.events?.length) {
+      obj.events = message.events.map((e) => Event.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListEventsResponse>): ListEventsResponse {
+    return ListEventsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListEventsResponse>): ListEventsResponse {
+    const message = createBaseListEventsResponse();
+    message.events = object.events?.map((e) => Event.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseGetEventRequest(): GetEventRequest {
+  return { eventId: "" };
+}
+
+export const GetEventRequest: MessageFns<GetEventRequest> = {
+  encode(message: GetEventRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEventRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEventRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEventRequest {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetEventRequest): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetEventRequest>): GetEventRequest {
+    return GetEventRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetEventRequest>): GetEventRequest {
+    const message = createBaseGetEventRequest();
+    message.eventId = object.eventId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetEventResponse(): GetEventResponse {
+  return { event: undefined };
+}
+
+export const GetEventResponse: MessageFns<GetEventResponse> = {
+  encode(message: GetEventResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.event !== undefined) {
+      Event.encode(message.event, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEventResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEventResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.event = Event.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEventResponse {
+    return { event: isSet(object.event) ? Event.fromJSON(object.event) : undefined };
+  },
+
+  toJSON(message: GetEventResponse): unknown {
+    const obj: any = {};
+    if (message.event !== undefined) {
+      obj.event = Event.toJSON(message.event);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetEventResponse>): GetEventResponse {
+    return GetEventResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetEventResponse>): GetEventResponse {
+    const message = createBaseGetEventResponse();
+    message.event = (object.event !== undefined && object.event !== null) ? Event.fromPartial(object.event) : undefined;
+    return message;
+  },
+};
+
+function createBaseRecordedEvent(): RecordedEvent {
+  return { event: undefined, credentialId: "", userId: "", communityId: "" };
+}
+
+export const RecordedEvent: MessageFns<RecordedEvent> = {
+  encode(message: RecordedEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.event !== undefined) {
+      Event.encode(message.event, writer.uint32(10).fork()).join();
+    }
+    if (message.credentialId !== "") {
+      writer.uint32(18).string(message.credentialId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(26).string(message.userId);
+    }
+    if (message.communityId !== "") {
+      writer.uint32(34).string(message.communityId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordedEvent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordedEvent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.event = Event.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.credentialId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.communityId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordedEvent {
+    return {
+      event: isSet(object.event) ? Event.fromJSON(object.event) : undefined,
+      credentialId: isSet(object.credentialId)
+        ? globalThis.String(object.credentialId)
+        : isSet(object.credential_id)
+        ? globalThis.String(object.credential_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      communityId: isSet(object.communityId)
+        ? globalThis.String(object.communityId)
+        : isSet(object.community_id)
+        ? globalThis.String(object.community_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RecordedEvent): unknown {
+    const obj: any = {};
+    if (message.event !== undefined) {
+      obj.event = Event.toJSON(message.event);
+    }
+    if (message.credentialId !== "") {
+      obj.credentialId = message.credentialId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.communityId !== "") {
+      obj.communityId = message.communityId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RecordedEvent>): RecordedEvent {
+    return RecordedEvent.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RecordedEvent>): RecordedEvent {
+    const message = createBaseRecordedEvent();
+    message.event = (object.event !== undefined && object.event !== null) ? Event.fromPartial(object.event) : undefined;
+    message.credentialId = object.credentialId ?? "";
+    message.userId = object.userId ?? "";
+    message.communityId = object.communityId ?? "";
+    return message;
+  },
+};
+
+function createBaseRecordEventsRequest(): RecordEventsRequest {
+  return { events: [] };
+}
+
+export const RecordEventsRequest: MessageFns<RecordEventsRequest> = {
+  encode(message: RecordEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.events) {
+      RecordedEvent.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.events.push(RecordedEvent.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordEventsRequest {
+    return {
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => RecordedEvent.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: RecordEventsRequest): unknown {
+    const obj: any = {};
+    if (message.events?.length) {
+      obj.events = message.events.map((e) => RecordedEvent.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RecordEventsRequest>): RecordEventsRequest {
+    return RecordEventsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RecordEventsRequest>): RecordEventsRequest {
+    const message = createBaseRecordEventsRequest();
+    message.events = object.events?.map((e) => RecordedEvent.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRecordEventsResponse(): RecordEventsResponse {
+  return { recorded: 0 };
+}
+
+export const RecordEventsResponse: MessageFns<RecordEventsResponse> = {
+  encode(message: RecordEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.recorded !== 0) {
+      writer.uint32(8).uint32(message.recorded);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordEventsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordEventsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.recorded = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordEventsResponse {
+    return { recorded: isSet(object.recorded) ? globalThis.Number(object.recorded) : 0 };
+  },
+
+  toJSON(message: RecordEventsResponse): unknown {
+    const obj: any = {};
+    if (message.recorded !== 0) {
+      obj.recorded = Math.round(message.recorded);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RecordEventsResponse>): RecordEventsResponse {
+    return RecordEventsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RecordEventsResponse>): RecordEventsResponse {
+    const message = createBaseRecordEventsResponse();
+    message.recorded = object.recorded ?? 0;
+    return message;
+  },
+};
+
 /** Communities, profiles and memberships: reach, rosters, bulk add, erasure and write gating. */
 export type CommunitiesServiceDefinition = typeof CommunitiesServiceDefinition;
 export const CommunitiesServiceDefinition = {
@@ -7671,6 +8531,41 @@ export const CommunitiesServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The event log (docs/WEBHOOKS.md), kept here: the events the caller may see, decided live at
+     * read time like every authorization (webhooks:read, and the scope and reach of each event's
+     * resource), newest first, one keyset page; and one of them.
+     * @public
+     */
+    listEvents: {
+      name: "ListEvents",
+      requestType: ListEventsRequest as typeof ListEventsRequest,
+      requestStream: false,
+      responseType: ListEventsResponse as typeof ListEventsResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** @public */
+    getEvent: {
+      name: "GetEvent",
+      requestType: GetEventRequest as typeof GetEventRequest,
+      requestStream: false,
+      responseType: GetEventResponse as typeof GetEventResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Services relay the events of their outboxes here. Idempotent on the event id: an event sent
+     * twice (a relay retrying after a lost answer) is recorded once.
+     */
+    recordEvents: {
+      name: "RecordEvents",
+      requestType: RecordEventsRequest as typeof RecordEventsRequest,
+      requestStream: false,
+      responseType: RecordEventsResponse as typeof RecordEventsResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -7824,6 +8719,26 @@ export interface CommunitiesServiceImplementation<CallContextExt = {}> {
     request: ApplyOwnEnrichmentRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ApplyOwnEnrichmentResponse>>;
+  /**
+   * The event log (docs/WEBHOOKS.md), kept here: the events the caller may see, decided live at
+   * read time like every authorization (webhooks:read, and the scope and reach of each event's
+   * resource), newest first, one keyset page; and one of them.
+   * @public
+   */
+  listEvents(
+    request: ListEventsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListEventsResponse>>;
+  /** @public */
+  getEvent(request: GetEventRequest, context: CallContext & CallContextExt): Promise<DeepPartial<GetEventResponse>>;
+  /**
+   * Services relay the events of their outboxes here. Idempotent on the event id: an event sent
+   * twice (a relay retrying after a lost answer) is recorded once.
+   */
+  recordEvents(
+    request: RecordEventsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RecordEventsResponse>>;
 }
 
 export interface CommunitiesServiceClient<CallOptionsExt = {}> {
@@ -7976,6 +8891,26 @@ export interface CommunitiesServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<ApplyOwnEnrichmentRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ApplyOwnEnrichmentResponse>;
+  /**
+   * The event log (docs/WEBHOOKS.md), kept here: the events the caller may see, decided live at
+   * read time like every authorization (webhooks:read, and the scope and reach of each event's
+   * resource), newest first, one keyset page; and one of them.
+   * @public
+   */
+  listEvents(
+    request: DeepPartial<ListEventsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListEventsResponse>;
+  /** @public */
+  getEvent(request: DeepPartial<GetEventRequest>, options?: CallOptions & CallOptionsExt): Promise<GetEventResponse>;
+  /**
+   * Services relay the events of their outboxes here. Idempotent on the event id: an event sent
+   * twice (a relay retrying after a lost answer) is recorded once.
+   */
+  recordEvents(
+    request: DeepPartial<RecordEventsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RecordEventsResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
