@@ -9,8 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createEdge } from '../gateway/core/edge.js';
 import { MemoryRateLimiter } from '../services/kit/rate-limit/memory-limiter.js';
 import { startMcpHttpServer } from '../gateway/mcp/server.js';
-import { migrateAll } from '../services/kit/db/migrations.js';
-import { openPglite } from '../services/kit/db/pglite-database.js';
+import { openMigratedPglite } from './helpers/store-templates.js';
 import { SCOPES } from '../services/kit/scopes.js';
 import { renderMetrics } from '../services/kit/metrics.js';
 import { bearer, request } from './helpers/http.js';
@@ -135,8 +134,7 @@ describe('MCP server (streamable HTTP, stateless; stdio)', () => {
   });
 
   it('add_community_members honours idempotency_key when the server has the edge store: replay, other arguments, refusals not kept', async () => {
-    const db = await openPglite('memory://');
-    await migrateAll(db, ['edge']);
+    const db = await openMigratedPglite();
     const withStore = await startMcpHttpServer({
       edge: createEdge({ clients: system().clients, signer: system().signer, deadlineMs: 10_000 }),
       limiter: new MemoryRateLimiter(),

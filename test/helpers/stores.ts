@@ -1,12 +1,13 @@
 // The stores a store-backed suite runs against: always the embedded store; PostgreSQL too when
 // DATABASE_URL is set. Each PostgreSQL run gets a fresh database, dropped afterwards, so runs
-// never see each other's rows.
+// never see each other's rows. A migrated store is a copy of one migrated once (store-templates.ts);
+// `migrated: false` gives an empty one, for the suites that migrate it themselves.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Database } from '../../services/kit/db/database.js';
-import { migrateAll } from '../../services/kit/db/migrations.js';
 import { openPglite } from '../../services/kit/db/pglite-database.js';
 import { openPostgres } from '../../services/kit/db/postgres-database.js';
+import { createMigratedPostgresDatabase, openMigratedPglite } from './store-templates.js';
 
 export type StoreName = 'pglite' | 'postgres';
 
@@ -19,16 +20,24 @@ export interface FreshDatabase {
   drop(): Promise<void>;
 }
 
-export async function freshPostgresDatabase(): Promise<FreshDatabase> {
+/**
+ * A new database on DATABASE_URL's server: empty (the processes under test migrate it, or the suite
+ * is about migrating), or with `migrated` every schema migrated (a copy of the template).
+ */
+export async function freshPostgresDatabase({ migrated = false } = {}): Promise<FreshDatabase> {
   const admin = process.env.DATABASE_URL;
   if (!admin) throw new Error('DATABASE_URL is not set');
   const name = `en_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
+  if (migrated) {
+    await createMigratedPostgresDatabase(admin, name);
+  } else {
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
+    try {
+      await client.query(`CREATE DATABASE ${name}`);
+    } finally {
+      await client.end();
+    }
   }
   const url = new URL(admin);
   url.pathname = `/${name}`;
@@ -46,17 +55,14 @@ export async function freshPostgresDatabase(): Promise<FreshDatabase> {
   };
 }
 
-/** A migrated, throwaway database of the named store, for repository-level suites. */
 /** A fresh database on `store`, migrated unless `migrated` is false (a test that migrates it itself). */
 export async function openTestDatabase(store: StoreName, { migrated = true } = {}): Promise<{ db: Database; url?: string; close(): Promise<void> }> {
   if (store === 'pglite') {
-    const db = await openPglite('memory://');
-    if (migrated) await migrateAll(db);
+    const db = migrated ? await openMigratedPglite() : await openPglite('memory://');
     return { db, close: () => db.close() };
   }
-  const fresh = await freshPostgresDatabase();
+  const fresh = await freshPostgresDatabase({ migrated });
   const db = openPostgres(fresh.url, { max: 20 });
-  if (migrated) await migrateAll(db);
   return {
     db,
     url: fresh.url,

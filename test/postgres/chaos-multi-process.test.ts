@@ -30,7 +30,7 @@ describe('chaos: service processes of the multi-process topology killed with SIG
   let topology: Topology;
   let sql: pg.Client;
   beforeAll(async () => {
-    db = await freshPostgresDatabase();
+    db = await freshPostgresDatabase({ migrated: true });
     replay = await startProviderReplay({ latencyMs: 150 });
     topology = await launchTopology(
       {

@@ -34,7 +34,7 @@ describe('chaos: the one-process mode killed with SIGKILL under load (PostgreSQL
   let env: Record<string, string>;
   let proc: MainProcess | undefined;
   beforeAll(async () => {
-    db = await freshPostgresDatabase();
+    db = await freshPostgresDatabase({ migrated: true });
     // Slow providers: a run is still working when the process dies.
     replay = await startProviderReplay({ latencyMs: 150 });
     const secrets = generateSecrets();

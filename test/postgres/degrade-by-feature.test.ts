@@ -38,7 +38,7 @@ describe('a service down degrades its features, not the API (multi-process topol
   const linesOf = (role: string): LogLine[] => logs.get(role)?.lines ?? [];
 
   beforeAll(async () => {
-    db = await freshPostgresDatabase();
+    db = await freshPostgresDatabase({ migrated: true });
     topology = await launchTopology(
       { DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL!, SEED_FILE: writeChaosSeed(keyId, secret), LOG_LEVEL: 'debug', READINESS_TIMEOUT_MS: '1000' },
       { readyTimeoutMs: 240_000 },

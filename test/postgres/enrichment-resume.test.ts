@@ -27,7 +27,7 @@ describe('an enrichment run killed mid-way', () => {
   let replay: ProviderReplay;
   let topology: Topology;
   beforeAll(async () => {
-    db = await freshPostgresDatabase();
+    db = await freshPostgresDatabase({ migrated: true });
     // Every provider answer takes a while, so the run is still going when its process dies.
     replay = await startProviderReplay({ latencyMs: 120 });
     const seedFile = join(mkdtempSync(join(tmpdir(), 'en-resume-')), 'seed.json');

@@ -45,7 +45,7 @@ describe('internal teams calling the services of the multi-process topology dire
   let topology: Topology;
   let team: DirectClients;
   beforeAll(async () => {
-    db = await freshPostgresDatabase();
+    db = await freshPostgresDatabase({ migrated: true });
     const dataDir = mkdtempSync(join(tmpdir(), 'en-direct-'));
     const seedFile = join(dataDir, 'seed.json');
     writeFileSync(seedFile, JSON.stringify(seed));

@@ -36,7 +36,7 @@ describe('gRPC mutual TLS between the processes of the topology', () => {
   let topology: Topology;
   let operator: ServiceConnection;
   beforeAll(async () => {
-    db = await freshPostgresDatabase();
+    db = await freshPostgresDatabase({ migrated: true });
     const seedFile = join(dataDir, 'seed.json');
     writeFileSync(seedFile, JSON.stringify({
       users: [{ id: 'u_ada', email: 'ada@example.org', name: 'Ada', plan: 'paid' }],

@@ -25,7 +25,7 @@ describe('erasure interrupted between its steps (multi-process)', () => {
   let topology: Topology;
   let sql: pg.Client;
   beforeAll(async () => {
-    db = await freshPostgresDatabase();
+    db = await freshPostgresDatabase({ migrated: true });
     const seedFile = join(mkdtempSync(join(tmpdir(), 'en-erase-')), 'seed.json');
     writeFileSync(seedFile, JSON.stringify({
       users: [{ id: 'u_manager', email: 'manager@example.org', name: 'Manager' }],

@@ -5,7 +5,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../services/kit/db/database.js';
-import { migrateAll } from '../../services/kit/db/migrations.js';
 import { openPostgres } from '../../services/kit/db/postgres-database.js';
 import { createLogger } from '../../services/kit/logger.js';
 import { pruneDocuments } from '../../services/search/indexing.js';
@@ -21,10 +20,7 @@ describe('statements exempt from the store bound (PostgreSQL)', () => {
   let db: Database;
 
   beforeAll(async () => {
-    fresh = await freshPostgresDatabase();
-    const migrating = openPostgres(fresh.url);
-    await migrateAll(migrating);
-    await migrating.close();
+    fresh = await freshPostgresDatabase({ migrated: true });
     db = openPostgres(fresh.url, { statementTimeoutMs: BOUND_MS });
   });
   afterAll(async () => {

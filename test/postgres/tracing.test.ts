@@ -89,7 +89,7 @@ describe('distributed tracing across processes', () => {
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   beforeAll(async () => {
     receiver = await startReceiver();
-    db = await freshPostgresDatabase();
+    db = await freshPostgresDatabase({ migrated: true });
     const seedFile = join(mkdtempSync(join(tmpdir(), 'en-trace-')), 'seed.json');
     writeFileSync(seedFile, JSON.stringify({
       users: [{ id: 'u_ada', email: 'ada@example.org', name: 'Ada', plan: 'paid' }],

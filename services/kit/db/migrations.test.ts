@@ -2,12 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, storeNames } from '../../../test/helpers/stores.js';
 import { SERVICE_ROLES } from '../config.js';
 import type { Database } from './database.js';
-import { migrateAll, migrationsDir, readMigrations } from './migrations.js';
+import { MIGRATED_SCHEMAS, migrateAll, migrationsDir, readMigrations } from './migrations.js';
 
 describe.each(storeNames())('migrations on %s', (store) => {
   let db: Database;
   let close: () => Promise<void>;
-  beforeAll(async () => ({ db, close } = await openTestDatabase(store)));
+  let appliedFirst: string[];
+  // From scratch: an empty store, migrated here (not the suites' migrated copy).
+  beforeAll(async () => {
+    ({ db, close } = await openTestDatabase(store, { migrated: false }));
+    appliedFirst = await migrateAll(db);
+  });
   afterAll(async () => close());
 
   it('give every service its own schema with its tables', async () => {
@@ -25,6 +30,7 @@ describe.each(storeNames())('migrations on %s', (store) => {
   });
 
   it('are recorded once and applying again does nothing', async () => {
+    expect(appliedFirst).toEqual(MIGRATED_SCHEMAS.flatMap((s) => readMigrations(migrationsDir(s)).map((m) => `${s}/${m.name}`)));
     expect(await migrateAll(db)).toEqual([]);
     const applied = await db.query<{ version: string }>('SELECT version FROM identity.schema_migrations');
     expect(applied.map((r) => r.version)).toEqual(readMigrations(migrationsDir('identity')).map((m) => m.version));

@@ -18,11 +18,19 @@ function queryable(db: Pick<PGlite, 'query' | 'exec'>): Queryable {
   };
 }
 
-/** dataDir is a folder, or `memory://` for a throwaway store. */
-export async function openPglite(dataDir: string): Promise<Database> {
+/**
+ * The embedded engine with this project's parsers and extensions. dataDir is a folder, or
+ * `memory://` for a throwaway store; `loadDataDir` starts it from a dump of another's data folder
+ * (PGlite's dumpDataDir), so a store migrated once can be copied instead of migrated again.
+ */
+export function createPglite(dataDir: string, loadDataDir?: Blob): Promise<PGlite> {
   // pgvector is loaded so a service may CREATE EXTENSION vector (the search corpus's nearest-
   // neighbour leg uses it, services/search/pipeline/vectors.ts); loading it creates nothing.
-  const db = await PGlite.create(dataDir, { parsers, extensions: { vector } });
+  return PGlite.create(dataDir, { parsers, extensions: { vector }, ...(loadDataDir && { loadDataDir }) });
+}
+
+/** The Database over an open engine (createPglite); closing it closes the engine. */
+export function pgliteDatabase(db: PGlite): Database {
   const named = createNamedStatements(db);
   return {
     engine: 'pglite',
@@ -32,4 +40,9 @@ export async function openPglite(dataDir: string): Promise<Database> {
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) => db.transaction((tx) => fn(queryable(tx))),
     close: () => db.close(),
   };
+}
+
+/** dataDir is a folder, or `memory://` for a throwaway store; `loadDataDir` as createPglite. */
+export async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Database> {
+  return pgliteDatabase(await createPglite(dataDir, loadDataDir));
 }
