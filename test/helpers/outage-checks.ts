@@ -13,19 +13,14 @@ export const OUTAGE_ENV = {
   REDIS_CONNECT_TIMEOUT_MS: '500',
   DATABASE_CONNECT_TIMEOUT_MS: '1000',
   READINESS_TIMEOUT_MS: '1000',
+  // Longer than any test of the suite may run: while Redis is frozen (it never answers), only the
+  // bounds above can end a request or a probe, so an answer at all shows that they hold.
+  GRPC_DEADLINE_MS: '120000',
   // Longer than a suite: a dependency that stays down is not logged again during one.
   DEPENDENCY_LOG_REPEAT_SECONDS: '3600',
   LOG_LEVEL: 'info',
 } as const;
 
-/**
- * The slowest a request may answer while Redis is frozen: two Redis commands in a row at most (the
- * stamp identity seeds after a live read, then the rate-limit step), each bounded, plus the time of
- * a request on a machine shared with other suites.
- */
-export const FROZEN_REDIS_ANSWER_MS = 2 * Number(OUTAGE_ENV.REDIS_COMMAND_TIMEOUT_MS) + 1500;
-/** The slowest /readyz may answer: its own bound plus a request's time. */
-export const READYZ_ANSWER_MS = Number(OUTAGE_ENV.READINESS_TIMEOUT_MS) + 1000;
 
 export interface LogLine {
   level: number;
