@@ -38,4 +38,14 @@ describe('admin CLI: grpc client-cert', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/--name.*invalid/);
   });
+
+  it("refuses a service's name (such a certificate would act as that service) before doing anything", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'en-cli-grpc-'));
+    for (const name of ['billing', 'search']) {
+      const result = await runAdminCli({ DATA_DIR: dataDir }, ['grpc', 'client-cert', '--name', name, '--out', join(dataDir, 'out')]);
+      expect(result.code, name).toBe(1);
+      expect(result.stderr).toContain(`${name} is a service's name`);
+    }
+    expect(() => statSync(join(dataDir, 'out'))).toThrow();
+  });
 });

@@ -337,7 +337,12 @@ describe('deploy/k8s: Kubernetes manifests', () => {
       expect(config.HOST).toBe('0.0.0.0');
       expect(config.ADMIN_PORT).toBe(ADMIN_PORT);
       expect(config.DATABASE_URL ?? (role === 'mcp' ? 'not needed' : undefined), role).toBeDefined();
-      expect(config.API_KEY_PEPPER && config.CALLER_TOKEN_PRIVATE_KEY && config.CALLER_TOKEN_PUBLIC_KEY, role).toBeTruthy();
+      expect(config.API_KEY_PEPPER && config.CALLER_TOKEN_PUBLIC_KEY, role).toBeTruthy();
+    }
+    // The edge roles alone sign caller tokens; a service verifies them and signs none (docs/GRPC.md).
+    for (const role of ALL_ROLES) {
+      const signs = role === 'gateway' || role === 'mcp';
+      expect([Boolean(loadConfig(effectiveEnv(appContainer(role))).CALLER_TOKEN_PRIVATE_KEY), JSON.stringify(appContainer(role)).includes('CALLER_TOKEN_PRIVATE_KEY')], role).toEqual([signs, signs]);
     }
     // Shared rate limits (the edge's, and each service's for internal teams calling it directly);
     // identity replicas share one OAuth signing key, and refuse to start without it.

@@ -1,5 +1,6 @@
 // How a process carries gRPC, from its configuration alone: plaintext only with every gRPC address
-// on loopback, mutual TLS from the files named, else from a CA and certificate made once in the data folder.
+// on loopback and every service in the process, mutual TLS from the files named, else from a CA and
+// certificate made once in the data folder.
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,10 +12,19 @@ import { grpcTransportOf, localCertificate } from './grpc-tls.js';
 const offLoopback = { IDENTITY_GRPC_ADDR: 'identity:50051', ROLES: 'identity' };
 
 describe('gRPC transport of a process', () => {
-  it('is plaintext, and says so, when every gRPC address is on loopback and no TLS files are named', () => {
+  it('is plaintext, and says so, for a process of every role when every gRPC address is on loopback and no TLS files are named', () => {
     const transport = grpcTransportOf(loadConfig({ DATA_DIR: 'memory://' }));
     expect(transport.tls).toBeUndefined();
     expect(transport.said).toMatch(/^gRPC: +plaintext: every gRPC address is on loopback/);
+  });
+
+  it('is mutual TLS on loopback too for a process of some service roles but not all: services in separate processes know each other by their certificates', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'en-grpc-tls-'));
+    const transport = grpcTransportOf(loadConfig({ ROLES: 'search', DATA_DIR: dataDir }));
+    expect(transport.said).toContain('mutual TLS');
+    expect(new X509Certificate(transport.tls!.cert).subject).toBe('CN=search');
+    // A process of edge roles only signs its callers' tokens: plaintext on loopback.
+    expect(grpcTransportOf(loadConfig({ ROLES: 'gateway', DATA_DIR: dataDir })).tls).toBeUndefined();
   });
 
   it('off loopback, makes a CA and this process certificate in DATA_DIR/grpc-tls once, and uses them again on the next start', () => {

@@ -3,10 +3,13 @@
 //
 // - GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE set (Kubernetes: cert-manager's
 //   files; the local topology: its own): mutual TLS with them.
-// - none set and every gRPC address on loopback (one process, `npm start`): plaintext; nothing
-//   leaves this machine, and the roles of one process call each other in process anyway.
-// - none set, an address off loopback: mutual TLS with a CA and a certificate for this process
-//   made in DATA_DIR/grpc-tls on first start (the processes of one data folder share the CA).
+// - none set, every gRPC address on loopback, and this process runs every service role (`npm start`)
+//   or none (an edge-only process, the admin CLI: they sign their tokens): plaintext; nothing leaves
+//   this machine.
+// - otherwise (an address off loopback, or some service roles here and the others elsewhere, which
+//   know each other only by their client certificates: services/kit/grpc/peer-role.ts): mutual TLS
+//   with a CA and a certificate for this process made in DATA_DIR/grpc-tls on first start (the
+//   processes of one data folder share the CA).
 //
 // DATA_DIR/grpc-tls/ca/{ca.pem,ca-key.pem} and DATA_DIR/grpc-tls/<name>/{cert.pem,key.pem}: each
 // folder is written whole under a temporary name and renamed into place, which fails if another
@@ -15,7 +18,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ConfigError, grpcAddressesOf, type Config } from '../../services/kit/config.js';
+import { ConfigError, grpcAddressesOf, SERVICE_ROLES, type Config } from '../../services/kit/config.js';
 import { readGrpcTls, type GrpcTls, type GrpcTlsFiles } from '../../services/kit/tls.js';
 import { createCertificateAuthority, issueCertificate, type PemPair } from '../../services/kit/tls-certificates.js';
 import { isLoopbackHost } from '../../services/kit/url-host.js';
@@ -121,11 +124,15 @@ export function roleHosts(names: string[], config?: Config): string[] {
 export function grpcTransportOf(config: Config, name = config.ROLES.join('+'), tlsRequired = false): GrpcTransport {
   const files = tlsFilesOf(config);
   if (files) return { tls: readGrpcTls(files), said: `gRPC:      mutual TLS (GRPC_TLS_CA_FILE ${files.caFile})` };
-  if (!tlsRequired && grpcOnLoopback(config)) {
-    return { said: 'gRPC:      plaintext: every gRPC address is on loopback, and roles of this process call each other in process' };
+  const servicesHere = SERVICE_ROLES.filter((role) => config.ROLES.includes(role)).length;
+  const servicesSplit = servicesHere > 0 && servicesHere < SERVICE_ROLES.length;
+  if (!tlsRequired && !servicesSplit && grpcOnLoopback(config)) {
+    return { said: 'gRPC:      plaintext: every gRPC address is on loopback, and no service here calls a service elsewhere' };
   }
   const folder = localTlsFolder(config.DATA_DIR);
-  if (!folder) throw new ConfigError(['GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE: needed for gRPC off loopback without a DATA_DIR folder']);
+  if (!folder) {
+    throw new ConfigError(['GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE: needed for gRPC off loopback, or between services in separate processes, without a DATA_DIR folder']);
+  }
   const made = localCertificate(folder, name, roleHosts(config.ROLES, config));
   return { tls: readGrpcTls(made), said: `gRPC:      mutual TLS (CA and certificates in ${folder})` };
 }

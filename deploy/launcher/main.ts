@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     lines.push(`Sign in to the settings as ${userId} (one-time link, until ${link.expiresAt}): ${link.url}`);
   }
   // A later start shows no secret and no link (they are shown once): it says how to get new ones.
-  if (system.settingsUrl && Object.keys(system.signInLinks).length === 0) lines.push(...(await wayBackIn(config, system)));
+  if (system.settingsUrl && system.signer && Object.keys(system.signInLinks).length === 0) lines.push(...(await wayBackIn(config, { clients: system.clients, signer: system.signer })));
   // The ports this process bound, in one machine-readable line (any of them may have been 0).
   const grpc = Object.fromEntries(SERVICE_ROLES.filter((s) => config.ROLES.includes(s)).map((s) => [s, system.grpcAddresses[s]]));
   const listening = { admin: system.adminUrl!, rest: system.restUrl, mcp: system.mcpUrl, settings: system.settingsUrl, grpc };

@@ -27,7 +27,7 @@ import type { Database } from '../../services/kit/db/database.js';
 import { migrateAll } from '../../services/kit/db/migrations.js';
 import { openDatabase } from '../../services/kit/db/open-database.js';
 import { callAs, createServiceClients, type ServiceClients } from '../../services/kit/grpc/client.js';
-import { TokenSigner, TokenVerifier } from '../../services/kit/grpc/caller-token.js';
+import { requireSigner, TokenVerifier, type TokenSigner } from '../../services/kit/grpc/caller-token.js';
 import { createDirectCallers } from '../../services/kit/grpc/direct-callers.js';
 import { checkGrpcHealth } from '../../services/kit/grpc/health.js';
 import { startGrpcServer, type AnyServiceRegistration, type RunningGrpcServer } from '../../services/kit/grpc/server.js';
@@ -100,7 +100,8 @@ export interface RunningSystem {
   /** Secrets of keys minted while seeding at this start (the demo key on a first start). */
   mintedKeys: Record<string, string>;
   clients: ServiceClients;
-  signer: TokenSigner;
+  /** The edge's signer, in a process that runs an edge role (a process of services only signs nothing). */
+  signer?: TokenSigner;
   /** This process's store, when it runs a service or an edge surface (suites compare stored state). */
   db?: Database;
   stop(): Promise<void>;
@@ -163,6 +164,8 @@ async function bindHttp(host: string, port: number): Promise<Server> {
 export interface SystemHooks {
   /** How the authorization server fetches client ID metadata documents (authorization-server.ts). */
   clientMetadataFetch?: OutgoingFetch;
+  /** Opens this process's store in place of DATABASE_URL or DATA_DIR (a suite hands a copy of a store migrated once). */
+  openDatabase?: () => Promise<Database>;
 }
 
 export async function startSystem(configured: Config, logger: Logger, hooks: SystemHooks = {}): Promise<RunningSystem> {
@@ -171,7 +174,10 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
   const deprecations = parseDeprecations(config.API_DEPRECATIONS);
   const localServices = SERVICE_ROLES.filter((s) => roles.has(s));
   const secrets = loadSecrets(config);
-  const signer = new TokenSigner(secrets);
+  const edgeHere = roles.has('gateway') || roles.has('mcp');
+  // The edge roles sign caller tokens; services sign nothing: they forward the token of the call
+  // they serve, and their client certificates name them (services/kit/grpc/acting.ts, peer-role.ts).
+  const signer = edgeHere ? requireSigner(secrets) : undefined;
   const verifier = new TokenVerifier(secrets);
   const transport = grpcTransportOf(config);
   const stops: Array<() => Promise<void>> = [];
@@ -206,9 +212,8 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     let db: Database | undefined;
     // Services keep their schemas here; the gateway keeps its idempotency records.
     // An edge surface (REST or MCP) keeps idempotency records in the edge schema.
-    const edgeHere = roles.has('gateway') || roles.has('mcp');
     if (localServices.length > 0 || edgeHere) {
-      db = await openDatabase(config, stateOf('database'));
+      db = await (hooks.openDatabase ? hooks.openDatabase() : openDatabase(config, stateOf('database')));
       const opened = db;
       stops.push(() => opened.close());
       const applied = await migrateAll(db, edgeHere ? [...localServices, 'edge'] : localServices);
@@ -241,12 +246,12 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
 
     // Both surfaces and the services' direct door stand on one limiter: the same buckets.
     const limiter = counted(edgeLimiter(config, redis, memoryStamps));
-    const direct = createDirectCallers({ clients: lazyClients, signer, limiter, deadlineMs: config.GRPC_DEADLINE_MS });
+    const direct = createDirectCallers({ clients: lazyClients, service: localServices.join('+'), limiter, deadlineMs: config.GRPC_DEADLINE_MS });
     const servers: RunningGrpcServer[] = [];
     const instances: ServiceInstance[] = [];
     for (const service of localServices) {
       const instance = SERVICE_FACTORIES[service]({
-        db: db!, pepper: secrets.apiKeyPepper, clients: lazyClients, signer, deadlineMs: config.GRPC_DEADLINE_MS, logger,
+        db: db!, pepper: secrets.apiKeyPepper, clients: lazyClients, ...(signer && { signer }), deadlineMs: config.GRPC_DEADLINE_MS, logger,
         ...(credentialStamps && { credentialStamps }),
       }, config, secrets);
       const server = await startGrpcServer({
@@ -269,11 +274,14 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     // pause their work while they can still call the other services.
     stops.push(async () => void (await Promise.all(instances.map((i) => i.stop()))));
 
-    const result: RunningSystem = { grpcAddresses: addresses, grpcTransport: transport.said, grpcTls: transport.tls !== undefined, mintedKeys: {}, signInLinks: {}, clients, signer, ...(db && { db }), stop: stopAll };
+    const result: RunningSystem = {
+      grpcAddresses: addresses, grpcTransport: transport.said, grpcTls: transport.tls !== undefined, mintedKeys: {}, signInLinks: {}, clients,
+      ...(signer && { signer }), ...(db && { db }), stop: stopAll,
+    };
     // Both surfaces stand on one edge core: the same credentials and scopes.
-    const edge = edgeOver(config, clients, signer);
+    const edge = signer && edgeOver(config, clients, signer);
     // What waits for the request log is sent before the clients close (stops run in reverse).
-    stops.push(() => edge.requestLog.stop());
+    if (edge) stops.push(() => edge.requestLog.stop());
     if (edgeHere) {
       // Identity answers every request's credential; the others are waited for only by a seed that
       // writes to them: an edge starting while billing is down serves what does not need billing.
@@ -284,7 +292,7 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
     const remote = edgeHere ? SERVICE_ROLES.filter((s) => builtClients.transport[s] === 'grpc') : [];
     probeDependenciesWith(dependencyProbe(checks, { roles: remote, addresses, tls: transport.tls }, config.READINESS_TIMEOUT_MS));
     stops.push(async () => probeDependenciesWith(undefined));
-    if (roles.has('gateway')) {
+    if (roles.has('gateway') && edge && signer) {
       result.mintedKeys = await seedAtStart(config, clients, signer, () => waitForServices(addresses, logger, transport.tls));
       const app: FastifyInstance = buildRestApp({
         edge,
@@ -309,7 +317,7 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
         result.signInLinks[DEMO_USER_ID] = await mintSignInLink(deps, settings.publicUrl, DEMO_USER_ID, 'demo-seed');
       }
     }
-    if (roles.has('mcp')) {
+    if (roles.has('mcp') && edge) {
       const mcp = await startMcpHttpServer({
         edge,
         limiter,

@@ -7,7 +7,7 @@ import { MemoryRateLimiter } from '../../services/kit/rate-limit/memory-limiter.
 import { RedisRateLimiter } from '../../services/kit/rate-limit/redis-limiter.js';
 import { grpcAddressesOf, type Config, type ServiceRole } from '../../services/kit/config.js';
 import { createServiceClients, type LocalClients, type ServiceClients } from '../../services/kit/grpc/client.js';
-import { TokenSigner, type TokenVerifier } from '../../services/kit/grpc/caller-token.js';
+import { requireSigner, type TokenSigner, type TokenVerifier } from '../../services/kit/grpc/caller-token.js';
 import { callMiddleware, type AnyServiceRegistration } from '../../services/kit/grpc/call-middleware.js';
 import type { DirectCallers } from '../../services/kit/grpc/direct-callers.js';
 import { inProcessClient } from '../../services/kit/grpc/in-process.js';
@@ -37,7 +37,7 @@ export interface ServiceConnection {
 export function connectToServices(config: Config, addresses: Record<ServiceRole, string> = grpcAddressesOf(config), name = 'operator', tlsRequired = false): ServiceConnection {
   const { tls } = grpcTransportOf(config, name, tlsRequired);
   const clients = createServiceClients(addresses, {}, { tls });
-  const signer = new TokenSigner(loadSecrets(config));
+  const signer = requireSigner(loadSecrets(config));
   return { addresses, clients, signer, ...(tls && { tls }) };
 }
 

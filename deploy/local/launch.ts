@@ -129,9 +129,13 @@ export async function launchTopology(
     if (forwarder) own[GRPC_ADDRESS_VARIABLES[role as ServiceRole]] = '127.0.0.1:0';
     let log = '';
     let head = '';
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...shared, ...extra, ...own, ROLES: role };
+    // As in a cluster, a service gets the edge's public key alone: it signs no caller token
+    // (it forwards the one it receives; its certificate names it: docs/GRPC.md).
+    if (role !== 'gateway' && role !== 'mcp') delete childEnv.CALLER_TOKEN_PRIVATE_KEY;
     const child = spawn(process.execPath, [...RUNTIME_FLAGS, '--import', 'tsx', join(repoRoot, 'deploy', 'launcher', 'main.ts')], {
       cwd: repoRoot,
-      env: { ...process.env, ...shared, ...extra, ...own, ROLES: role },
+      env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (d) => {

@@ -17,7 +17,7 @@
 // The first two name the organization as the payer (its coverage is what is missing); the third
 // names the resolved payer.
 import { Role, type Caller } from '../../proto/gen/expertnet/common/v1/common.js';
-import { callAs } from '../kit/grpc/client.js';
+import { asService } from '../kit/grpc/acting.js';
 import { domainError, relayRemoteError } from '../kit/grpc/errors.js';
 import type { BillingContext } from './billing-context.js';
 import { delegatedInMonth } from './funding-consumption.js';
@@ -53,7 +53,7 @@ async function managesOrganization(context: BillingContext, userId: string, orga
   if (!userId) return false;
   const { deps } = context;
   try {
-    const options = await callAs(deps.signer, { kind: 'service', service: 'billing' }, requestId, deps.deadlineMs);
+    const options = asService('billing', requestId, deps.deadlineMs);
     const { organizations } = await deps.clients.identity.listUserOrganizations({ userId }, options);
     return organizations.some((o) => o.organizationId === organizationId && (o.role === Role.ROLE_OWNER || o.role === Role.ROLE_ADMIN));
   } catch (error) {

@@ -4,7 +4,8 @@
 // its code; a service that cannot be reached in time becomes UNAVAILABLE (503 at the edge).
 import { Status } from 'nice-grpc';
 import { ownerTypes } from '../kit/enums.js';
-import { callAs, type CallOptions } from '../kit/grpc/client.js';
+import type { CallOptions } from '../kit/grpc/client.js';
+import { asService } from '../kit/grpc/acting.js';
 import { readRemoteError, relayOrUnavailable } from '../kit/grpc/errors.js';
 import type { BillingContext } from './billing-context.js';
 import type { Owner } from './ledger.repository.js';
@@ -27,7 +28,7 @@ export interface UserOrganization {
 export function createPayerDirectory(context: BillingContext, requestId: string | undefined) {
   const { deps } = context;
   let options: Promise<CallOptions> | undefined;
-  const as = () => (options ??= callAs(deps.signer, { kind: 'service', service: 'billing' }, requestId, deps.deadlineMs));
+  const as = () => (options ??= Promise.resolve(asService('billing', requestId, deps.deadlineMs)));
 
   /** The display name of a user or organization; undefined when identity does not know it. */
   async function nameOf(owner: Owner): Promise<string | undefined> {

@@ -8,7 +8,7 @@
 // A run metered once keeps its answer: metering it again (a retry) returns the same entry, or the
 // same free claim, even if the plan changed in between.
 import { Plan, type Caller } from '../../proto/gen/expertnet/common/v1/common.js';
-import { callAs } from '../kit/grpc/client.js';
+import { asService } from '../kit/grpc/acting.js';
 import { domainError, relayRemoteError } from '../kit/grpc/errors.js';
 import type { BillingContext } from './billing-context.js';
 import { assessFunds, refusal } from './enforcement.js';
@@ -33,7 +33,7 @@ async function entryByReference(context: BillingContext, reference: string): Pro
 async function ownerIsOnPaidPlan(context: BillingContext, userId: string, requestId?: string): Promise<boolean> {
   const { deps } = context;
   try {
-    const options = await callAs(deps.signer, { kind: 'service', service: 'billing' }, requestId, deps.deadlineMs);
+    const options = asService('billing', requestId, deps.deadlineMs);
     const { user } = await deps.clients.identity.getUser({ userId }, options);
     // A trial is not a paid plan.
     return user?.plan === Plan.PLAN_PAID;

@@ -31,6 +31,6 @@ export function createCommunitiesContext(deps: CommunitiesDeps): CommunitiesCont
     rosterPage: batchedRead(distinctAsks(rosterAskKey, repo.listRosterPages)),
     rosterMember: batchedRead(distinctAsks(rosterAskKey, repo.findRosterMembers)),
     rosterCursorKey: rosterCursorKey(deps.pepper),
-    reachDeps: { db: deps.db, clients: deps.clients, signer: deps.signer, deadlineMs: deps.deadlineMs },
+    reachDeps: { db: deps.db, clients: deps.clients, deadlineMs: deps.deadlineMs },
   };
 }

@@ -13,8 +13,8 @@
 import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import { OwnerType } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { Queryable } from '../kit/db/database.js';
-import { callAs, type ServiceClients } from '../kit/grpc/client.js';
-import type { TokenSigner } from '../kit/grpc/caller-token.js';
+import type { ServiceClients } from '../kit/grpc/client.js';
+import { asService } from '../kit/grpc/acting.js';
 import { domainError, relayRemoteError } from '../kit/grpc/errors.js';
 import { Role } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { CommunityRow, ReadReach } from './community.repository.js';
@@ -29,12 +29,11 @@ export interface Reach {
 export interface ReachDeps {
   db: Queryable;
   clients: ServiceClients;
-  signer: TokenSigner;
   deadlineMs: number;
 }
 
 export async function managedOrganizations(deps: ReachDeps, userId: string, requestId: string): Promise<string[]> {
-  const options = await callAs(deps.signer, { kind: 'service', service: 'communities' }, requestId, deps.deadlineMs);
+  const options = asService('communities', requestId, deps.deadlineMs);
   const { organizations } = await deps.clients.identity.listUserOrganizations({ userId }, options).catch(relayRemoteError);
   return organizations.filter((o) => o.role === Role.ROLE_OWNER || o.role === Role.ROLE_ADMIN).map((o) => o.organizationId);
 }

@@ -14,7 +14,8 @@
 // tier, whatever the timing and even with include_already_enriched.
 import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { DryRunEstimate, Run, StartCommunityRunRequest } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
-import { callAs } from '../kit/grpc/client.js';
+import { asCallerOf, asService } from '../kit/grpc/acting.js';
+import type { ServiceContext } from '../kit/grpc/server.js';
 import { domainError, relayOrUnavailable } from '../kit/grpc/errors.js';
 import { newId, requireId } from '../kit/ids.js';
 import { ownerTypes } from '../kit/enums.js';
@@ -119,24 +120,25 @@ async function createRun(deps: Deps, run: NewRun, input: RunInput, selection: Se
   });
 }
 
-async function rateOf(deps: Deps, depth: Depth | undefined, caller: Caller, requestId: string): Promise<number | undefined> {
+async function rateOf(deps: Deps, depth: Depth | undefined, ctx: ServiceContext): Promise<number | undefined> {
   if (!depth) return undefined;
-  const options = await callAs(deps.signer, { kind: 'caller', caller }, requestId, deps.deadlineMs);
+  const options = asCallerOf(ctx, deps.deadlineMs, deps.signer);
   const { rates } = await deps.clients.billing.listRates({}, options);
   return rates.find((r) => r.operation === chargeOperation(depth))?.creditsPerUnit;
 }
 
 type Started = { estimate: DryRunEstimate } | { run: RunRow; eligibleCount: number };
 
-async function startOrEstimate(deps: Deps, caller: Caller, request: StartCommunityRunRequest, requestId: string): Promise<Started> {
+async function startOrEstimate(deps: Deps, caller: Caller, request: StartCommunityRunRequest, ctx: ServiceContext): Promise<Started> {
+  const { requestId } = ctx;
   const input = runInput(request);
-  const asCaller = await callAs(deps.signer, { kind: 'caller', caller }, requestId, deps.deadlineMs);
+  const asCaller = asCallerOf(ctx, deps.deadlineMs, deps.signer);
   // Write gating, live: scope and write reach first, before anything is read; an estimate changes
   // nothing, so it needs neither the API-write attestation nor queues a consent request.
   await deps.clients.communities.authorizeWrite({ communityId: input.communityId, operation: 'enrichment.start', reachOnly: true, target: '', description: '' }, asCaller);
 
   const selection = await select(deps, input, requestId);
-  const rate = await rateOf(deps, input.depth, caller, requestId);
+  const rate = await rateOf(deps, input.depth, ctx);
   if (!input.dryRun) {
     // Then the attestation, or an approval of this very run (its target, fingerprinted by the
     // communities service), queuing it in words when the owner's consent is needed. An approval
@@ -167,10 +169,10 @@ async function startOrEstimate(deps: Deps, caller: Caller, request: StartCommuni
   if (selection.eligible.length > 0) {
     // Funds before work for the whole run (402 naming the payer when enforcement is on); the payer
     // billing resolves (the community's billing owner) is kept for the per-person charges.
-    const asService = await callAs(deps.signer, { kind: 'service', service: 'enrichment' }, requestId, deps.deadlineMs);
+    const ownCall = asService('enrichment', requestId, deps.deadlineMs);
     const funds = await deps.clients.billing.checkFunds(
       { operation: chargeOperation(depth), communityId: input.communityId, units: selection.eligible.length, caller },
-      asService,
+      ownCall,
     );
     const resolved = funds.payer?.payer;
     if (resolved?.id) payer = { type: ownerTypes.toName(resolved.type, 'payer.type'), id: resolved.id };
@@ -194,8 +196,9 @@ async function startOrEstimate(deps: Deps, caller: Caller, request: StartCommuni
 export type StartOutcome = { estimate: DryRunEstimate } | { run: Run | undefined; eligibleCount: number };
 
 /** Starts a community run (its work starts here and now) and answers it as accepted, or answers the estimate of a dry run. */
-export async function startCommunityRun(context: EnrichmentContext, caller: Caller, request: StartCommunityRunRequest, requestId: string): Promise<StartOutcome> {
-  const outcome = await startOrEstimate(context.deps, caller, request, requestId).catch(relayOrUnavailable);
+export async function startCommunityRun(context: EnrichmentContext, caller: Caller, request: StartCommunityRunRequest, ctx: ServiceContext): Promise<StartOutcome> {
+  const { requestId } = ctx;
+  const outcome = await startOrEstimate(context.deps, caller, request, ctx).catch(relayOrUnavailable);
   if ('estimate' in outcome) return outcome;
   context.deps.logger.info({ requestId, runId: outcome.run.id, depth: outcome.run.depth, eligible: outcome.eligibleCount }, 'enrichment run started');
   const { run } = await runPage(context, outcome.run);

@@ -25,7 +25,7 @@ export function createEnrichmentService(deps: EnrichmentDeps, options: Enrichmen
   const implementation: ServiceRegistration<typeof EnrichmentServiceDefinition>['implementation'] = {
     async startCommunityRun(request, ctx) {
       const caller = requireCaller(ctx, 'enrich:write');
-      const outcome = await communityRuns.startCommunityRun(context, caller, request, ctx.requestId);
+      const outcome = await communityRuns.startCommunityRun(context, caller, request, ctx);
       return 'estimate' in outcome ? { estimate: outcome.estimate, eligibleCount: outcome.estimate.eligibleCount } : outcome;
     },
 
@@ -36,7 +36,7 @@ export function createEnrichmentService(deps: EnrichmentDeps, options: Enrichmen
 
     async getRun(request, ctx) {
       const caller = requireCaller(ctx, request.communityId.trim() ? 'enrich:read' : 'self:enrich');
-      return getRun(context, caller, request, ctx.requestId);
+      return getRun(context, caller, request, ctx);
     },
 
     async getMemberEnrichment(request, ctx) {

@@ -25,8 +25,8 @@ export async function getMemberEnrichment(
 ): Promise<EnrichmentDataRow | undefined> {
   if (ctx.principal.kind === 'caller') {
     // Re-check: the caller must reach the community (asked of communities, as the caller).
-    const caller = requireCaller(ctx, 'profile:read');
-    await requireReadReach(context, caller, request.communityId, ctx.requestId);
+    requireCaller(ctx, 'profile:read');
+    await requireReadReach(context, ctx, request.communityId);
   }
   return context.memberEnrichment({ communityId: request.communityId, profileId: request.profileId });
 }

@@ -5,7 +5,8 @@ import { Status } from 'nice-grpc';
 import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { Member, Profile } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { ownerTypes, type OwnerTypeName } from '../kit/enums.js';
-import { callAs, type CallOptions } from '../kit/grpc/client.js';
+import type { CallOptions } from '../kit/grpc/client.js';
+import { asService } from '../kit/grpc/acting.js';
 import { readRemoteError } from '../kit/grpc/errors.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
 import type { CommunityPeer, Depth, NormalizedFields, PersonInput } from './pipeline/index.js';
@@ -63,7 +64,7 @@ export async function scanMembers(
   let after = '';
   let total = 0;
   do {
-    const options = await callAs(deps.signer, { kind: 'service', service: 'enrichment' }, requestId, deps.deadlineMs);
+    const options = asService('enrichment', requestId, deps.deadlineMs);
     const page = await deps.clients.communities.scanMembers(
       {
         communityId: filter.communityId,
@@ -83,7 +84,7 @@ export async function scanMembers(
 }
 
 export function createRunEffects(deps: ScanDeps): RunEffects {
-  const asService = (): Promise<CallOptions> => callAs(deps.signer, { kind: 'service', service: 'enrichment' }, undefined, deps.deadlineMs);
+  const ownCall = (): CallOptions => asService('enrichment', undefined, deps.deadlineMs);
   const scan = (communityId: string, profileIds: string[], onPage: (members: Member[]) => void) =>
     scanMembers(deps, { communityId, profileIds, omitTotal: true }, onPage);
 
@@ -105,7 +106,7 @@ export function createRunEffects(deps: ScanDeps): RunEffects {
     },
 
     async profile(profileId) {
-      const { profile } = await deps.clients.communities.getProfile({ profileId }, await asService()).catch((error: unknown) => {
+      const { profile } = await deps.clients.communities.getProfile({ profileId }, ownCall()).catch((error: unknown) => {
         if (readRemoteError(error)?.status === Status.NOT_FOUND) return { profile: undefined };
         throw error;
       });
@@ -123,13 +124,13 @@ export function createRunEffects(deps: ScanDeps): RunEffects {
           credentialId: run.credential_id,
           communityId: run.community_id,
         },
-        await asService(),
+        ownCall(),
       );
       return charges.map((c) => -(c.entry?.amount ?? 0));
     },
 
     async meterSelf(run) {
-      const { entry } = await deps.clients.billing.meterSelfEnrich({ runId: run.id, caller: Caller.fromJSON(run.caller) }, await asService());
+      const { entry } = await deps.clients.billing.meterSelfEnrich({ runId: run.id, caller: Caller.fromJSON(run.caller) }, ownCall());
       return -(entry?.amount ?? 0);
     },
 
@@ -137,7 +138,7 @@ export function createRunEffects(deps: ScanDeps): RunEffects {
       if (entries.length === 0) return;
       await deps.clients.communities.indexEnrichedMembers(
         { communityId, members: entries.map((e) => ({ profileId: e.profileId, enrichmentText: e.searchText })) },
-        await asService(),
+        ownCall(),
       );
     },
 
@@ -152,7 +153,7 @@ export function createRunEffects(deps: ScanDeps): RunEffects {
           linkedinUrl: normalized.linkedinUrl ?? '',
           enrichmentText: searchText,
         },
-        await asService(),
+        ownCall(),
       );
     },
   };

@@ -5,7 +5,7 @@
 // poll shows it, without its items.
 import type { ListRunsRequest, ListRunsResponse } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
 import { Access } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
-import { callAs } from '../kit/grpc/client.js';
+import { asCallerOf } from '../kit/grpc/acting.js';
 import { domainError, relayOrUnavailable } from '../kit/grpc/errors.js';
 import { requireCaller } from '../kit/grpc/require-caller.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
@@ -28,7 +28,7 @@ export async function listRuns(deps: Deps, request: ListRunsRequest, ctx: Servic
   let owner: RunOwner | undefined;
   if (communityId) {
     requireId(communityId, 'community_id');
-    const asCaller = await callAs(deps.signer, { kind: 'caller', caller }, ctx.requestId, deps.deadlineMs);
+    const asCaller = asCallerOf(ctx, deps.deadlineMs, deps.signer);
     const { communityIds } = await deps.clients.communities.getReach({ access: Access.ACCESS_READ }, asCaller).catch(relayOrUnavailable);
     if (!communityIds.includes(communityId)) throw domainError('forbidden', `community ${communityId} is outside this credential's read reach`);
     owner = { communityId };

@@ -4,6 +4,7 @@
 import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { GetRunRequest, GetRunResponse } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
 import { domainError } from '../kit/grpc/errors.js';
+import type { ServiceContext } from '../kit/grpc/server.js';
 import type { EnrichmentContext } from './enrichment-context.js';
 import { toItem, toRun } from './enrichment-messages.js';
 import { requireReadReach } from './read-reach.js';
@@ -23,12 +24,12 @@ export async function runPage(context: EnrichmentContext, row: RunRow, itemsAfte
 }
 
 /** A poll: with a community, that community's run (enrich:read); without, the caller's own (self:enrich). */
-export async function getRun(context: EnrichmentContext, caller: Caller, request: GetRunRequest, requestId: string): Promise<GetRunResponse> {
+export async function getRun(context: EnrichmentContext, caller: Caller, request: GetRunRequest, ctx: ServiceContext): Promise<GetRunResponse> {
   const communityId = request.communityId.trim();
   const row = request.runId ? await context.runs.find(request.runId) : undefined;
   if (communityId) {
     // Fenced to the community's read reach, live: outside it is 403, whatever the run.
-    await requireReadReach(context, caller, communityId, requestId);
+    await requireReadReach(context, ctx, communityId);
     if (!row || row.kind !== 'community' || row.community_id !== communityId) throw domainError('not_found', `run ${request.runId} not found in community ${communityId}`);
   } else if (!row || row.kind !== 'self' || row.user_id !== caller.userId) {
     // Fenced to the caller: another person's run is not found.

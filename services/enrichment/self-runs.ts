@@ -3,7 +3,7 @@
 // leaves no run behind.
 import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { Run } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
-import { callAs } from '../kit/grpc/client.js';
+import { asService } from '../kit/grpc/acting.js';
 import { domainError, readRemoteError, relayOrUnavailable } from '../kit/grpc/errors.js';
 import { newId } from '../kit/ids.js';
 import type { EnrichmentContext } from './enrichment-context.js';
@@ -17,8 +17,8 @@ export async function startSelfRun(context: EnrichmentContext, caller: Caller, r
   // Target-locked: the run is about the caller's own profile, whoever else the body might name.
   if (!caller.userId) throw domainError('forbidden', 'self-enrich needs a user behind the credential; an organization-owned key has none');
   // Asked as this service: self:enrich alone (without profile:read) is enough to enrich oneself.
-  const asService = await callAs(deps.signer, { kind: 'service', service: 'enrichment' }, requestId, deps.deadlineMs);
-  const { profile } = await deps.clients.communities.getProfile({ userId: caller.userId }, asService).catch(relayOrUnavailable);
+  const ownCall = asService('enrichment', requestId, deps.deadlineMs);
+  const { profile } = await deps.clients.communities.getProfile({ userId: caller.userId }, ownCall).catch(relayOrUnavailable);
   if (!profile) throw domainError('not_found', 'the caller has no profile of its own');
   const row = await deps.db.transaction((tx) =>
     createRunsRepository(tx).insert(

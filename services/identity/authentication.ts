@@ -21,21 +21,29 @@ import { utcDay } from '../kit/utc-day.js';
 
 /**
  * Exactly one of an API key and an access token; `describe` adds the credential's description.
- * `requestId`: the call's, named on what it logs.
+ * `ctx`: the call (its principal; its request id, named on what it logs). A relayed credential (a
+ * service serving the credential's own call asks again) is authenticated live, not counted again.
  */
-export async function authenticate(context: IdentityContext, request: AuthenticateRequest, requestId: string): Promise<AuthenticateResponse> {
+export async function authenticate(context: IdentityContext, request: AuthenticateRequest, ctx: ServiceContext): Promise<AuthenticateResponse> {
+  const { requestId } = ctx;
+  // Only a service serving a direct caller's call relays its credential.
+  if (request.relayed && ctx.principal.kind !== 'service') throw domainError('forbidden', 'only a service relays a credential');
   if (Boolean(request.apiKey) === Boolean(request.accessToken)) {
     throw domainError('invalid_request', 'send exactly one of api_key and access_token');
   }
+  if (request.relayed && (request.acceptCached || request.refresh || request.describe)) {
+    throw domainError('invalid_request', 'a relayed credential is read live, alone: no accept_cached, refresh or describe');
+  }
+  const counted = !request.relayed;
   if (request.accessToken) {
     const claims = await verifiedAccessToken(context, request.accessToken, request.resource, requestId);
     if (claims.serviceAccountId !== undefined) {
       const caller = await callerOfServiceAccountToken(context, claims, request.resource);
-      context.serviceAccountUsage.record(caller.credentialId);
+      if (counted) context.serviceAccountUsage.record(caller.credentialId);
       return { caller, description: request.describe ? await describeServiceAccount(context, caller) : undefined, stamp: '' };
     }
     const { grant, scopes } = await grantOfAccessToken(context, claims);
-    context.grantUsage.record(grant.id);
+    if (counted) context.grantUsage.record(grant.id);
     const caller = callerOfGrant(grant, scopes);
     return { caller, description: request.describe ? await describeGrant(context, caller) : undefined, stamp: '' };
   }
@@ -66,7 +74,7 @@ export async function authenticate(context: IdentityContext, request: Authentica
     throw row ? expired(row) : refused();
   }
   // A refresh is the same request as the cached answer before it, which counted it.
-  if (!request.refresh) context.keyUsage.record(row.id);
+  if (!request.refresh && counted) context.keyUsage.record(row.id);
   const caller = callerOfKey(row);
   // The cache keeps the caller no later than the key expires (credential-cache.ts).
   if (callers && (request.acceptCached || request.refresh)) await callers.remember(secretHash, caller, readAt, row.expires_at);

@@ -4,7 +4,8 @@ import type { IdentityServiceDefinition } from '../../proto/gen/expertnet/identi
 import type { ServiceRegistration } from '../kit/grpc/server.js';
 
 export const IDENTITY_ACCESS: ServiceRegistration<typeof IdentityServiceDefinition>['access'] = {
-  authenticate: ['edge'],
+  // A service asks it for the credential of a direct caller it serves (services/kit/grpc/direct-callers.ts).
+  authenticate: ['edge', 'service'],
   describeCredential: ['caller', 'direct'],
   mintKey: ['operator', 'user'],
   listKeys: ['operator', 'user'],
@@ -38,7 +39,7 @@ export const IDENTITY_ACCESS: ServiceRegistration<typeof IdentityServiceDefiniti
   getUsage: ['operator', 'user'],
   setJitConsent: ['operator', 'user'],
   listManagedOrganizations: ['operator', 'user'],
-  recordRequests: ['edge'],
+  recordRequests: ['edge', 'service'],
   listRequests: ['operator', 'user'],
   createServiceAccount: ['operator', 'user'],
   listServiceAccounts: ['operator', 'user'],

@@ -27,7 +27,7 @@ export function createIdentityService(deps: IdentityDeps, options: IdentityOptio
 
   const implementation: ServiceRegistration<typeof IdentityServiceDefinition>['implementation'] = {
     async authenticate(request, ctx) {
-      return authenticate(context, request, ctx.requestId);
+      return authenticate(context, request, ctx);
     },
 
     async describeCredential(_request, ctx) {

@@ -1,7 +1,7 @@
 // The rate tier of a new personal credential (a key or an OAuth grant): decided when it is made,
 // then stored. It depends on the user's plan and on what the user manages, which the communities
 // service knows (key-minting.ts holds the rule).
-import { callAs } from '../kit/grpc/client.js';
+import { asService } from '../kit/grpc/acting.js';
 import { relayRemoteError } from '../kit/grpc/errors.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
 import type { IdentityContext } from './identity-context.js';
@@ -13,7 +13,7 @@ async function privilegeFacts(context: IdentityContext, user: UserRow, ctx: Serv
   const managed = (await users.organizationsOfUser(user.id))
     .filter((m) => m.role === 'owner' || m.role === 'admin')
     .map((m) => m.organization_id);
-  const options = await callAs(deps.signer, { kind: 'service', service: 'identity' }, ctx.requestId, deps.deadlineMs);
+  const options = asService('identity', ctx.requestId, deps.deadlineMs);
   const standing = await deps.clients.communities
     .getUserStanding({ userId: user.id, managedOrganizationIds: managed }, options)
     .catch(relayRemoteError);

@@ -126,6 +126,8 @@ const schema = z.object({
   // The same for a search job: a search whose process died is taken over after this long.
   SEARCH_JOB_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   // Server secrets. Unset: generated once and kept in DATA_DIR/secrets.json (see docs/OPERATIONS.md).
+  // The caller-token pair: the edge roles sign with the private key; a service role needs only the
+  // public key (it forwards the tokens it receives, and is known by its client certificate).
   API_KEY_PEPPER: z.string().min(32, 'use at least 32 characters').optional(),
   CALLER_TOKEN_PRIVATE_KEY: z.string().includes('PRIVATE KEY', { message: 'expected a PKCS#8 PEM' }).optional(),
   CALLER_TOKEN_PUBLIC_KEY: z.string().includes('PUBLIC KEY', { message: 'expected an SPKI PEM' }).optional(),
@@ -163,8 +165,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
   }
   const config = parsed.data;
-  if (Boolean(config.CALLER_TOKEN_PRIVATE_KEY) !== Boolean(config.CALLER_TOKEN_PUBLIC_KEY)) {
+  if (config.CALLER_TOKEN_PRIVATE_KEY && !config.CALLER_TOKEN_PUBLIC_KEY) {
     throw new ConfigError(['CALLER_TOKEN_PRIVATE_KEY and CALLER_TOKEN_PUBLIC_KEY must be set together']);
+  }
+  // The public key alone: a process that verifies caller tokens but signs none (a service role).
+  // The edge roles sign them, so they need the private key too.
+  const edgeRoles = config.ROLES.filter((r) => r === 'gateway' || r === 'mcp');
+  if (config.CALLER_TOKEN_PUBLIC_KEY && !config.CALLER_TOKEN_PRIVATE_KEY && edgeRoles.length > 0) {
+    throw new ConfigError([`CALLER_TOKEN_PRIVATE_KEY: needed by the ${edgeRoles.join(' and ')} role, which signs caller tokens (only CALLER_TOKEN_PUBLIC_KEY is set)`]);
   }
   const tlsSet = [config.GRPC_TLS_CA_FILE, config.GRPC_TLS_CERT_FILE, config.GRPC_TLS_KEY_FILE].filter(Boolean).length;
   if (tlsSet !== 0 && tlsSet !== 3) throw new ConfigError(['GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE must be set together']);

@@ -82,6 +82,17 @@ describe('loadSecrets', () => {
     expect(admin.operatorTokenPublicKey).toBe(pair.operatorTokenPublicKey);
   });
 
+  it("takes the edge's public key alone on a service role (it signs no caller token), keeping no secrets.json; refuses it alone on an edge role", () => {
+    const pair = generateSecrets();
+    const folder = dataDir();
+    const env = { DATA_DIR: folder, API_KEY_PEPPER: pair.apiKeyPepper, CALLER_TOKEN_PUBLIC_KEY: pair.callerTokenPublicKey };
+    const service = loadSecrets(loadConfig({ ...env, ROLES: 'search' }));
+    expect(service.callerTokenPublicKey).toBe(pair.callerTokenPublicKey);
+    expect(service.callerTokenPrivateKey).toBeUndefined();
+    expect(existsSync(join(folder, 'secrets.json'))).toBe(false);
+    for (const role of ['gateway', 'mcp', 'all']) expect(() => loadConfig({ ...env, ROLES: role }), role).toThrow(/CALLER_TOKEN_PRIVATE_KEY: needed by the/);
+  });
+
   it('with OAUTH_SIGNING_KEY_REQUIRED, refuses to start on a missing or empty key file, naming the variable, and makes none', () => {
     for (const content of [undefined, '']) {
       const dir = dataDir();

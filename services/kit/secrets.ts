@@ -22,7 +22,8 @@ import { ConfigError, type Config } from './config.js';
 
 export interface ServerSecrets {
   apiKeyPepper: string;
-  callerTokenPrivateKey: string;
+  /** The edge's signing key: absent on a service role given only the public key (it signs nothing). */
+  callerTokenPrivateKey?: string;
   callerTokenPublicKey: string;
   /**
    * Ed25519 pair (PKCS#8 / SPKI PEM) of the local OAuth issuer. Loaded only by a process that runs
@@ -35,7 +36,7 @@ export interface ServerSecrets {
   operatorTokenPublicKey: string;
 }
 
-type BaseSecrets = Pick<ServerSecrets, 'apiKeyPepper' | 'callerTokenPrivateKey' | 'callerTokenPublicKey'>;
+type BaseSecrets = Pick<ServerSecrets, 'apiKeyPepper' | 'callerTokenPublicKey'> & { callerTokenPrivateKey: string };
 type OAuthSigningKey = Required<Pick<ServerSecrets, 'oauthSigningPrivateKey' | 'oauthSigningPublicKey'>>;
 type OperatorKey = Pick<ServerSecrets, 'operatorTokenPrivateKey' | 'operatorTokenPublicKey'>;
 
@@ -71,7 +72,7 @@ export function generateSecrets(): Required<ServerSecrets> {
   return { ...generateBaseSecrets(), ...generateOAuthSigningKey(), ...generateOperatorKey() };
 }
 
-function fromEnvironment(config: Config): Partial<BaseSecrets> {
+function fromEnvironment(config: Config): Partial<ServerSecrets> {
   return {
     apiKeyPepper: config.API_KEY_PEPPER,
     callerTokenPrivateKey: config.CALLER_TOKEN_PRIVATE_KEY,
@@ -162,7 +163,10 @@ export function loadSecrets(config: Config): ServerSecrets {
   const env = fromEnvironment(config);
   const oauth = needsLocalOAuthKey(config) ? loadOAuthSigningKey(config.DATA_DIR, config.OAUTH_SIGNING_KEY_REQUIRED) : {};
   const operator = loadOperatorKey(config);
-  if (env.apiKeyPepper && env.callerTokenPrivateKey && env.callerTokenPublicKey) return { ...(env as BaseSecrets), ...oauth, ...operator };
+  // From the environment whole; a service role may be given the public key alone (config.ts).
+  if (env.apiKeyPepper && env.callerTokenPublicKey) {
+    return { apiKeyPepper: env.apiKeyPepper, callerTokenPublicKey: env.callerTokenPublicKey, ...(env.callerTokenPrivateKey && { callerTokenPrivateKey: env.callerTokenPrivateKey }), ...oauth, ...operator };
+  }
   const stored = loadOrCreateFile(config.DATA_DIR);
   return {
     apiKeyPepper: env.apiKeyPepper ?? stored.apiKeyPepper,

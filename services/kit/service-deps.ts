@@ -11,8 +11,12 @@ export interface ServiceDeps {
   pepper: string;
   /** Clients of the other services; usable once every local server listens. */
   clients: ServiceClients;
-  /** Signs the tokens of calls a service makes on its own behalf. */
-  signer: TokenSigner;
+  /**
+   * The edge's signer, only in a process that also runs an edge role: a call that came in process
+   * from the edge, without a token, is signed when it goes on to a service in another process.
+   * Elsewhere a service forwards the token it received (grpc/acting.ts) and signs nothing.
+   */
+  signer?: TokenSigner;
   deadlineMs: number;
   logger: Logger;
   /**

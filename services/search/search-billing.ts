@@ -3,7 +3,8 @@
 // once the job's result is stored (billing posts a reference once, however often it is sent).
 import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import { ownerTypes, type OwnerTypeName } from '../kit/enums.js';
-import { callAs, type CallOptions } from '../kit/grpc/client.js';
+import type { CallOptions } from '../kit/grpc/client.js';
+import { asService } from '../kit/grpc/acting.js';
 import { relayOrUnavailable } from '../kit/grpc/errors.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
 import type { JobRow } from './search-jobs.repository.js';
@@ -11,7 +12,7 @@ import type { JobRow } from './search-jobs.repository.js';
 type BillingCalls = Pick<ServiceDeps, 'clients' | 'signer' | 'deadlineMs'>;
 
 const asSearchService = (deps: BillingCalls, requestId: string | undefined): Promise<CallOptions> =>
-  callAs(deps.signer, { kind: 'service', service: 'search' }, requestId, deps.deadlineMs);
+  Promise.resolve(asService('search', requestId, deps.deadlineMs));
 
 /**
  * Funds before work (402 with the payer when enforcement is on); returns the payer to charge, or

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import { Access } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import type { GetSearchRequest, StartSearchRequest } from '../../proto/gen/expertnet/search/v1/search_service.js';
-import { callAs } from '../kit/grpc/client.js';
+import { asCallerOf } from '../kit/grpc/acting.js';
 import { domainError, relayOrUnavailable } from '../kit/grpc/errors.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, SEARCH_QUERY_MAX, WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX } from '../kit/search-limits.js';
@@ -65,7 +65,7 @@ export async function startSearch(context: SearchContext, caller: Caller, reques
   const input = startInput(request);
 
   // Scope against the live read reach (allowlist applied, archived communities out).
-  const asCaller = await callAs(deps.signer, { kind: 'caller', caller }, ctx.requestId, deps.deadlineMs);
+  const asCaller = asCallerOf(ctx, deps.deadlineMs, deps.signer);
   const reach = (await deps.clients.communities.getReach({ access: Access.ACCESS_READ }, asCaller).catch(relayOrUnavailable)).communityIds;
   const communityIds = communitiesSearched(input, reach);
 

@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchTopology, type Topology } from '../../deploy/local/launch.js';
 import type { SeedInput } from '../../deploy/admin/seed-schema.js';
 import { SCOPES } from '../../services/kit/scopes.js';
+import { SearchScope } from '../../proto/gen/expertnet/search/v1/search_service.js';
+import { Depth } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
 import { TokenSigner } from '../../services/kit/grpc/caller-token.js';
 import { generateSecrets } from '../../services/kit/secrets.js';
 import { asBearer, directClients, outcomeOf, runTeamClient, tlsOf, type DirectClients } from '../helpers/direct-grpc.js';
@@ -17,7 +19,7 @@ import { liveKey } from '../helpers/keys.js';
 import { redisTestPrefix } from '../helpers/redis-prefix.js';
 import { freshPostgresDatabase, type FreshDatabase } from '../helpers/stores.js';
 
-const k = { all: liveKey(), slow: liveKey(), counted: liveKey() };
+const k = { all: liveKey(), slow: liveKey(), counted: liveKey(), relayed: liveKey() };
 const seed: SeedInput = {
   users: [{ id: 'u_ada', email: 'ada@example.org', name: 'Ada', plan: 'paid' }],
   communities: [{ id: 'c_bio', name: 'Biology', owner: { user: 'u_ada' }, api_writes: true }],
@@ -36,6 +38,7 @@ const seed: SeedInput = {
     { id: 'k_all', secret: k.all, owner: { user: 'u_ada' }, scopes: [...SCOPES], requested_rate: 6000 },
     { id: 'k_slow', secret: k.slow, owner: { user: 'u_ada' }, scopes: [...SCOPES], requested_rate: 3 },
     { id: 'k_counted', secret: k.counted, owner: { user: 'u_ada' }, scopes: ['profile:read'], requested_rate: 6000 },
+    { id: 'k_relayed', secret: k.relayed, owner: { user: 'u_ada' }, scopes: ['search:read', 'enrich:read', 'enrich:write'], requested_rate: 6000 },
   ],
 };
 
@@ -92,6 +95,16 @@ describe('internal teams calling the services of the multi-process topology dire
       expect(await outcomeOf(team.communities.listMembers({ communityId: 'c_bio' }, asBearer(k.counted)))).toMatchObject({ ok: true });
     }
     const me = await request(topology.restUrl, 'GET', '/v1/me', { headers: bearer(k.counted) });
+    expect(me.body.usage.requests_today).toBe(3);
+  });
+
+  it("a service acting for a team's caller at another service relays the team's own key, counted once (no service holds a signing key)", async () => {
+    // Search asks communities for the key's reach; enrichment asks communities and billing, as the key.
+    const search = await outcomeOf(team.search.startSearch({ query: 'pond', scope: SearchScope.SEARCH_SCOPE_COMMUNITY, communityId: 'c_bio', limit: 5, waitSeconds: 0 }, asBearer(k.relayed)));
+    expect(search).toMatchObject({ ok: true });
+    const dryRun = await outcomeOf(team.enrichment.startCommunityRun({ communityId: 'c_bio', depth: Depth.DEPTH_QUICK, dryRun: true }, asBearer(k.relayed)));
+    expect(dryRun).toMatchObject({ ok: true });
+    const me = await request(topology.restUrl, 'GET', '/v1/me', { headers: bearer(k.relayed) });
     expect(me.body.usage.requests_today).toBe(3);
   });
 

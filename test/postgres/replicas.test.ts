@@ -8,7 +8,7 @@ import { launchTopology, type Topology } from '../../deploy/local/launch.js';
 import { grpcTransportOf } from '../../deploy/launcher/grpc-tls.js';
 import { grpcAddressesOf, loadConfig } from '../../services/kit/config.js';
 import { callAs, createServiceClients, type ServiceClients } from '../../services/kit/grpc/client.js';
-import { TokenSigner } from '../../services/kit/grpc/caller-token.js';
+import { requireSigner, type TokenSigner } from '../../services/kit/grpc/caller-token.js';
 import { RedisRateLimiter } from '../../services/kit/rate-limit/redis-limiter.js';
 import { loadSecrets } from '../../services/kit/secrets.js';
 import { connectRedis } from '../../services/kit/redis.js';
@@ -34,7 +34,7 @@ describe('two gateway replicas', () => {
   let clients: ServiceClients;
   let signer: TokenSigner;
   beforeAll(async () => {
-    db = await freshPostgresDatabase();
+    db = await freshPostgresDatabase({ migrated: true });
     const seedFile = join(mkdtempSync(join(tmpdir(), 'en-rep-')), 'seed.json');
     writeFileSync(seedFile, JSON.stringify({
       users: [
@@ -54,7 +54,7 @@ describe('two gateway replicas', () => {
     // As the operator, over the topology's mutual TLS (its certificate is in topology.env).
     const config = loadConfig(topology.env);
     clients = createServiceClients(grpcAddressesOf(config), {}, { tls: grpcTransportOf(config).tls });
-    signer = new TokenSigner(loadSecrets(config));
+    signer = requireSigner(loadSecrets(config));
   }, 180_000);
   afterAll(async () => {
     clients?.close();

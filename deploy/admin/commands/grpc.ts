@@ -9,6 +9,7 @@ import { X509Certificate } from 'node:crypto';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '../../../services/kit/config.js';
 import { issueCertificate } from '../../../services/kit/tls-certificates.js';
+import { namesServiceRoles } from '../../../services/kit/grpc/peer-role.js';
 import { existingCertificateAuthority, localTlsFolder } from '../../launcher/grpc-tls.js';
 import { positive } from '../args.js';
 import { UsageError } from '../context.js';
@@ -16,6 +17,8 @@ import { print, withJson } from '../output.js';
 
 function certificateName(value: string): string {
   if (!/^[a-z0-9][a-z0-9_.-]{0,62}$/i.test(value)) throw new InvalidArgumentError('letters, digits, _ . - (up to 63), starting with a letter or digit');
+  // A certificate named as a service is that service to the others (services/kit/grpc/peer-role.ts).
+  if (namesServiceRoles(value)) throw new InvalidArgumentError(`${value} is a service's name: a certificate so named would act as that service; name the team or program`);
   return value;
 }
 

@@ -25,11 +25,18 @@ import { isDependencyUnavailable } from '../dependencies/unavailable.js';
 import { unstorableText } from './unstorable-text.js';
 import type { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
 import type { Principal, PrincipalKind } from './principal.js';
+import { peerServiceOf } from './peer-role.js';
 
 export interface ServiceContext {
   principal: Principal;
   /** The call's `x-request-id`: what a method logs for the call names it (`requestId`). */
   requestId: string;
+  /**
+   * The bearer the call came with (a caller token, or a direct caller's own credential), as
+   * received: a service calling another for this caller forwards it (acting.ts `asCallerOf`).
+   * Absent for a service's own call and for an in-process call that named its principal only.
+   */
+  credential?: string;
 }
 
 export interface ServiceRegistration<D extends TsProtoServiceDefinition = TsProtoServiceDefinition> {
@@ -123,16 +130,23 @@ export function callMiddleware(options: CallMiddlewareOptions) {
    * The principal of the call: the caller token in `metadata` (the hot path: a token already
    * verified is a map lookup), else — for a bearer that is not one and does not claim the edge as
    * its issuer — the caller of an internal team's own credential, a `direct` principal (its RateLimit
-   * fields go on `header`). UNAUTHENTICATED, with ErrorInfo `unauthorized`, without a valid one.
+   * fields go on `header`), or, relayed by a service serving that caller's call, a `caller`. A call
+   * with no bearer over a connection whose client certificate names service roles
+   * (`peerService`, peer-role.ts) is that service's own. UNAUTHENTICATED, with ErrorInfo
+   * `unauthorized`, otherwise.
    */
-  async function principalOf(metadata: Metadata, requestId: string, header: Metadata, path: string): Promise<Principal> {
+  async function principalOf(metadata: Metadata, requestId: string, header: Metadata, path: string, peerService?: string): Promise<Principal> {
     const token = bearer(metadata);
-    if (!token) throw domainError('unauthorized', 'missing credentials: send "authorization: Bearer <API key or access token>"', AT_THE_DOOR);
+    if (!token) {
+      if (peerService) return { kind: 'service', service: peerService };
+      throw domainError('unauthorized', 'missing credentials: send "authorization: Bearer <API key or access token>"', AT_THE_DOOR);
+    }
     try {
       return await verifier.verify(token);
     } catch {
       if (!direct || claimsEdgeIssuer(token)) throw domainError('unauthorized', 'invalid caller token', AT_THE_DOOR);
     }
+    if (peerService) return { kind: 'caller', caller: await direct.relayed(token, requestId) };
     return { kind: 'direct', caller: await direct.authenticate(token, requestId, header, path) };
   }
 
@@ -200,17 +214,18 @@ export function callMiddleware(options: CallMiddlewareOptions) {
     if (UNAUTHENTICATED_PREFIXES.some((p) => call.method.path.startsWith(p))) {
       return yield* call.next(call.request, { ...context, principal: { kind: 'service', service: 'anonymous' }, requestId });
     }
-    const principal = await principalOf(context.metadata, requestId, context.header, call.method.path);
+    const principal = await principalOf(context.metadata, requestId, context.header, call.method.path, peerServiceOf(context.metadata));
+    const credential = bearer(context.metadata);
     if (principal.kind !== 'direct') {
       authorize(call.method.path, principal);
-      return yield* call.next(call.request, { ...context, principal, requestId });
+      return yield* call.next(call.request, { ...context, principal, requestId, credential });
     }
     // A direct caller's answered call joins its request log, refusals included (as REST's do).
     const started = performance.now();
     let code = Status.OK;
     try {
       authorize(call.method.path, principal);
-      return yield* call.next(call.request, { ...context, principal, requestId });
+      return yield* call.next(call.request, { ...context, principal, requestId, credential });
     } catch (error) {
       code = statusOf(error);
       throw error;
@@ -245,7 +260,7 @@ export function callMiddleware(options: CallMiddlewareOptions) {
     refuseUnstorableIn(path, request);
     // Added to the call's own context (made for this call by the in-process client), not spread
     // into a copy: a copy would read, and so make, the signal the client makes only on demand.
-    return handler(request, Object.assign(context, { principal: caller, requestId }));
+    return handler(request, Object.assign(context, { principal: caller, requestId, credential: bearer(context.metadata) }));
   }
 
   async function runUnary(

@@ -36,9 +36,14 @@ describe('caller tokens', () => {
   });
 
   it('round-trips the other principal kinds', async () => {
-    for (const p of [operator, service, { kind: 'edge' } as const]) {
+    for (const p of [operator, { kind: 'edge' } as const, { kind: 'user', userId: 'u_ada' } as const]) {
       expect(await verifier.verify(await signer.sign(p))).toEqual(p);
     }
+  });
+
+  it('no token names a service (its client certificate does): none is signed, and one signed with the edge key is refused', async () => {
+    await expect(signer.sign(service)).rejects.toThrow(/client certificate/);
+    await expect(verifier.verify(await signWith(key, 'expertnet-edge', { pk: 'service', svc: 'billing' }))).rejects.toThrow(/no known principal/);
   });
 
   it('refuses a token whose header says alg none', async () => {
@@ -124,6 +129,6 @@ describe('caller tokens', () => {
   it("a signer without the operator's key signs no operator principal, and still signs the others", async () => {
     const edgeOnly = new TokenSigner({ callerTokenPrivateKey: secrets.callerTokenPrivateKey });
     await expect(edgeOnly.sign(operator)).rejects.toThrow(/OPERATOR_TOKEN_PRIVATE_KEY/);
-    expect(await verifier.verify(await edgeOnly.sign(service))).toEqual(service);
+    expect(await verifier.verify(await edgeOnly.sign(callerAda))).toEqual(callerAda);
   });
 });

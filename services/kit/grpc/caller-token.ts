@@ -2,10 +2,12 @@
 // EdDSA-signed JWT naming the principal. Every service verifies it on every call with the public
 // key, so a request that did not pass through a trusted signer is refused.
 //
-// Two key pairs, two issuers: the edge's (CALLER_TOKEN_*) signs caller, edge, service and user
-// principals; the operator's (OPERATOR_TOKEN_*), held only by the admin tooling, signs operator
-// principals and nothing else. A serving process holding the edge's key cannot make itself the
-// operator: an operator principal under the edge's issuer (or the reverse) is refused.
+// Two key pairs, two issuers: the edge's (CALLER_TOKEN_*) signs caller, edge and user principals;
+// the operator's (OPERATOR_TOKEN_*), held only by the admin tooling, signs operator principals and
+// nothing else. An edge process cannot make itself the operator: an operator principal under the
+// edge's issuer (or the reverse) is refused. Services hold neither private key: a service forwards
+// the token of the call it serves, and is known by its client certificate (peer-role.ts), so no
+// token names a service principal.
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { decodeJwt, jwtVerify, SignJWT } from 'jose';
 import { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
@@ -23,7 +25,6 @@ interface Claims {
   pk: Principal['kind'];
   caller?: unknown;
   actor?: string;
-  svc?: string;
   uid?: string;
 }
 
@@ -39,7 +40,7 @@ function claimsOf(p: Principal): Claims {
     case 'operator':
       return { pk: 'operator', actor: p.actor };
     case 'service':
-      return { pk: 'service', svc: p.service };
+      throw new Error('a service principal is never signed into a caller token: its client certificate names it');
     case 'user':
       return { pk: 'user', uid: p.userId };
   }
@@ -73,6 +74,19 @@ export interface SigningKeys {
 export interface VerifyingKeys {
   callerTokenPublicKey: string;
   operatorTokenPublicKey: string;
+}
+
+/** The signer of a process holding the edge's private key (an edge role, the admin tooling); none for a service that only verifies. */
+export function signerOf(keys: { callerTokenPrivateKey?: string | undefined; operatorTokenPrivateKey?: string | undefined }): TokenSigner | undefined {
+  const { callerTokenPrivateKey, operatorTokenPrivateKey } = keys;
+  return callerTokenPrivateKey ? new TokenSigner({ callerTokenPrivateKey, ...(operatorTokenPrivateKey && { operatorTokenPrivateKey }) }) : undefined;
+}
+
+/** The signer of a process that must sign (it calls services for callers or as the operator). */
+export function requireSigner(keys: Parameters<typeof signerOf>[0]): TokenSigner {
+  const signer = signerOf(keys);
+  if (!signer) throw new Error('CALLER_TOKEN_PRIVATE_KEY is not set: this process signs caller tokens, so it needs the private key as well as the public one');
+  return signer;
 }
 
 export class TokenSigner {
@@ -151,9 +165,6 @@ export class TokenVerifier {
       case 'operator':
         if (typeof payload.actor !== 'string') break;
         return { principal: { kind: 'operator', actor: payload.actor }, expiresAtMs };
-      case 'service':
-        if (typeof payload.svc !== 'string') break;
-        return { principal: { kind: 'service', service: payload.svc }, expiresAtMs };
       case 'user':
         if (typeof payload.uid !== 'string' || payload.uid === '') break;
         return { principal: { kind: 'user', userId: payload.uid }, expiresAtMs };

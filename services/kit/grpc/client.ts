@@ -1,7 +1,10 @@
 // Typed gRPC clients for the five services, shared by the edge, the services and the admin CLI.
-// Each call names its principal, its request id and a deadline (`callAs`); a call over gRPC carries
-// the principal as a signed caller token, signed on its way out (an in-process call takes the
-// principal as is: in-process.ts). Failures keep their ErrorInfo details (see errors.ts).
+// Each call names its principal, its request id and a deadline (`callAs`, or a service's
+// acting.ts); a call over gRPC carries the principal as a signed caller token, signed on its way out
+// by a process that holds the edge's (or the operator's) key, or forwarded as received by a service
+// acting for the caller it serves; a service's own call carries none, its client certificate says
+// who calls (peer-role.ts). An in-process call takes the principal as is (in-process.ts). Failures
+// keep their ErrorInfo details (see errors.ts).
 import { createChannel, createClientFactory, Metadata, type Channel, type Client, type ClientMiddleware } from 'nice-grpc';
 import { deadlineMiddleware } from 'nice-grpc-client-middleware-deadline';
 import { errorDetailsClientMiddleware } from 'nice-grpc-error-details';
@@ -33,9 +36,9 @@ export type LocalClients = Partial<Omit<ServiceClients, 'close' | 'transport'>>;
 
 type CallOptionsExt = {
   deadline?: Date | number;
-  /** Who is calling, and the signer that turns it into a caller token for a call over gRPC. */
+  /** Who is calling, and the signer that turns it into a caller token for a call over gRPC (edge and admin processes only). */
   principal?: Principal;
-  signer?: TokenSigner;
+  signer?: TokenSigner | undefined;
 };
 
 export interface CallOptions extends CallOptionsExt {
@@ -44,7 +47,7 @@ export interface CallOptions extends CallOptionsExt {
 
 /** Builds the options of one call: who is calling, under which request id, and until when. */
 export async function callAs(
-  signer: TokenSigner,
+  signer: TokenSigner | undefined,
   principal: Principal,
   requestId: string | undefined,
   deadlineMs: number,
@@ -54,10 +57,17 @@ export async function callAs(
   return { metadata, deadline: deadlineMs, principal, signer };
 }
 
-/** Puts the call's principal on the wire as a signed caller token (a call that brings its own token keeps it). */
+/**
+ * Puts the call's principal on the wire as a signed caller token. A call that brings its own token
+ * (forwarded, or an internal team's credential) keeps it; a service's own call carries none.
+ */
 const signPrincipal: ClientMiddleware<CallOptionsExt> = async function* (call, options) {
   const { principal, signer, ...rest } = options;
-  if (!principal || !signer || rest.metadata?.has('authorization')) return yield* call.next(call.request, rest);
+  if (!principal || principal.kind === 'service' || rest.metadata?.has('authorization')) return yield* call.next(call.request, rest);
+  if (!signer) {
+    // A service process holds no signing key: it forwards the token of the call it serves (acting.ts).
+    throw new Error(`no caller-token key in this process to sign a ${principal.kind} principal, and no token to forward`);
+  }
   const metadata = Metadata(rest.metadata);
   metadata.set('authorization', `Bearer ${await signer.sign(principal)}`);
   return yield* call.next(call.request, { ...rest, metadata });

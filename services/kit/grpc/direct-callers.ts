@@ -7,6 +7,11 @@
 // and policy as its REST and MCP requests (services/kit/rate-limit). The caller becomes a `direct`
 // principal, which only the public RPCs' access lists name (call-middleware.ts). Each answered call
 // joins the credential's request log (surface `grpc`), as REST and MCP requests do.
+//
+// A service serving such a call and calling another service for the caller forwards the credential
+// as received (acting.ts); the next service, seeing another service's client certificate, takes it
+// as `relayed`: authenticated live again (a revocation stops the rest of the work), but not counted,
+// limited or logged a second time, and the caller becomes a `caller` principal there.
 import { Status, type Metadata } from 'nice-grpc';
 import type { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
 import { GRPC_AUDIENCE } from '../grpc-audience.js';
@@ -15,15 +20,15 @@ import type { RateLimitDecision, RateLimiter } from '../rate-limit/limiter.js';
 import { rateLimitHeaders } from '../rate-limit/headers.js';
 import { refusalMessage } from '../rate-limit/refusal.js';
 import { createRequestLogReporter, type RequestLogOptions } from '../request-log.js';
-import type { TokenSigner } from './caller-token.js';
-import { callAs, type ServiceClients } from './client.js';
+import { asService } from './acting.js';
+import type { ServiceClients } from './client.js';
 import { domainError, readRemoteError, relayOrUnavailable } from './errors.js';
 
 export interface DirectCallerOptions {
   /** Identity's client, read when a call comes (the clients are built after the servers listen). */
   clients: Pick<ServiceClients, 'identity'>;
-  /** Signs this process's own calls to identity (as the edge: the principal Authenticate admits). */
-  signer: TokenSigner;
+  /** The service roles of this process, which ask identity (as a `service` principal) for each credential. */
+  service: string;
   /** The limiter the edge of this deployment uses: Redis when configured, so every door spends one bucket. */
   limiter: RateLimiter;
   deadlineMs: number;
@@ -54,10 +59,10 @@ const HTTP_STATUS_OF: Partial<Record<Status, number>> = {
 
 
 export function createDirectCallers(options: DirectCallerOptions) {
-  const { signer, limiter, deadlineMs } = options;
-  const asEdge = (requestId: string) => callAs(signer, { kind: 'edge' }, requestId, deadlineMs);
+  const { limiter, deadlineMs } = options;
+  const asSelf = (requestId: string) => asService(options.service, requestId, deadlineMs);
   const requestLog = createRequestLogReporter(
-    async (requests) => options.clients.identity.recordRequests({ requests }, await asEdge(`request-log-${Date.now()}`)),
+    async (requests) => options.clients.identity.recordRequests({ requests }, asSelf(`request-log-${Date.now()}`)),
     options.requestLog,
   );
 
@@ -67,11 +72,14 @@ export function createDirectCallers(options: DirectCallerOptions) {
     requestLog.record({ caller, surface: 'grpc', method: 'gRPC', url: path, status, durationMs, requestId });
   }
 
-  /** The caller of a credential, asked of identity live; UNAUTHENTICATED (ErrorInfo `unauthorized`) when refused. */
-  async function callerOf(credential: string, requestId: string): Promise<Caller> {
-    const request = looksLikeJwt(credential) ? { accessToken: credential, resource: GRPC_AUDIENCE } : { apiKey: credential };
+  /**
+   * The caller of a credential, asked of identity live (`relayed`: counted already by the service
+   * the caller called); UNAUTHENTICATED (ErrorInfo `unauthorized`) when refused.
+   */
+  async function callerOf(credential: string, requestId: string, relayed = false): Promise<Caller> {
+    const request = looksLikeJwt(credential) ? { accessToken: credential, resource: GRPC_AUDIENCE, relayed } : { apiKey: credential, relayed };
     try {
-      const { caller } = await options.clients.identity.authenticate(request, await asEdge(requestId));
+      const { caller } = await options.clients.identity.authenticate(request, asSelf(requestId));
       if (caller) return caller;
     } catch (error) {
       const remote = readRemoteError(error);
@@ -113,6 +121,8 @@ export function createDirectCallers(options: DirectCallerOptions) {
       }
       return caller;
     },
+    /** The caller behind a credential another service relays while serving its call (authenticated, nothing counted). */
+    relayed: (credential: string, requestId: string): Promise<Caller> => callerOf(credential, requestId, true),
     answered,
     /** Sends the request log's waiting entries (at shutdown, before the clients close). */
     stop: () => requestLog.stop(),

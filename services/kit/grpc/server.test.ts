@@ -13,8 +13,7 @@ import { IdentityServiceDefinition } from '../../../proto/gen/expertnet/identity
 import { createBillingService } from '../../billing/billing.service.js';
 import { SERVICE_ROLES, type ServiceRole } from '../config.js';
 import type { Database } from '../db/database.js';
-import { migrateAll } from '../db/migrations.js';
-import { openPglite } from '../db/pglite-database.js';
+import { openMigratedPglite } from '../../../test/helpers/store-templates.js';
 import { createLogger } from '../logger.js';
 import { generateSecrets, type ServerSecrets } from '../secrets.js';
 import { TokenSigner, TokenVerifier } from './caller-token.js';
@@ -23,7 +22,7 @@ import { readRemoteError } from './errors.js';
 import { checkGrpcHealth } from './health.js';
 import type { Principal } from './principal.js';
 import { startGrpcServer, type RunningGrpcServer, type ServiceRegistration } from './server.js';
-import { adaWallet, callerAda, operator, service } from '../../../test/helpers/grpc-principals.js';
+import { adaWallet, callerAda, operator } from '../../../test/helpers/grpc-principals.js';
 
 // The reflection messages are google-protobuf classes in a CommonJS file that names its exports
 // only at run time, so they are loaded with require rather than a static import.
@@ -129,7 +128,7 @@ function billingDepsFor(db: Database, signer: TokenSigner) {
 }
 
 describe('startGrpcServer', () => {
-  let secrets: ServerSecrets;
+  let secrets: Required<ServerSecrets>;
   let signer: TokenSigner;
   let db: Database;
   let server: RunningGrpcServer;
@@ -140,8 +139,7 @@ describe('startGrpcServer', () => {
   beforeAll(async () => {
     secrets = generateSecrets();
     signer = new TokenSigner(secrets);
-    db = await openPglite('memory://');
-    await migrateAll(db, ['billing']);
+    db = await openMigratedPglite();
     const billing = createBillingService(billingDepsFor(db, signer));
     server = await startGrpcServer({
       address: '127.0.0.1:0',
@@ -239,7 +237,7 @@ describe('startGrpcServer', () => {
       expect(credited.wallet?.balance).toBe(250);
       expect(credited.entry).toMatchObject({ amount: 250, balanceAfter: 250, operation: 'credit' });
 
-      const { wallet } = await clients.billing.getWallet({ owner: adaWallet }, await as(service));
+      const { wallet } = await clients.billing.getWallet({ owner: adaWallet }, await as(operator));
       expect(wallet).toMatchObject({ owner: adaWallet, balance: 250 });
     });
 
@@ -285,7 +283,7 @@ describe('startGrpcServer', () => {
     });
 
     it('checks access before UNIMPLEMENTED: an unserved method still refuses the wrong principal', async () => {
-      const error = await failure(clients.identity.revokeKey({ keyId: 'k_2' }, await as(service)));
+      const error = await failure(clients.identity.revokeKey({ keyId: 'k_2' }, await as(callerAda)));
       expect(error.code).toBe(Status.PERMISSION_DENIED);
     });
   });
@@ -334,9 +332,8 @@ describe('startGrpcServer', () => {
 describe('a server that shuts down', () => {
   it('stops answering health checks', async () => {
     const secrets = generateSecrets();
-    const db = await openPglite('memory://');
+    const db = await openMigratedPglite();
     try {
-      await migrateAll(db, ['billing']);
       const server = await startGrpcServer({
         address: '127.0.0.1:0',
         services: [createBillingService(billingDepsFor(db, new TokenSigner(secrets))).registration],

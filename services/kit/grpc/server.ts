@@ -1,7 +1,8 @@
 // A service's gRPC server: the service's own methods plus gRPC health and server reflection,
 // behind the call middlewares every call of a service passes (call-middleware.ts: counting, an
 // error boundary, caller-token authentication and access lists, refusal of unstorable text), with gRPC error
-// details added on the wire.
+// details added on the wire. Over mutual TLS, a client certificate naming service roles makes a call
+// without a token that service's own (peer-role.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer, ServerError, Status } from 'nice-grpc';
@@ -14,6 +15,7 @@ import { repoRoot } from '../paths.js';
 import type { TokenVerifier } from './caller-token.js';
 import { callMiddleware, type AnyServiceRegistration } from './call-middleware.js';
 import type { DirectCallers } from './direct-callers.js';
+import { peerCertificateInterceptor } from './peer-role.js';
 
 export type { AnyServiceRegistration, ServiceContext, ServiceRegistration } from './call-middleware.js';
 
@@ -37,7 +39,8 @@ export async function startGrpcServer(options: {
   direct?: DirectCallers;
 }): Promise<RunningGrpcServer> {
   const { measure, errorBoundary, authenticate, refuseUnstorable } = callMiddleware(options);
-  const server = createServer().use(measure).use(errorDetailsServerMiddleware).use(errorBoundary).use(authenticate).use(refuseUnstorable);
+  // The interceptor hands the door the client certificate's name (peer-role.ts): how services know each other.
+  const server = createServer({ interceptors: [peerCertificateInterceptor] }).use(measure).use(errorDetailsServerMiddleware).use(errorBoundary).use(authenticate).use(refuseUnstorable);
   const health = HealthState();
   server.add(HealthDefinition, HealthServiceImpl(health));
   for (const s of options.services) {

@@ -177,6 +177,12 @@ export interface AuthenticateRequest {
    * count the request a second time (a refused key un-counts it).
    */
   refresh: boolean;
+  /**
+   * The credential of a call another service is serving for an internal team's client, relayed as
+   * received (docs/GRPC.md): authenticated live, but not counted again (the service the client
+   * called counted it). Only a service (its client certificate) relays.
+   */
+  relayed: boolean;
 }
 
 export interface AuthenticateResponse {
@@ -1665,7 +1671,15 @@ export const ApiKey: MessageFns<ApiKey> = {
 };
 
 function createBaseAuthenticateRequest(): AuthenticateRequest {
-  return { apiKey: "", accessToken: "", resource: "", describe: false, acceptCached: false, refresh: false };
+  return {
+    apiKey: "",
+    accessToken: "",
+    resource: "",
+    describe: false,
+    acceptCached: false,
+    refresh: false,
+    relayed: false,
+  };
 }
 
 export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
@@ -1687,6 +1701,9 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
     }
     if (message.refresh !== false) {
       writer.uint32(48).bool(message.refresh);
+    }
+    if (message.relayed !== false) {
+      writer.uint32(56).bool(message.relayed);
     }
     return writer;
   },
@@ -1752,6 +1769,14 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
             message.refresh = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.relayed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1784,6 +1809,7 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
         ? globalThis.Boolean(object.accept_cached)
         : false,
       refresh: isSet(object.refresh) ? globalThis.Boolean(object.refresh) : false,
+      relayed: isSet(object.relayed) ? globalThis.Boolean(object.relayed) : false,
     };
   },
 
@@ -1807,6 +1833,9 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
     if (message.refresh !== false) {
       obj.refresh = message.refresh;
     }
+    if (message.relayed !== false) {
+      obj.relayed = message.relayed;
+    }
     return obj;
   },
 
@@ -1821,6 +1850,7 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
     message.describe = object.describe ?? false;
     message.acceptCached = object.acceptCached ?? false;
     message.refresh = object.refresh ?? false;
+    message.relayed = object.relayed ?? false;
     return message;
   },
 };

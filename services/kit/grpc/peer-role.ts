@@ -1,0 +1,52 @@
+// Services know each other by their mutual-TLS client certificates, not by a key they share: a
+// call that carries no token but comes over a connection whose client certificate names service
+// roles only (its common name: a role, or roles joined by `+` for a process that runs several,
+// deploy/launcher/grpc-tls.ts) is that service calling for its own work. No serving process holds a
+// private key that signs tokens others accept; a compromised service can act only as itself, and
+// for a caller only while it serves that caller's call (it forwards the token it received).
+//
+// grpc-js hands the verified peer certificate to server interceptors only; this one copies its
+// common name into the call's metadata under a key no client can set (any such entry a client sent
+// is removed first), where the door (call-middleware.ts) reads it.
+import { ServerInterceptingCall, type ServerInterceptor } from '@grpc/grpc-js';
+import { SERVICE_ROLES } from '../config.js';
+import type { Metadata } from 'nice-grpc';
+
+const PEER_CERTIFICATE_NAME = 'x-expertnet-peer-certificate-name';
+
+/** The server interceptor that records the client certificate's common name (plaintext: none). */
+export const peerCertificateInterceptor: ServerInterceptor = (_method, call) =>
+  new ServerInterceptingCall(call, {
+    start: (next) =>
+      next({
+        onReceiveMetadata: (metadata, forward) => {
+          metadata.remove(PEER_CERTIFICATE_NAME);
+          const name = call.getAuthContext()?.sslPeerCertificate?.subject?.CN;
+          if (typeof name === 'string' && name !== '') metadata.set(PEER_CERTIFICATE_NAME, name);
+          forward(metadata);
+        },
+      }),
+  });
+
+const serviceRoles = new Set<string>(SERVICE_ROLES);
+
+/**
+ * The service a certificate's common name names, when it names service roles only (an edge role's,
+ * the operator's or an internal team's certificate names none): `search`, or `identity+billing`.
+ */
+export function serviceOfCertificateName(name: string | undefined): string | undefined {
+  if (!name) return undefined;
+  const roles = name.split('+');
+  return roles.every((r) => serviceRoles.has(r)) ? roles.join('+') : undefined;
+}
+
+/** The calling service proved by the connection's client certificate (set by the interceptor above). */
+export function peerServiceOf(metadata: Metadata): string | undefined {
+  const name = metadata.get(PEER_CERTIFICATE_NAME);
+  return serviceOfCertificateName(typeof name === 'string' ? name : undefined);
+}
+
+/** Whether `name` would be taken for a service: certificates for anyone else must not carry it. */
+export function namesServiceRoles(name: string): boolean {
+  return serviceOfCertificateName(name) !== undefined;
+}
