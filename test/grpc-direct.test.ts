@@ -20,7 +20,7 @@ import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
-const k = { all: liveKey(), revoked: liveKey(), slow: liveKey(), counted: liveKey() };
+const k = { all: liveKey(), revoked: liveKey(), slow: liveKey(), counted: liveKey(), fenced: liveKey() };
 const seed: SeedInput = {
   users: [{ id: 'u_ada', email: 'ada@example.org', name: 'Ada', plan: 'paid' }],
   communities: [{ id: 'c_bio', name: 'Biology', owner: { user: 'u_ada' }, api_writes: true }],
@@ -40,6 +40,7 @@ const seed: SeedInput = {
     { id: 'k_revoked', secret: k.revoked, owner: { user: 'u_ada' }, scopes: ['profile:read'], requested_rate: 6000 },
     { id: 'k_slow', secret: k.slow, owner: { user: 'u_ada' }, scopes: ['profile:read'], requested_rate: 3 },
     { id: 'k_counted', secret: k.counted, owner: { user: 'u_ada' }, scopes: ['profile:read'], requested_rate: 6000 },
+    { id: 'k_fenced', secret: k.fenced, owner: { user: 'u_ada' }, scopes: ['search:read'], allowlist: [], requested_rate: 6000 },
   ],
 };
 
@@ -173,6 +174,17 @@ describe('internal teams calling the services directly over gRPC', () => {
       method: 'gRPC', path: '/expertnet.communities.v1.CommunitiesService/GetMember', status: 200,
     });
     expect(entries.find((r) => r.path.endsWith('/ScanMembers'))).toMatchObject({ status: 403 });
+  });
+
+  it('logs a refusal with the status REST answers for it: a search of scope all with no readable community is 422 both ways', async () => {
+    const refused = await outcomeOf(team.search.startSearch({ query: 'pond', scope: SearchScope.SEARCH_SCOPE_ALL }, asBearer(k.fenced)));
+    expect(refused).toMatchObject({ ok: false, status: 'FAILED_PRECONDITION', reason: 'unprocessable' });
+    const rest = await request(sys.restUrl, 'POST', '/v1/search', { headers: bearer(k.fenced), body: { query: 'pond', scope: 'all' } });
+    expect(rest.status).toBe(422);
+    const logged = async () =>
+      (await sys.clients.identity.listRequests({ userId: 'u_ada', credentialId: 'k_fenced', pageSize: 100 }, await operator())).requests.map((r) => r.request!);
+    await expect.poll(async () => (await logged()).length, { timeout: 10_000 }).toBe(2);
+    expect((await logged()).map((r) => [r.surface, r.status]).sort()).toEqual([['grpc', 422], ['rest', 422]]);
   });
 
   it('spends one rate-limit bucket across REST and gRPC: the call past the burst is RESOURCE_EXHAUSTED rate_limited, with the RateLimit fields', async () => {

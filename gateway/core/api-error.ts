@@ -1,7 +1,9 @@
 // The edge's error: an HTTP status, an API error code and a message, plus the extra envelope
-// fields the spec names. Failures from services are translated by one table (fromRemote).
+// fields the spec names. Failures from services are translated by one table (fromRemote,
+// services/kit/grpc/http-status.ts, which the services' request log of direct callers shares).
 import { Status } from 'nice-grpc';
 import { AT_THE_DOOR, readRemoteError } from '../../services/kit/grpc/errors.js';
+import { STATUS_OF_CODE, STATUS_OF_GRPC } from '../../services/kit/grpc/http-status.js';
 import { isDependencyUnavailable } from '../../services/kit/dependencies/unavailable.js';
 
 export class ApiError extends Error {
@@ -16,38 +18,6 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 }
-
-/** HTTP status of each API error code we know. */
-const STATUS_OF_CODE: Record<string, number> = {
-  bad_request: 400,
-  invalid_request: 400,
-  unauthorized: 401,
-  insufficient_credits: 402,
-  coverage_required: 402,
-  community_over_quota: 402,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  payload_too_large: 413,
-  unprocessable: 422,
-  owner_consent_required: 422,
-  rate_limited: 429,
-  internal: 500,
-  search_unavailable: 502,
-  unavailable: 503,
-};
-
-/** When a service sends an unknown code (new codes may be added), its gRPC status decides. */
-const STATUS_OF_GRPC: Partial<Record<Status, number>> = {
-  [Status.INVALID_ARGUMENT]: 400,
-  [Status.UNAUTHENTICATED]: 401,
-  [Status.PERMISSION_DENIED]: 403,
-  [Status.NOT_FOUND]: 404,
-  [Status.ALREADY_EXISTS]: 409,
-  [Status.ABORTED]: 409,
-  [Status.FAILED_PRECONDITION]: 422,
-  [Status.RESOURCE_EXHAUSTED]: 429,
-};
 
 /** Envelope fields a service may send in ErrorInfo metadata, by name. */
 const PASSED_EXTRAS = ['available_at', 'payer'];

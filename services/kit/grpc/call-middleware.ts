@@ -150,21 +150,17 @@ export function callMiddleware(options: CallMiddlewareOptions) {
     return { kind: 'direct', caller: await direct.authenticate(token, requestId, header, path) };
   }
 
-  /** The status a failure of a method ends its call with (as the error boundary will make it). */
-  const statusOf = (error: unknown): Status =>
-    error instanceof ServerError ? error.code : isDependencyUnavailable(error) || isUnavailable(error) ? Status.UNAVAILABLE : Status.INTERNAL;
-
-  /** Runs a direct caller's call, logging it as answered with the status it ended with (direct-callers.ts). */
+  /** Runs a direct caller's call, logging it as answered, with its failure if any (direct-callers.ts). */
   async function answeredDirectly<T>(caller: Caller, path: string, requestId: string, run: () => Promise<T>): Promise<T> {
     const started = performance.now();
-    let code = Status.OK;
+    let failure: unknown;
     try {
       return await run();
     } catch (error) {
-      code = statusOf(error);
+      failure = error;
       throw error;
     } finally {
-      direct!.answered(caller, path, code, performance.now() - started, requestId);
+      direct!.answered(caller, path, failure, performance.now() - started, requestId);
     }
   }
 
@@ -222,15 +218,15 @@ export function callMiddleware(options: CallMiddlewareOptions) {
     }
     // A direct caller's answered call joins its request log, refusals included (as REST's do).
     const started = performance.now();
-    let code = Status.OK;
+    let failure: unknown;
     try {
       authorize(call.method.path, principal);
       return yield* call.next(call.request, { ...context, principal, requestId, credential });
     } catch (error) {
-      code = statusOf(error);
+      failure = error;
       throw error;
     } finally {
-      direct!.answered(principal.caller, call.method.path, code, performance.now() - started, requestId);
+      direct!.answered(principal.caller, call.method.path, failure, performance.now() - started, requestId);
     }
   }
 

@@ -12,7 +12,8 @@
 // as received (acting.ts); the next service, seeing another service's client certificate, takes it
 // as `relayed`: authenticated live again (a revocation stops the rest of the work), but not counted,
 // limited or logged a second time, and the caller becomes a `caller` principal there.
-import { Status, type Metadata } from 'nice-grpc';
+import type { Metadata } from 'nice-grpc';
+import { httpStatusOfAnswer } from './http-status.js';
 import type { Caller } from '../../../proto/gen/expertnet/common/v1/common.js';
 import { GRPC_AUDIENCE } from '../grpc-audience.js';
 import { looksLikeJwt } from '../jwt-shape.js';
@@ -36,26 +37,6 @@ export interface DirectCallerOptions {
   requestLog?: RequestLogOptions;
 }
 
-/**
- * The HTTP status the request log keeps for a call that ended with a gRPC code: the mapping of
- * google/rpc/code.proto (the log's status classes are HTTP's).
- */
-const HTTP_STATUS_OF: Partial<Record<Status, number>> = {
-  [Status.OK]: 200,
-  [Status.CANCELLED]: 499,
-  [Status.INVALID_ARGUMENT]: 400,
-  [Status.DEADLINE_EXCEEDED]: 504,
-  [Status.NOT_FOUND]: 404,
-  [Status.ALREADY_EXISTS]: 409,
-  [Status.PERMISSION_DENIED]: 403,
-  [Status.UNAUTHENTICATED]: 401,
-  [Status.RESOURCE_EXHAUSTED]: 429,
-  [Status.FAILED_PRECONDITION]: 400,
-  [Status.ABORTED]: 409,
-  [Status.OUT_OF_RANGE]: 400,
-  [Status.UNIMPLEMENTED]: 501,
-  [Status.UNAVAILABLE]: 503,
-};
 
 
 export function createDirectCallers(options: DirectCallerOptions) {
@@ -66,10 +47,12 @@ export function createDirectCallers(options: DirectCallerOptions) {
     options.requestLog,
   );
 
-  /** Logs one answered call of `caller` (never waits, never throws). */
-  function answered(caller: Caller, path: string, code: Status, durationMs: number, requestId: string): void {
-    const status = HTTP_STATUS_OF[code] ?? 500;
-    requestLog.record({ caller, surface: 'grpc', method: 'gRPC', url: path, status, durationMs, requestId });
+  /**
+   * Logs one answered call of `caller`, with the HTTP status REST would have answered for its
+   * `failure` (none: 200; http-status.ts). Never waits, never throws.
+   */
+  function answered(caller: Caller, path: string, failure: unknown, durationMs: number, requestId: string): void {
+    requestLog.record({ caller, surface: 'grpc', method: 'gRPC', url: path, status: httpStatusOfAnswer(failure), durationMs, requestId });
   }
 
   /**
@@ -116,7 +99,7 @@ export function createDirectCallers(options: DirectCallerOptions) {
       try {
         await spend(caller, header);
       } catch (error) {
-        answered(caller, path, (error as { code: Status }).code, performance.now() - started, requestId);
+        answered(caller, path, error, performance.now() - started, requestId);
         throw error;
       }
       return caller;
