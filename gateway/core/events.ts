@@ -10,11 +10,13 @@ import type { CallerContext, Edge } from './edge.js';
 import { runPollView } from './enrichment.js';
 import { memberView } from './members-read.js';
 import { erasureView } from './members-write.js';
+import { searchPollView } from './search.js';
 
 export type EventView = z.output<typeof EventSchema>;
 export type EventPageView = z.output<typeof EventPage>;
 
 function dataView(e: Event): EventView['data'] {
+  if (e.search) return searchPollView(e.search);
   if (e.run) return runPollView(e.run);
   if (e.member) return memberView(e.member, undefined);
   if (e.erasure) return erasureView(e.erasure);

@@ -70,19 +70,23 @@ export async function startSearch(edge: Edge, ctx: CallerContext, body: SearchRe
 
 export async function getSearch(edge: Edge, ctx: CallerContext, searchId: string): Promise<SearchPollView> {
   try {
-    const job = jobOf(await edge.clients.search.getSearch({ searchId }, await edge.as(ctx)));
-    switch (job.status) {
-      case SearchStatus.SEARCH_STATUS_COMPLETE:
-        // A finished search is kept in one place, the search service (services/search/finished-jobs.ts):
-        // it answers every surface — REST, MCP and direct gRPC — and checks the fence and the expiry.
-        return completeView(job);
-      case SearchStatus.SEARCH_STATUS_FAILED:
-        return { search_id: job.searchId, status: 'failed' };
-      default:
-        // pending and running both read "running" on a poll (the spec's poll states).
-        return { search_id: job.searchId, status: 'running', poll_after_seconds: job.pollAfterSeconds || POLL_AFTER_SECONDS };
-    }
+    // A finished search is kept in one place, the search service (services/search/finished-jobs.ts):
+    // it answers every surface — REST, MCP and direct gRPC — and checks the fence and the expiry.
+    return searchPollView(jobOf(await edge.clients.search.getSearch({ searchId }, await edge.as(ctx))));
   } catch (error) {
     throw fromRemote(error);
+  }
+}
+
+/** A search's poll (also the data of a search's events). */
+export function searchPollView(job: SearchJob): SearchPollView {
+  switch (job.status) {
+    case SearchStatus.SEARCH_STATUS_COMPLETE:
+      return completeView(job);
+    case SearchStatus.SEARCH_STATUS_FAILED:
+      return { search_id: job.searchId, status: 'failed' };
+    default:
+      // pending and running both read "running" on a poll (the spec's poll states).
+      return { search_id: job.searchId, status: 'running', poll_after_seconds: job.pollAfterSeconds || POLL_AFTER_SECONDS };
   }
 }

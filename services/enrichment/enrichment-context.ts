@@ -6,6 +6,7 @@ import type { Config } from '../kit/config.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
 import { createEnrichmentPipeline, providerConfigFrom, type EnrichmentPipeline } from './pipeline/index.js';
 import { createRunEffects, type RunEffects } from './run-effects.js';
+import { createRunEventRelay } from './run-events.js';
 import { createRunWorker, type RunWorker, type RunWorkerOptions } from './run-worker.js';
 import { createRunsRepository, type EnrichmentDataRow, type RunsRepository } from './runs.repository.js';
 
@@ -60,6 +61,7 @@ export function createEnrichmentContext(deps: EnrichmentDeps, options: Enrichmen
     logger: deps.logger,
     concurrency: deps.config.ENRICHMENT_CONCURRENCY,
     leaseMs: deps.config.ENRICHMENT_RUN_LEASE_MS,
+    events: createRunEventRelay(deps),
     ...options.worker,
   });
   const runs = createRunsRepository(deps.db);

@@ -32,6 +32,8 @@ export interface RunWorkerOptions {
   tickMs?: number;
   /** Runs worked at once by this process's background tick. */
   runsAtOnce?: number;
+  /** Sends the events of ended runs to the event log (run-events.ts): after each end, and each tick. */
+  events?: { relay(): Promise<void> };
 }
 
 export const DEFAULT_LEASE_MS = 30_000;
@@ -234,6 +236,7 @@ export function createRunWorker(options: RunWorkerOptions) {
       const allFailed = counts.succeeded === 0 && counts.failed > 0;
       const finished = await queue.finish(run.id, attempt, allFailed ? { status: 'failed', error: 'no person could be enriched' } : { status: 'succeeded', error: null });
       if (finished) {
+        void options.events?.relay();
         metrics.enrichmentRunsFinished.inc({ kind: run.kind, outcome: finished.status });
         log.info({ runId: run.id, kind: run.kind, status: finished.status, ...counts }, 'enrichment run finished');
       }
@@ -254,6 +257,7 @@ export function createRunWorker(options: RunWorkerOptions) {
     onAbandoned: (ids) => repo.failOpenItems(ids),
     async upkeep() {
       for (const run of await repo.finishedUnsettled(5)) await settle(run);
+      await options.events?.relay();
     },
   });
 

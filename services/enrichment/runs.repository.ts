@@ -24,6 +24,11 @@ export const ENRICHMENT_RUNS: LeasedTable = {
   waiting: 'queued',
   abandoned: { status: 'failed', error: 'the enrichment worker stopped too many times' },
   onClaim: 'started_at = coalesce(started_at, now())',
+  // Its event, in the statement that ends it (docs/WEBHOOKS.md).
+  events: {
+    outbox: 'enrichment.event_outbox',
+    type: `CASE WHEN status IN ('succeeded', 'failed') THEN (CASE kind WHEN 'self' THEN 'self_enrichment_run.' ELSE 'enrichment_run.' END) || status END`,
+  },
 };
 
 export function createRunQueue(db: Queryable, policy: LeasePolicy) {

@@ -5,6 +5,7 @@ import type { ServiceDeps } from '../kit/service-deps.js';
 import { createSearchPipeline } from './pipeline/index.js';
 import type { SearchPipeline } from './pipeline/pipeline.js';
 import { chargeSearch } from './search-billing.js';
+import { createSearchEventRelay } from './search-events.js';
 import { createFinishedJobs, type FinishedJobs } from './finished-jobs.js';
 import { createSearchCorpusRepository, type SearchCorpusRepository } from './search-corpus.repository.js';
 import { createJobRunner, type JobRunner, type JobRunnerOptions } from './search-jobs.js';
@@ -38,6 +39,8 @@ export function createSearchContext(deps: SearchDeps, options: SearchServiceOpti
     finished: createFinishedJobs(),
     corpus: createSearchCorpusRepository(deps.db),
     pipeline,
-    runner: createJobRunner({ db: deps.db, pipeline, logger: deps.logger, ...options.worker, charge: (job) => chargeSearch(deps, job) }),
+    runner: createJobRunner({
+      db: deps.db, pipeline, logger: deps.logger, ...options.worker, charge: (job) => chargeSearch(deps, job), events: createSearchEventRelay(deps),
+    }),
   };
 }

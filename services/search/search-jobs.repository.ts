@@ -60,6 +60,8 @@ export const SEARCH_JOBS: LeasedTable = {
   waiting: 'pending',
   abandoned: { status: 'failed', error: 'the search worker stopped too many times' },
   onEnd: `expires_at = now() + ${JOB_RETENTION_SQL}`,
+  // Its event, in the statement that ends it (docs/WEBHOOKS.md).
+  events: { outbox: 'search.event_outbox', type: `CASE status WHEN 'complete' THEN 'search.completed' WHEN 'failed' THEN 'search.failed' END` },
 };
 
 export function createSearchJobQueue(db: Queryable, policy: LeasePolicy) {
@@ -107,7 +109,13 @@ export function createSearchJobsRepository(db: Queryable) {
     },
 
     async purgeExpired(): Promise<number> {
-      return (await db.query('DELETE FROM search.search_jobs WHERE expires_at <= now() RETURNING id')).length;
+      // A job whose event still waits for the relay is kept until it is sent (its data is the job).
+      return (
+        await db.query(
+          `DELETE FROM search.search_jobs j WHERE expires_at <= now()
+              AND NOT EXISTS (SELECT 1 FROM search.event_outbox o WHERE o.subject_id = j.id) RETURNING id`,
+        )
+      ).length;
     },
   };
 }

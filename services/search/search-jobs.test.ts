@@ -108,6 +108,12 @@ describe.each(storeNames())('search worker on %s', (store) => {
     expect(await repo.findForCredential('srch_fail', 'k_other')).toBeUndefined();
     await handle.db.query(`UPDATE search.search_jobs SET expires_at = now() - interval '1 second' WHERE id = 'srch_fail'`);
     expect(await repo.findForCredential('srch_fail', 'k_1')).toBeUndefined();
+    // Kept while its search.failed event waits in the outbox (this runner relays none), purged once it is gone.
+    const waiting = await handle.db.query<{ type: string }>(`SELECT type FROM search.event_outbox WHERE subject_id = 'srch_fail'`);
+    expect(waiting).toEqual([{ type: 'search.failed' }]);
+    await r.tick();
+    expect(await repo.find('srch_fail')).toBeDefined();
+    await handle.db.query(`DELETE FROM search.event_outbox WHERE subject_id = 'srch_fail'`);
     await r.tick();
     expect(await repo.find('srch_fail')).toBeUndefined();
   });

@@ -28,6 +28,8 @@ export interface JobRunnerOptions {
   tickMs?: number;
   /** Background claims at once in this process (jobs started here run at once regardless). */
   concurrency?: number;
+  /** Sends the events of ended jobs to the event log (search-events.ts): after each end, and each tick. */
+  events?: { relay(): Promise<void> };
 }
 
 export const DEFAULT_LEASE_MS = 30_000;
@@ -93,6 +95,7 @@ export function createJobRunner(options: JobRunnerOptions) {
       log.error({ err, searchId: job.id, attempt: token }, 'search failed');
       const failed = await queue.finish(job.id, token, { status: 'failed', error: FAILURE_MESSAGE });
       if (failed) observeFinished(failed);
+      void options.events?.relay();
       return failed ?? (await repo.find(job.id));
     }
     const stored = await queue.finish(job.id, token, { status: 'complete', matches: JSON.stringify(matches) });
@@ -101,6 +104,7 @@ export function createJobRunner(options: JobRunnerOptions) {
       return repo.find(job.id);
     }
     observeFinished(stored);
+    void options.events?.relay();
     await chargeStored(stored);
     return stored;
   }
@@ -113,6 +117,7 @@ export function createJobRunner(options: JobRunnerOptions) {
     work: (job, lease) => run(job, lease.token),
     async upkeep() {
       for (const job of await repo.uncharged(20)) await chargeStored(job);
+      await options.events?.relay();
       await repo.purgeExpired();
     },
   });

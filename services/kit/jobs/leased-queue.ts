@@ -33,6 +33,13 @@ export interface LeasedTable {
   onClaim?: string;
   /** Extra assignments when a job ends, however it ends, e.g. an expiry. */
   onEnd?: string;
+  /**
+   * The event a job's end records (docs/WEBHOOKS.md): written to this outbox table in the same
+   * statement as the end, so an end is never without its event nor recorded twice (the end is
+   * fenced by its claim). `type` is an SQL expression over the ended row's columns naming the event
+   * type, null for an end that records none.
+   */
+  events?: { outbox: string; type: string };
 }
 
 export interface LeasePolicy {
@@ -56,6 +63,16 @@ export function leaseHeld(table: LeasedTable, id: string, token: string): string
 export function createLeasedQueue<Row extends LeasedRow>(db: Queryable, spec: LeasedTable, policy: LeasePolicy) {
   const t = spec.table;
   const ended = `lease_until = NULL, finished_at = now()${spec.onEnd ? `, ${spec.onEnd}` : ''}`;
+  /** The ending UPDATE (… RETURNING *), with the insert of its events into the outbox when the table records events. */
+  const withEvents = (update: string) =>
+    spec.events
+      ? `WITH ended AS (${update}),
+              recorded AS (INSERT INTO ${spec.events.outbox} (id, type, subject_id, created_at)
+                           SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), e.type, e.id, e.finished_at
+                             FROM (SELECT ended.*, (${spec.events.type}) AS type FROM ended) e
+                            WHERE e.type IS NOT NULL)
+         SELECT * FROM ended`
+      : update;
 
   return {
     policy,
@@ -115,8 +132,8 @@ export function createLeasedQueue<Row extends LeasedRow>(db: Queryable, spec: Le
       const columns = Object.keys(values);
       for (const c of columns) if (!COLUMN.test(c)) throw new Error(`not a column name: ${c}`);
       const rows = await db.query<Row>(
-        `UPDATE ${t} SET ${columns.map((c, i) => `${c} = $${i + 3}`).join(', ')}, ${ended}
-          WHERE id = $1 AND attempts = $2 AND status = '${RUNNING}' RETURNING *`,
+        withEvents(`UPDATE ${t} SET ${columns.map((c, i) => `${c} = $${i + 3}`).join(', ')}, ${ended}
+          WHERE id = $1 AND attempts = $2 AND status = '${RUNNING}' RETURNING *`),
         [id, token, ...columns.map((c) => values[c])],
       );
       return rows[0];
@@ -125,9 +142,9 @@ export function createLeasedQueue<Row extends LeasedRow>(db: Queryable, spec: Le
     /** Running jobs whose worker died on their last allowed attempt: ended as abandoned. Returns their ids. */
     async giveUpAbandoned(): Promise<string[]> {
       const rows = await db.query<{ id: string }>(
-        `UPDATE ${t} SET status = $2, error = $3, ${ended}
+        withEvents(`UPDATE ${t} SET status = $2, error = $3, ${ended}
           WHERE status = '${RUNNING}' AND lease_until < now() AND attempts >= $1
-        RETURNING id`,
+        RETURNING *`),
         [policy.maxAttempts, spec.abandoned.status, spec.abandoned.error],
       );
       return rows.map((r) => r.id);
