@@ -4,7 +4,7 @@
 // membership, so any change to a row, and any row added to or gone from the page, changes it — and
 // the store builds the rows only when that differs from the kept one's (community.repository.ts).
 // Building a page's rows as JSON, and decoding and converting them here, was most of a roster
-// read (docs/BENCHMARKS.md). Nothing is trusted without the store's word: what a request sees is
+// read (`npm run bench`). Nothing is trusted without the store's word: what a request sees is
 // what its own read of the store says, on every replica, the moment after any write.
 //
 // Kept rows of an erased profile are never answered again (the fingerprint changed) and are dropped

@@ -159,7 +159,7 @@ export function createRunWorker(options: RunWorkerOptions) {
     const peers = run.depth === 'deep' ? await options.effects.peers(communityId) : [];
     const limit = pLimit(options.concurrency);
     // Two groups settle at once: on a 4,000-person quick-tier run (PostgreSQL) 1,860–1,890
-    // people/s against 1,520–1,580 with one; three no faster (docs/BENCHMARKS.md).
+    // people/s against 1,520–1,580 with one; three no faster (`npm run bench`).
     const settler = createGroupWriter<SettlingItem>((items) => settleItems(run, items), 2);
     const writer = createGroupWriter<EnrichedMember>(async (people) => {
       for (const item of await writeEnriched(run, attempt, people)) settler.add(item);

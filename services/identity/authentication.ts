@@ -48,7 +48,7 @@ export async function authenticate(context: IdentityContext, request: Authentica
     return { caller, description: request.describe ? await describeGrant(context, caller) : undefined, stamp: '' };
   }
   // Made only when refusing: building an error (its stack) on every request cost 4.5% of the
-  // edge's CPU under load (docs/BENCHMARKS.md).
+  // edge's CPU under load (`npm run bench`).
   const refused = () => domainError('unauthorized', 'invalid or revoked API key');
   if (!checkSecret(request.apiKey)) throw refused();
   const secretHash = hashSecret(request.apiKey, context.deps.pepper);

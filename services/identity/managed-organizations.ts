@@ -1,7 +1,7 @@
 // The organizations a user manages (owner or admin role), as one SQL expression to read beside a
 // credential: authentication hands them to services in the caller (`Caller.managed_organizations`),
 // because reach needs them on most requests and asking identity again was a round trip of its own
-// (docs/BENCHMARKS.md). Read in the same statement as the credential, so exactly as live.
+// (`npm run bench`). Read in the same statement as the credential, so exactly as live.
 import type { ManagedOrganizations } from '../../proto/gen/expertnet/common/v1/common.js';
 
 /** SQL: the ids (text[], ordered) of the organizations the user `userId` (an SQL expression) manages; read as `managed_organization_ids`. */

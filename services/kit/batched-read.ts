@@ -1,7 +1,7 @@
 // One read asked for by many requests at once, answered by one statement for all of them. Under
 // load, the requests of one turn of the event loop (the I/O the loop found ready together) each ask
 // for their own row; each statement costs a round trip, a socket write and the store's own per-statement
-// work, which were most of a GET /v1/me (docs/BENCHMARKS.md). The reads are collected until the
+// work, which were most of a GET /v1/me (`npm run bench`). The reads are collected until the
 // loop's check phase (setImmediate: after every ready I/O callback has run) and read together.
 // Nothing is cached: every request still reads the store, after it arrived, so what it sees is
 // as fresh as a read of its own (a revocation committed before is seen). DataLoader does the

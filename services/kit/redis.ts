@@ -2,7 +2,7 @@
 // fails loudly at start-up rather than on the first request. Commands issued in the same tick (the
 // rate-limit steps of concurrent requests) go out in one socket write (auto-pipelining): each still
 // runs on its own and gets its own answer, and a socket write per request was 7% of the edge's time
-// under load (docs/BENCHMARKS.md).
+// under load (`npm run bench`).
 //
 // Every command has a bounded time (REDIS_COMMAND_TIMEOUT_MS): a Redis that stops answering (a
 // frozen process, a lost network) fails the command past it instead of holding the request; a

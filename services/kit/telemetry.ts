@@ -49,7 +49,7 @@ export async function startTelemetry(env: NodeJS.ProcessEnv = process.env): Prom
  * The pino mixin: the active span's trace_id and span_id. The request id is a binding of the
  * lines that carry it: the edge's request loggers, and what a service logs for a call (it names the
  * call's `requestId`). No AsyncLocalStorage keeps it: with one in use, Node runs a hook on every
- * promise of the process, which cost the edge about a seventh of its throughput (docs/BENCHMARKS.md).
+ * promise of the process, which cost the edge about a seventh of its throughput (`npm run bench`).
  */
 export function logContext(): Record<string, string> {
   const out: Record<string, string> = {};

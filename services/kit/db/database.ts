@@ -6,7 +6,7 @@ export interface QueryOptions {
    * values. For the statements that read many callers' asks at once (services/kit/batched-read.ts):
    * their plan depends only on how many asks came, so planning them afresh each time, as the store
    * does when its estimate favours the parameters' own plan, buys nothing and cost the embedded
-   * store most of a roster page (docs/BENCHMARKS.md). Honoured by PGlite for statements outside
+   * store most of a roster page (`npm run bench`). Honoured by PGlite for statements outside
    * transactions; PostgreSQL plans in its own process and keeps its own choice.
    */
   genericPlan?: boolean;

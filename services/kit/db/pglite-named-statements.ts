@@ -2,7 +2,7 @@
 // parsed and planned once, then only bound and executed. PGlite's own `query()` parses, describes
 // and plans every statement afresh and enters its WebAssembly six times to do it; here a known
 // statement is one entry (bind, describe, execute, sync in one message). The hot reads are one
-// statement each on a key, so the parse and the plan were most of their cost (docs/BENCHMARKS.md).
+// statement each on a key, so the parse and the plan were most of their cost (`npm run bench`).
 //
 // Same rules as on PostgreSQL (prepared-statements.ts): only statements outside transactions are
 // named, at most PREPARED_TEXTS_MAX texts, and a named `SELECT *` whose table changed its columns

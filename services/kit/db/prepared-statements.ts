@@ -1,7 +1,7 @@
 // Named (prepared) statements for PostgreSQL. A statement sent with a name is parsed and planned
 // once per connection and then only bound and executed: on the hot reads (a key lookup, a roster
 // page) the parse and plan were most of PostgreSQL's work, and `GET /v1/me` went from 1,900 to
-// 3,270 requests/s on the 2-core bench (docs/BENCHMARKS.md). PostgreSQL re-plans a named statement
+// 3,270 requests/s on the 2-core bench (`npm run bench`). PostgreSQL re-plans a named statement
 // when a table it reads changes, and keeps a plan made for the parameters it was given (a custom
 // plan) unless a generic one is no more costly (plan_cache_mode auto).
 //
