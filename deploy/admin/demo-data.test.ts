@@ -94,7 +94,7 @@ describe('demoSeed', () => {
     expect(new Set((seed.users ?? []).map((u) => u.plan))).toEqual(new Set(['free', 'trial', 'paid']));
   });
 
-  it('has one test key with all six scopes and no secret', () => {
+  it('has one test key with every scope and no secret', () => {
     expect(seed.keys).toHaveLength(1);
     const key = seed.keys?.[0];
     expect(key?.id).toBe('key_demo');
