@@ -172,6 +172,15 @@ describe.each(storeNames())('settings web app: the request log on %s', (store) =
     await retention.stop();
     const left = await sys.db!.query<{ request_id: string }>(`SELECT request_id FROM identity.request_log WHERE user_id = 'u_bob' ORDER BY at DESC`);
     expect(left.map((r) => r.request_id)).toEqual(['rid-bob-me', 'rid-recent-2']);
+    // A backlog goes in batches until none is left; the rows of the retention stay.
+    for (let i = 0; i < 5; i++) {
+      await sys.db!.query(
+        `INSERT INTO identity.request_log (user_id, credential_id, credential_kind, at, surface, method, path, status, latency_ms, request_id)
+         VALUES ('u_bob', 'k_bob', 'api_key', $1, 'rest', 'GET', '/v1/me', 200, 1, $2)`, [new Date(Date.now() - (8 + i) * day), `rid-backlog-${i}`]);
+    }
+    expect(await createRequestLogRepository(sys.db!).deleteOlderThan(new Date(Date.now() - 7 * day), 2)).toBe(5);
+    const kept = await sys.db!.query<{ request_id: string }>(`SELECT request_id FROM identity.request_log WHERE user_id = 'u_bob' ORDER BY at DESC`);
+    expect(kept.map((r) => r.request_id)).toEqual(['rid-bob-me', 'rid-recent-2']);
     expect((await sys.db!.query(`SELECT 1 FROM identity.request_log WHERE user_id = 'u_ada'`)).length).toBeGreaterThan(0);
   });
 

@@ -103,9 +103,25 @@ export function createRequestLogRepository(db: Queryable) {
       );
     },
 
-    /** Deletes rows older than `before`. */
-    async deleteOlderThan(before: Date): Promise<void> {
-      await db.query(`DELETE FROM identity.request_log WHERE at < $1`, [before]);
+    /**
+     * Deletes rows older than `before`, `batch` at a time, oldest first: each statement is short
+     * (a backlog after an outage, or the first sweep of a large log, never holds one long delete
+     * against the writes of the moment). Returns how many went.
+     */
+    async deleteOlderThan(before: Date, batch = 5_000): Promise<number> {
+      let deleted = 0;
+      for (;;) {
+        const [gone] = await db.query<{ n: number }>(
+          `WITH gone AS (
+             DELETE FROM identity.request_log WHERE id IN (
+               SELECT id FROM identity.request_log WHERE at < $1 ORDER BY at LIMIT $2)
+             RETURNING 1)
+           SELECT count(*)::int AS n FROM gone`,
+          [before, batch],
+        );
+        deleted += gone!.n;
+        if (gone!.n < batch) return deleted;
+      }
     },
 
     /** Deletes the rows of each user past their newest `keep`. */
