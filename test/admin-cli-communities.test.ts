@@ -1,10 +1,11 @@
-// The admin CLI's community commands as an operator runs them (a child process against a running
-// system): create and archive communities, API-write attestations, a user's just-in-time consent,
-// and the consent queue — each checked through the REST API as well.
+// The admin CLI's community commands as an operator runs them against a running system (through the
+// CLI's own code in this process, and as a child process for the first create and its refusal):
+// create and archive communities, API-write attestations, a user's just-in-time consent, and the
+// consent queue — each checked through the REST API as well.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { callAs } from '../services/kit/grpc/client.js';
-import { adminJson, runAdminCli } from './helpers/admin-cli.js';
+import { adminJson, runAdminCli, runAdminInProcess } from './helpers/admin-cli.js';
 import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
@@ -25,13 +26,13 @@ const seed: SeedInput = {
   ],
 };
 
-// Each CLI run starts a Node process (tsx): generous time on a busy machine.
+// A CLI run as a child process starts a Node process (tsx): generous time on a busy machine.
 describe('admin CLI: communities, writes, users set-jit, consent', { timeout: 300_000 }, () => {
   let sys: TestSystem;
 
   // USER names the operator the services record (`cli:ops`).
-  const runCli = (args: string[]) => runAdminCli({ ...sys.env, USER: 'ops' }, args);
-  const json = (args: string[]) => adminJson({ ...sys.env, USER: 'ops' }, args);
+  const runCli = (args: string[]) => runAdminInProcess({ ...sys.env, USER: 'ops' }, args);
+  const json = (args: string[]) => adminJson({ ...sys.env, USER: 'ops' }, args, { inProcess: true });
 
   const roster = (community: string, secret = readerKey) =>
     request(sys.restUrl, 'GET', `/v1/communities/${community}/members`, { headers: bearer(secret) });
@@ -42,7 +43,7 @@ describe('admin CLI: communities, writes, users set-jit, consent', { timeout: 30
   afterAll(async () => sys?.stop());
 
   it('communities create makes a community for its owner; an existing id is refused and left as it is', async () => {
-    const out = await json(['communities', 'create', 'c_cli', '--name', 'CLI made', '--owner', 'organization:o_lab']);
+    const out = await adminJson({ ...sys.env, USER: 'ops' }, ['communities', 'create', 'c_cli', '--name', 'CLI made', '--owner', 'organization:o_lab']);
     expect(out.community).toEqual({
       id: 'c_cli', name: 'CLI made', billing_owner: { type: 'organization', id: 'o_lab' }, archived: false, api_writes: false, created_at: expect.any(String),
     });
@@ -51,7 +52,7 @@ describe('admin CLI: communities, writes, users set-jit, consent', { timeout: 30
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ members: [], next_cursor: null });
 
-    const again = await runCli(['communities', 'create', 'c_cli', '--name', 'Other name', '--owner', 'user:u_owner']);
+    const again = await runAdminCli({ ...sys.env, USER: 'ops' }, ['communities', 'create', 'c_cli', '--name', 'Other name', '--owner', 'user:u_owner']);
     expect(again.code).not.toBe(0);
     expect(again.stdout).toBe('');
     expect(again.stderr).toContain('community c_cli already exists');
@@ -61,10 +62,8 @@ describe('admin CLI: communities, writes, users set-jit, consent', { timeout: 30
   });
 
   it('communities create refuses a missing name or a malformed owner', async () => {
-    const [noName, badOwner] = await Promise.all([
-      runCli(['communities', 'create', 'c_x', '--owner', 'user:u_owner']),
-      runCli(['communities', 'create', 'c_x', '--name', 'X', '--owner', 'team:t1']),
-    ]);
+    const noName = await runCli(['communities', 'create', 'c_x', '--owner', 'user:u_owner']);
+    const badOwner = await runCli(['communities', 'create', 'c_x', '--name', 'X', '--owner', 'team:t1']);
     for (const r of [noName, badOwner]) {
       expect(r.code).not.toBe(0);
       expect(r.stdout).toBe('');

@@ -1,13 +1,14 @@
 // The admin CLI explains itself and reads well: --help on every command of the tree (exit 0),
 // tables for people by default, --json for scripts in the API's names and values, lists cut by
-// --limit, a test key unless --live, and clean refusals. Run as an operator runs it: a child
-// process against a running system, stdout and stderr piped (not a terminal).
+// --limit, a test key unless --live, and clean refusals. Run as an operator runs it, stdout and
+// stderr piped (not a terminal): most command lines through the CLI's own code in this process
+// (runAdminInProcess), and a child process against the running system for a few of each kind.
 import type { Command, CommanderError } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminContext } from '../deploy/admin/context.js';
 import { buildProgram } from '../deploy/admin/program.js';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
-import { adminJson, runAdminCli } from './helpers/admin-cli.js';
+import { adminJson, runAdminCli, runAdminInProcess } from './helpers/admin-cli.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 /** What `npm run admin -- <path> --help` prints and its exit code, from the program in this process. */
@@ -53,6 +54,8 @@ describe('admin CLI usage', () => {
     sys = await startTestSystem({ seed });
   });
   afterAll(async () => sys?.stop());
+  const cli = (args: string[]) => runAdminInProcess(sys.env, args);
+  const json = (args: string[]) => adminJson(sys.env, args, { inProcess: true });
 
   it('--help on the program and on every command and subcommand prints its usage and exits 0', async () => {
     // Every command of the tree, through the program the CLI runs, in this process (a child process
@@ -87,16 +90,16 @@ describe('admin CLI usage', () => {
     expect(rows).toHaveLength(7);
     expect(rows[0]).toMatch(/^u_0\s+User 0\s+u0@example\.org\s+free\s+false\s+\d{4}-/);
 
-    const all = await adminJson(sys.env, ['users', 'list']);
+    const all = await json(['users', 'list']);
     expect(all.users.map((u: { id: string }) => u.id)).toEqual(users.map((u) => u.id));
     expect(all.users[0]).toEqual({ id: 'u_0', email: 'u0@example.org', name: 'User 0', plan: 'free', jit_consent: false, created_at: expect.any(String) });
     expect(all.next_page_token).toBe('');
-    const three = await adminJson(sys.env, ['users', 'list', '--limit', '3']);
+    const three = await json(['users', 'list', '--limit', '3']);
     expect(three.users.map((u: { id: string }) => u.id)).toEqual(['u_0', 'u_1', 'u_2']);
     expect(three.next_page_token).not.toBe('');
-    const cut = await runAdminCli(sys.env, ['users', 'list', '--limit', '2']);
+    const cut = await cli(['users', 'list', '--limit', '2']);
     expect(cut.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^ID\s/), expect.stringMatching(/^u_0\s/), expect.stringMatching(/^u_1\s/), '(more follow: --after u_1 for the next 2)']);
-    const bad = await runAdminCli(sys.env, ['users', 'list', '--limit', '0']);
+    const bad = await cli(['users', 'list', '--limit', '0']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain("error: option '--limit <n>' argument '0' is invalid");
   }, 300_000);
@@ -106,15 +109,15 @@ describe('admin CLI usage', () => {
     const seen: string[] = [];
     let after = '';
     do {
-      const page = await adminJson(sys.env, ['users', 'list', '--limit', '3', ...(after ? ['--after', after] : [])]);
+      const page = await json(['users', 'list', '--limit', '3', ...(after ? ['--after', after] : [])]);
       seen.push(...page.users.map((u: { id: string }) => u.id));
       after = page.next_page_token;
     } while (after);
     expect(seen).toEqual(users.map((u) => u.id));
-    expect((await adminJson(sys.env, ['users', 'list', '--after', 'u_4'])).users.map((u: { id: string }) => u.id)).toEqual(['u_5', 'u_6']);
+    expect((await json(['users', 'list', '--after', 'u_4'])).users.map((u: { id: string }) => u.id)).toEqual(['u_5', 'u_6']);
 
     // A substring of the name or of the email, ignoring case; LIKE's wildcards are plain text.
-    const ids = async (args: string[]) => (await adminJson(sys.env, ['users', 'list', ...args])).users.map((u: { id: string }) => u.id);
+    const ids = async (args: string[]) => (await json(['users', 'list', ...args])).users.map((u: { id: string }) => u.id);
     expect(await ids(['--query', 'user 3'])).toEqual(['u_3']);
     expect(await ids(['--query', 'U5@EXAMPLE'])).toEqual(['u_5']);
     expect(await ids(['--query', 'example.org', '--after', 'u_2', '--limit', '2'])).toEqual(['u_3', 'u_4']);
@@ -123,30 +126,30 @@ describe('admin CLI usage', () => {
   }, 300_000);
 
   it('communities list shows every community with its member count, archived ones too', async () => {
-    const out = await adminJson(sys.env, ['communities', 'list']);
+    const out = await json(['communities', 'list']);
     expect(out.communities).toEqual([
       { community: { id: 'c_alpha', name: 'Alpha', billing_owner: { type: 'user', id: 'u_0' }, archived: false, api_writes: false, created_at: expect.any(String) }, member_count: 2 },
       { community: expect.objectContaining({ id: 'c_beta', archived: true }), member_count: 0 },
     ]);
-    expect((await adminJson(sys.env, ['communities', 'list', '--limit', '1'])).communities).toHaveLength(1);
-    const human = await runAdminCli(sys.env, ['communities', 'list']);
+    expect((await json(['communities', 'list', '--limit', '1'])).communities).toHaveLength(1);
+    const human = await cli(['communities', 'list']);
     expect(human.stdout).toMatch(/^ID\s+NAME\s+BILLING_OWNER\s+MEMBER_COUNT\s+API_WRITES\s+ARCHIVED\s+CREATED_AT\n/);
     expect(human.stdout).toMatch(/\nc_alpha\s+Alpha\s+user:u_0\s+2\s+false\s+false\s+\d{4}-/);
   }, 300_000);
 
   it('keys mint makes a test key unless --live, named with --name; keys list reads as a table', async () => {
-    const test = await adminJson(sys.env, ['keys', 'mint', '--user', 'u_0', '--scopes', 'profile:read']);
+    const test = await json(['keys', 'mint', '--user', 'u_0', '--scopes', 'profile:read']);
     expect(test.key.environment).toBe('test');
     expect(test.secret).toMatch(/^svc_test_/);
-    const live = await adminJson(sys.env, ['keys', 'mint', '--user', 'u_0', '--scopes', 'profile:read', '--live', '--name', 'CI runner']);
+    const live = await json(['keys', 'mint', '--user', 'u_0', '--scopes', 'profile:read', '--live', '--name', 'CI runner']);
     expect(live.key.environment).toBe('live');
     expect(live.key.name).toBe('CI runner');
     expect(live.secret).toMatch(/^svc_live_/);
-    const contradiction = await runAdminCli(sys.env, ['keys', 'mint', '--user', 'u_0', '--live', '--env', 'test']);
+    const contradiction = await cli(['keys', 'mint', '--user', 'u_0', '--live', '--env', 'test']);
     expect(contradiction.code).not.toBe(0);
     expect(contradiction.stderr).toContain('--live and --env test contradict each other');
 
-    const human = await runAdminCli(sys.env, ['keys', 'list', '--user', 'u_0']);
+    const human = await cli(['keys', 'list', '--user', 'u_0']);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/^ID\s+PREFIX\s+ENVIRONMENT\s+OWNER\s+SCOPES\s+RATE_TIER\s+CREATED_AT/);
     expect(human.stdout).toContain(`${test.key.id}  `);
@@ -158,8 +161,8 @@ describe('admin CLI usage', () => {
   }, 300_000);
 
   it('wallets show --limit cuts the ledger; search reindex --json on a pipe prints only its JSON', async () => {
-    for (const ref of ['a', 'b', 'c']) await adminJson(sys.env, ['wallets', 'credit', 'user:u_0', '--amount', '1', '--reference', ref]);
-    const shown = await adminJson(sys.env, ['wallets', 'show', 'user:u_0', '--limit', '2']);
+    for (const ref of ['a', 'b', 'c']) await json(['wallets', 'credit', 'user:u_0', '--amount', '1', '--reference', ref]);
+    const shown = await json(['wallets', 'show', 'user:u_0', '--limit', '2']);
     expect(shown.wallet.balance).toBe(13);
     expect(shown.recent.entries).toHaveLength(2);
     expect(shown.recent.next_page_token).not.toBe('');
@@ -172,12 +175,11 @@ describe('admin CLI usage', () => {
   }, 600_000);
 
   it('an unknown command, subcommand or option is one clear line on stderr, exit 1, no stack trace', async () => {
-    const [command, subcommand, option, extra] = await Promise.all([
-      runAdminCli(sys.env, ['frobnicate']),
-      runAdminCli(sys.env, ['users', 'frob']),
-      runAdminCli(sys.env, ['users', 'list', '--frob']),
-      runAdminCli(sys.env, ['keys', 'revoke', 'k_1', 'k_2']),
-    ]);
+    // A child process for one (no stack trace reaches a real stderr); the others in process, in turn.
+    const command = await runAdminCli(sys.env, ['frobnicate']);
+    const subcommand = await cli(['users', 'frob']);
+    const option = await cli(['users', 'list', '--frob']);
+    const extra = await cli(['keys', 'revoke', 'k_1', 'k_2']);
     for (const r of [command, subcommand, option, extra]) {
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');

@@ -25,7 +25,7 @@ export function registerBilling(program: Command, ctx: AdminContext): void {
       const result = await ctx.clients().billing.reconcile({}, await ctx.call());
       const mismatches = result.mismatches.map((m) => ({ owner: ownerName(m.owner), balance: m.balance, ledger_sum: m.ledgerSum }));
       if (mismatches.length > 0) {
-        console.error(`error: ${mismatches.length} wallet(s) do not match their ledger`);
+        process.stderr.write(`error: ${mismatches.length} wallet(s) do not match their ledger\n`);
         process.exitCode = 1;
       }
       print({ wallets_checked: result.walletsChecked, mismatches }, options);
