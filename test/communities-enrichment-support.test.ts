@@ -145,7 +145,7 @@ describe.each(storeNames())('communities enrichment support on %s', (store) => {
       const page = await scan({ communityId: 'c_big', profileIds: ['p_pub', 'p_m01'] });
       expect(page.members.map((m) => m.profile!.id)).toEqual(['p_m01', 'p_pub']);
       const [m01, pub] = page.members;
-      expect(m01!.profile).toMatchObject({ id: 'p_m01', name: 'Member 01', email: 'p_m01@example.org', userId: '' });
+      expect(m01!.profile).toMatchObject({ id: 'p_m01', name: 'Member 01', email: 'p_m01@example.org', userId: undefined });
       expect(m01!.membership).toMatchObject({ communityId: 'c_big', profileId: 'p_m01', role: Role.ROLE_MEMBER, joinedAt: '2024-03-01T10:00:00.000Z' });
       expect(m01!.membership!.sourceIdentifier).not.toBe('');
       expect(pub!.profile).toMatchObject({ userId: 'u_pub', public: true, headline: 'Limnologist' });

@@ -13,7 +13,7 @@ describe.each(storeNames())('member writes on %s', (store) => {
       const res = await add(k.manager, 'c_bio', { members: [{ email: 'erase.me@example.org', name: 'Erase Me' }] });
       const id = res.body.results[0].profile_id;
       await add(k.manager, 'c_chem', { members: [{ email: 'erase.me@example.org' }] });
-      const accountId = (await profile(id))!.placeholderUserId;
+      const accountId = (await profile(id))!.placeholderUserId!;
 
       const first = await erase(k.manager, 'c_bio', id);
       expect(first.status).toBe(200);

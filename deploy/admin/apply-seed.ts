@@ -13,7 +13,6 @@
 //     overwrite, so charges stay charged and `billing reconcile` stays true.
 // Each section is recorded after it was applied; a crash between the two re-applies that section
 // with the same fields on the next application, which changes nothing.
-import { profileTextMessage } from '../../services/kit/profile-fields.js';
 import { createHash } from 'node:crypto';
 import type { SeedRecord } from '../../proto/gen/expertnet/identity/v1/identity_service.js';
 import { callAs, type CallOptions, type ServiceClients } from '../../services/kit/grpc/client.js';
@@ -145,9 +144,11 @@ export async function applySeed(
       if (known && !(await exists(clients.communities.getProfile({ profileId: p.id, userId: '' }, await call())))) return;
       await clients.communities.upsertProfile(
         {
+          // A value the file leaves out (or null) is an unset field.
           profile: {
-            id: p.id, userId: p.user ?? '', public: p.public, name: p.name, ...profileTextMessage(p), email: p.email ?? '',
-            linkedinUrl: p.linkedin_url ?? '', orcid: p.orcid ?? '', placeholderUserId: '',
+            id: p.id, userId: p.user ?? undefined, public: p.public, name: p.name, headline: p.headline ?? undefined, bio: p.bio ?? undefined,
+            organization: p.organization ?? undefined, location: p.location ?? undefined, email: p.email ?? undefined,
+            linkedinUrl: p.linkedin_url ?? undefined, orcid: p.orcid ?? undefined, avatarUrl: p.avatar_url ?? undefined,
           },
         },
         await call(),

@@ -2,7 +2,6 @@
 // page and one member, read from the communities service as the caller (which re-checks the scope
 // and the read reach). The member read joins this community's enrichment data, which communities
 // asks of the enrichment service once the reach is checked.
-import { orNull } from '../../services/kit/profile-fields.js';
 import type { z } from 'zod';
 import type { CommunityMember, RosterMember, RosterPage } from './contract/members.js';
 import { profileFields } from './profile.js';
@@ -18,17 +17,18 @@ export type RosterPageView = z.output<typeof RosterPage>;
 /** A member read: the person's profile fields with their membership's role and join date. */
 export type MemberView = z.output<typeof CommunityMember>;
 
+/** A roster row: the person's card of the member read (profileFields), with the membership and enrichment date. */
 function rosterMember(member: Member): RosterMemberView {
-  const p = member.profile!;
+  const { profile_id, user_id, name, headline, organization, location, avatar_url } = profileFields(member.profile!);
   const m = member.membership!;
   return {
-    profile_id: p.id,
-    user_id: orNull(p.userId),
-    name: p.name,
-    headline: orNull(p.headline),
-    organization: orNull(p.organization),
-    location: orNull(p.location),
-    avatar_url: orNull(p.avatarUrl),
+    profile_id,
+    user_id,
+    name,
+    headline,
+    organization,
+    location,
+    avatar_url,
     role: roles.toName(m.role),
     joined_at: m.joinedAt!,
     enriched_at: member.enrichedAt ?? null,

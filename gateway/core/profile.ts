@@ -2,7 +2,6 @@
 // membership ones (role, joined_at). Self-enrichment data joins it with the enrichment service.
 import type { Profile } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import type { z } from 'zod';
-import { nullableProfileFields } from '../../services/kit/profile-fields.js';
 import { fromRemote } from './api-error.js';
 import type { CallerContext, Edge } from './edge.js';
 import type { OwnProfile } from './contract/me.js';
@@ -10,13 +9,23 @@ import { enrichmentView } from './enrichment-view.js';
 
 export type ProfileView = z.output<typeof OwnProfile>;
 
-/** The person's fields of a profile record, shared by the own-profile and member reads. */
+/**
+ * A profile message as the contract shows the person — the one mapping of a profile at the edge,
+ * shared by the own-profile, member and roster reads. An unset field is null.
+ */
 export function profileFields(p: Profile): Omit<ProfileView, 'enrichment'> {
   return {
     profile_id: p.id,
     name: p.name,
-    ...nullableProfileFields(p),
-    claimed: p.userId !== '',
+    user_id: p.userId ?? null,
+    headline: p.headline ?? null,
+    bio: p.bio ?? null,
+    organization: p.organization ?? null,
+    location: p.location ?? null,
+    avatar_url: p.avatarUrl ?? null,
+    linkedin_url: p.linkedinUrl ?? null,
+    orcid: p.orcid ?? null,
+    claimed: p.userId !== undefined,
   };
 }
 

@@ -1,5 +1,6 @@
-// Communities rows as proto messages: communities, profiles, memberships, members and consent
-// requests. One mapping for every handler and domain module of the service.
+// Communities rows as proto messages: communities, profiles (and a profile message as its row),
+// memberships, members and consent requests. One mapping for every handler and domain module of
+// the service.
 //
 // A profile (and a member, which holds one) goes out for one audience. An end user's request (a
 // caller) never receives the profile's email or placeholder account, nor a membership's source
@@ -32,23 +33,49 @@ export function toCommunity(row: CommunityRow): Community {
 
 export type ProfileAudience = 'caller' | 'operator';
 
+/** An absent value (null, or empty text) is an unset optional field: the API's null. */
+const present = (s: string | null) => s || undefined;
+
+/**
+ * A profile row as the message, in the audience's form — the one mapping of a profile out of the
+ * service. A value the person does not have is an unset field, never empty text.
+ */
 export function toProfile(row: ProfileRow, audience: ProfileAudience): Profile {
   const internal = audience === 'operator';
-  return Profile.fromPartial({
+  return {
     id: row.id,
-    userId: row.user_id ?? '',
-    placeholderUserId: internal ? (row.placeholder_user_id ?? '') : '',
+    userId: present(row.user_id),
+    placeholderUserId: internal ? present(row.placeholder_user_id) : undefined,
     public: row.public,
     name: row.name,
-    headline: row.headline ?? '',
-    bio: row.bio ?? '',
-    organization: row.organization ?? '',
-    location: row.location ?? '',
-    email: internal ? (row.email ?? '') : '',
-    linkedinUrl: row.linkedin_url ?? '',
-    orcid: row.orcid ?? '',
-    avatarUrl: row.avatar_url ?? '',
-  });
+    headline: present(row.headline),
+    bio: present(row.bio),
+    organization: present(row.organization),
+    location: present(row.location),
+    email: internal ? present(row.email) : undefined,
+    linkedinUrl: present(row.linkedin_url),
+    orcid: present(row.orcid),
+    avatarUrl: present(row.avatar_url),
+  };
+}
+
+/** A profile message as the row it writes — the one mapping of a profile into the service. An unset (or empty) field is null. */
+export function profileRow(p: Profile): ProfileRow {
+  return {
+    id: p.id,
+    user_id: p.userId || null,
+    placeholder_user_id: p.placeholderUserId || null,
+    public: p.public,
+    name: p.name,
+    headline: p.headline || null,
+    bio: p.bio || null,
+    organization: p.organization || null,
+    location: p.location || null,
+    email: p.email || null,
+    linkedin_url: p.linkedinUrl || null,
+    orcid: p.orcid || null,
+    avatar_url: p.avatarUrl || null,
+  };
 }
 
 export function toMembership(row: MembershipRow): Membership {

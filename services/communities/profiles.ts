@@ -1,12 +1,12 @@
 // Profiles as the operator keeps them (each write indexed for search at once), and a caller's own
 // profile.
-import { nullableProfileFields, orNull } from '../kit/profile-fields.js';
 import type { Profile } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { domainError } from '../kit/grpc/errors.js';
 import { requireCaller } from '../kit/grpc/require-caller.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
 import { requireId } from '../kit/ids.js';
 import type { CommunitiesContext } from './communities-context.js';
+import { profileRow } from './communities-messages.js';
 import type { ProfileRow } from './community.repository.js';
 import { indexProfile } from './search-index.js';
 
@@ -14,14 +14,7 @@ import { indexProfile } from './search-index.js';
 /** Creates or updates a profile and indexes it; returns the stored row. */
 export async function upsertProfile(context: CommunitiesContext, p: Profile | undefined, requestId: string): Promise<ProfileRow> {
   if (!p || !p.name.trim()) throw domainError('invalid_request', 'profile.name is required');
-  const row: ProfileRow = {
-    id: requireId(p.id, 'profile.id'),
-    ...nullableProfileFields(p),
-    placeholder_user_id: orNull(p.placeholderUserId),
-    public: p.public,
-    name: p.name,
-    email: orNull(p.email),
-  };
+  const row: ProfileRow = { ...profileRow(p), id: requireId(p.id, 'profile.id') };
   await context.repo.upsertProfile(row);
   await indexProfile(context, row.id, requestId);
   return (await context.repo.findProfile(row.id))!;

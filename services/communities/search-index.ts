@@ -24,7 +24,6 @@ async function suppliedOf(context: CommunitiesContext, pairs: Array<{ communityI
   );
   return new Map(rows.map((r) => [`${r.community_id}/${r.profile_id}`, r.supplied]));
 }
-import { profileTextMessage } from '../kit/profile-fields.js';
 import type { Document } from '../../proto/gen/expertnet/search/v1/search_service.js';
 import type { ProfileRow, Supplied } from './community.repository.js';
 import type { CommunitiesContext } from './communities-context.js';
@@ -45,7 +44,11 @@ function documentOf(p: ProfileRow, communityId: string, enrichmentText = ''): Do
     profileId: p.id,
     userId: p.user_id ?? '',
     name: p.name,
-    ...profileTextMessage(p),
+    headline: p.headline ?? '',
+    bio: p.bio ?? '',
+    organization: p.organization ?? '',
+    location: p.location ?? '',
+    avatarUrl: p.avatar_url ?? '',
     enrichmentText,
   };
 }

@@ -32,7 +32,8 @@ export interface RunEffects {
 export const chargeOperation = (depth: Depth) => `enrichment_${depth}` as const;
 
 export function personOf(p: Profile): PersonInput {
-  const text = (s: string) => (s.trim() === '' ? null : s);
+  // An unset field (or blank text) is no value.
+  const text = (s: string | undefined) => (s === undefined || s.trim() === '' ? null : s);
   return {
     profileId: p.id,
     name: p.name,

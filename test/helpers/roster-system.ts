@@ -126,8 +126,7 @@ export function rosterSystem(store: StoreName) {
   async function addMember(community: string, profileId: string, joinedAt: string) {
     const options = await operator();
     await sys.clients.communities.upsertProfile(
-      { profile: { id: profileId, name: `Added ${profileId}`, userId: '', placeholderUserId: '', public: false, headline: '', bio: '',
-        organization: '', location: '', email: '', linkedinUrl: '', orcid: '', avatarUrl: '' } },
+      { profile: { id: profileId, name: `Added ${profileId}`, public: false } },
       options,
     );
     await sys.clients.communities.upsertMembership(

@@ -154,22 +154,34 @@ export interface Community {
   createdAt: string | undefined;
 }
 
+/**
+ * A person's profile. An optional field is unset when the person has no such value (the API's
+ * null); set, it is never empty.
+ */
 export interface Profile {
   id: string;
-  /** Set when the profile is claimed by a user; empty for an unclaimed placeholder. */
-  userId: string;
+  /** Set when the profile is claimed by a user; unset for an unclaimed placeholder. */
+  userId?: string | undefined;
   public: boolean;
   name: string;
-  headline: string;
-  bio: string;
-  organization: string;
-  location: string;
-  email: string;
-  linkedinUrl: string;
-  orcid: string;
-  avatarUrl: string;
-  /** The placeholder auth account of an unclaimed profile, if one was created. */
-  placeholderUserId: string;
+  headline?: string | undefined;
+  bio?: string | undefined;
+  organization?: string | undefined;
+  location?:
+    | string
+    | undefined;
+  /** Unset in an answer to an end user's request, which never receives it. */
+  email?: string | undefined;
+  linkedinUrl?: string | undefined;
+  orcid?: string | undefined;
+  avatarUrl?:
+    | string
+    | undefined;
+  /**
+   * The placeholder auth account of an unclaimed profile, if one was created; unset in an answer
+   * to an end user's request.
+   */
+  placeholderUserId?: string | undefined;
 }
 
 export interface Membership {
@@ -887,18 +899,18 @@ export const Community: MessageFns<Community> = {
 function createBaseProfile(): Profile {
   return {
     id: "",
-    userId: "",
+    userId: undefined,
     public: false,
     name: "",
-    headline: "",
-    bio: "",
-    organization: "",
-    location: "",
-    email: "",
-    linkedinUrl: "",
-    orcid: "",
-    avatarUrl: "",
-    placeholderUserId: "",
+    headline: undefined,
+    bio: undefined,
+    organization: undefined,
+    location: undefined,
+    email: undefined,
+    linkedinUrl: undefined,
+    orcid: undefined,
+    avatarUrl: undefined,
+    placeholderUserId: undefined,
   };
 }
 
@@ -907,7 +919,7 @@ export const Profile: MessageFns<Profile> = {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
-    if (message.userId !== "") {
+    if (message.userId !== undefined) {
       writer.uint32(18).string(message.userId);
     }
     if (message.public !== false) {
@@ -916,31 +928,31 @@ export const Profile: MessageFns<Profile> = {
     if (message.name !== "") {
       writer.uint32(34).string(message.name);
     }
-    if (message.headline !== "") {
+    if (message.headline !== undefined) {
       writer.uint32(42).string(message.headline);
     }
-    if (message.bio !== "") {
+    if (message.bio !== undefined) {
       writer.uint32(50).string(message.bio);
     }
-    if (message.organization !== "") {
+    if (message.organization !== undefined) {
       writer.uint32(58).string(message.organization);
     }
-    if (message.location !== "") {
+    if (message.location !== undefined) {
       writer.uint32(66).string(message.location);
     }
-    if (message.email !== "") {
+    if (message.email !== undefined) {
       writer.uint32(74).string(message.email);
     }
-    if (message.linkedinUrl !== "") {
+    if (message.linkedinUrl !== undefined) {
       writer.uint32(82).string(message.linkedinUrl);
     }
-    if (message.orcid !== "") {
+    if (message.orcid !== undefined) {
       writer.uint32(90).string(message.orcid);
     }
-    if (message.avatarUrl !== "") {
+    if (message.avatarUrl !== undefined) {
       writer.uint32(98).string(message.avatarUrl);
     }
-    if (message.placeholderUserId !== "") {
+    if (message.placeholderUserId !== undefined) {
       writer.uint32(106).string(message.placeholderUserId);
     }
     return writer;
@@ -1082,30 +1094,30 @@ export const Profile: MessageFns<Profile> = {
         ? globalThis.String(object.userId)
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
-        : "",
+        : undefined,
       public: isSet(object.public) ? globalThis.Boolean(object.public) : false,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
-      headline: isSet(object.headline) ? globalThis.String(object.headline) : "",
-      bio: isSet(object.bio) ? globalThis.String(object.bio) : "",
-      organization: isSet(object.organization) ? globalThis.String(object.organization) : "",
-      location: isSet(object.location) ? globalThis.String(object.location) : "",
-      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      headline: isSet(object.headline) ? globalThis.String(object.headline) : undefined,
+      bio: isSet(object.bio) ? globalThis.String(object.bio) : undefined,
+      organization: isSet(object.organization) ? globalThis.String(object.organization) : undefined,
+      location: isSet(object.location) ? globalThis.String(object.location) : undefined,
+      email: isSet(object.email) ? globalThis.String(object.email) : undefined,
       linkedinUrl: isSet(object.linkedinUrl)
         ? globalThis.String(object.linkedinUrl)
         : isSet(object.linkedin_url)
         ? globalThis.String(object.linkedin_url)
-        : "",
-      orcid: isSet(object.orcid) ? globalThis.String(object.orcid) : "",
+        : undefined,
+      orcid: isSet(object.orcid) ? globalThis.String(object.orcid) : undefined,
       avatarUrl: isSet(object.avatarUrl)
         ? globalThis.String(object.avatarUrl)
         : isSet(object.avatar_url)
         ? globalThis.String(object.avatar_url)
-        : "",
+        : undefined,
       placeholderUserId: isSet(object.placeholderUserId)
         ? globalThis.String(object.placeholderUserId)
         : isSet(object.placeholder_user_id)
         ? globalThis.String(object.placeholder_user_id)
-        : "",
+        : undefined,
     };
   },
 
@@ -1114,7 +1126,7 @@ export const Profile: MessageFns<Profile> = {
     if (message.id !== "") {
       obj.id = message.id;
     }
-    if (message.userId !== "") {
+    if (message.userId !== undefined) {
       obj.userId = message.userId;
     }
     if (message.public !== false) {
@@ -1123,31 +1135,31 @@ export const Profile: MessageFns<Profile> = {
     if (message.name !== "") {
       obj.name = message.name;
     }
-    if (message.headline !== "") {
+    if (message.headline !== undefined) {
       obj.headline = message.headline;
     }
-    if (message.bio !== "") {
+    if (message.bio !== undefined) {
       obj.bio = message.bio;
     }
-    if (message.organization !== "") {
+    if (message.organization !== undefined) {
       obj.organization = message.organization;
     }
-    if (message.location !== "") {
+    if (message.location !== undefined) {
       obj.location = message.location;
     }
-    if (message.email !== "") {
+    if (message.email !== undefined) {
       obj.email = message.email;
     }
-    if (message.linkedinUrl !== "") {
+    if (message.linkedinUrl !== undefined) {
       obj.linkedinUrl = message.linkedinUrl;
     }
-    if (message.orcid !== "") {
+    if (message.orcid !== undefined) {
       obj.orcid = message.orcid;
     }
-    if (message.avatarUrl !== "") {
+    if (message.avatarUrl !== undefined) {
       obj.avatarUrl = message.avatarUrl;
     }
-    if (message.placeholderUserId !== "") {
+    if (message.placeholderUserId !== undefined) {
       obj.placeholderUserId = message.placeholderUserId;
     }
     return obj;
@@ -1159,18 +1171,18 @@ export const Profile: MessageFns<Profile> = {
   fromPartial(object: DeepPartial<Profile>): Profile {
     const message = createBaseProfile();
     message.id = object.id ?? "";
-    message.userId = object.userId ?? "";
+    message.userId = object.userId ?? undefined;
     message.public = object.public ?? false;
     message.name = object.name ?? "";
-    message.headline = object.headline ?? "";
-    message.bio = object.bio ?? "";
-    message.organization = object.organization ?? "";
-    message.location = object.location ?? "";
-    message.email = object.email ?? "";
-    message.linkedinUrl = object.linkedinUrl ?? "";
-    message.orcid = object.orcid ?? "";
-    message.avatarUrl = object.avatarUrl ?? "";
-    message.placeholderUserId = object.placeholderUserId ?? "";
+    message.headline = object.headline ?? undefined;
+    message.bio = object.bio ?? undefined;
+    message.organization = object.organization ?? undefined;
+    message.location = object.location ?? undefined;
+    message.email = object.email ?? undefined;
+    message.linkedinUrl = object.linkedinUrl ?? undefined;
+    message.orcid = object.orcid ?? undefined;
+    message.avatarUrl = object.avatarUrl ?? undefined;
+    message.placeholderUserId = object.placeholderUserId ?? undefined;
     return message;
   },
 };
