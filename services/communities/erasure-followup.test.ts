@@ -11,6 +11,7 @@ import { runErasureFollowup } from './erasure-followup.js';
 import type { CommunitiesContext } from './communities-context.js';
 import { createMemberWriteRepository } from './member-write.repository.js';
 import { startTaskSweeper } from './task-sweeper.js';
+import { ClientError, Status } from 'nice-grpc';
 
 describe('erasure follow-ups', () => {
   let db: Database;
@@ -23,7 +24,7 @@ describe('erasure follow-ups', () => {
     ({ db, close } = await openTestDatabase('pglite'));
     const search = {
       async eraseDocuments({ communityId, profileId }: { communityId: string; profileId: string }) {
-        if (searchDown) throw new Error('UNAVAILABLE');
+        if (searchDown) throw new ClientError('/expertnet.search.v1.SearchService/EraseDocuments', Status.UNAVAILABLE, 'connection refused');
         erased.push(`search:${communityId}:${profileId}`);
         return { erased: 1 };
       },
@@ -48,13 +49,15 @@ describe('erasure follow-ups', () => {
       'SELECT community_id, profile_id, attempts, last_error FROM communities.erasure_followups ORDER BY profile_id',
     );
 
-  it('keeps a follow-up whose erase failed, counts the attempt, and the sweeper finishes it', async () => {
+  it('keeps a follow-up whose erase failed in an outage, counts the attempt, and the next sweep finishes it', async () => {
     await createErasureFollowupRepository(db).add('c_one', 'p_gone');
     searchDown = true;
     expect(await runErasureFollowup(context, 'c_one', 'p_gone')).toBe(false);
-    expect(await followups()).toEqual([{ community_id: 'c_one', profile_id: 'p_gone', attempts: 1, last_error: 'UNAVAILABLE' }]);
+    expect(await followups()).toEqual([{ community_id: 'c_one', profile_id: 'p_gone', attempts: 1, last_error: expect.stringContaining('UNAVAILABLE') }]);
     expect(erased).toEqual([]);
 
+    // An outage, not a refusal: no backoff (followup-backoff.ts), due at the next sweep.
+    expect(await db.query(`SELECT next_attempt_at FROM communities.erasure_followups`)).toEqual([{ next_attempt_at: null }]);
     searchDown = false;
     const sweeper = startTaskSweeper(context, { intervalMs: 60_000, graceMs: 0 });
     await sweeper.sweep();

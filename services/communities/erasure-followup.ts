@@ -7,6 +7,7 @@
 import type { CommunitiesContext } from './communities-context.js';
 import { createErasureFollowupRepository, type ErasureFollowupRow } from './erasure-followup.repository.js';
 import { asCommunitiesService } from './remote.js';
+import { backsOff } from './followup-backoff.js';
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -33,7 +34,7 @@ export async function runErasureFollowup(context: CommunitiesContext, communityI
     return true;
   } catch (error) {
     log.warn({ err: error }, 'erasure: the second erase failed; the sweeper retries it');
-    await followups.fail(communityId, profileId, message(error)).catch(() => undefined);
+    await followups.fail(communityId, profileId, message(error), backsOff(error)).catch(() => undefined);
     return false;
   }
 }

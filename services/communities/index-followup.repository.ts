@@ -1,6 +1,7 @@
 // SQL of index follow-ups (migration 005): the search indexing a bulk add owes for each person it
 // placed, kept until done.
 import type { Queryable } from '../kit/db/database.js';
+import { DUE_NOW, DUE_ORDER, nextAttempt } from './followup-backoff.js';
 
 export interface IndexFollowupRow {
   community_id: string;
@@ -44,11 +45,13 @@ export function createIndexFollowupRepository(db: Queryable) {
       );
     },
 
-    async fail(communityId: string, profileIds: string[], error: string): Promise<void> {
+    /** Counts a failed attempt; `backOff` (a refusal, not an outage: followup-backoff.ts) sets when the next may be. */
+    async fail(communityId: string, profileIds: string[], error: string, backOff = true): Promise<void> {
       await db.query(
-        `UPDATE communities.index_followups SET attempts = attempts + 1, last_error = $3
+        `UPDATE communities.index_followups
+            SET attempts = attempts + 1, last_error = $3, next_attempt_at = ${nextAttempt('$4')}
           WHERE community_id = $1 AND profile_id = ANY($2::text[])`,
-        [communityId, profileIds, error.slice(0, 500)],
+        [communityId, profileIds, error.slice(0, 500), backOff],
       );
     },
 
@@ -61,12 +64,11 @@ export function createIndexFollowupRepository(db: Queryable) {
       return rows.map((r) => r.profile_id);
     },
 
-    /** Follow-ups at least `olderThanMs` old (the inline attempt had its chance; as dueTasks), oldest first. */
+    /** Follow-ups at least `olderThanMs` old (the inline attempt had its chance) and past their backoff, soonest due first. */
     async due(olderThanMs: number, limit: number): Promise<IndexFollowupRow[]> {
       return db.query<IndexFollowupRow>(
         `SELECT community_id, profile_id, attempts FROM communities.index_followups
-          WHERE created_at <= now() - make_interval(secs => $1::double precision / 1000)
-          ORDER BY created_at, community_id, profile_id LIMIT $2`,
+          WHERE ${DUE_NOW} ORDER BY ${DUE_ORDER} LIMIT $2`,
         [olderThanMs, limit],
       );
     },

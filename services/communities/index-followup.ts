@@ -13,6 +13,7 @@ import { AddMemberStatus, type AddMemberResult } from '../../proto/gen/expertnet
 import type { CommunitiesContext } from './communities-context.js';
 import { createIndexFollowupRepository, type IndexFollowupRow } from './index-followup.repository.js';
 import { indexMemberships } from './search-index.js';
+import { backsOff } from './followup-backoff.js';
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -34,7 +35,7 @@ export async function runIndexFollowups(context: CommunitiesContext, communityId
     return true;
   } catch (error) {
     context.deps.logger.warn({ err: error, requestId, communityId, people: profileIds.length }, 'search indexing after add failed; the sweeper retries it');
-    await followups.fail(communityId, profileIds, message(error)).catch(() => undefined);
+    await followups.fail(communityId, profileIds, message(error), backsOff(error)).catch(() => undefined);
     return false;
   }
 }
