@@ -32,10 +32,11 @@ const END = '(?![A-Za-z0-9_-])';
 /** Values a run makes up, by shape (services/kit/ids.ts, search ids, key secrets and prefixes, cursor seals). */
 const KINDS: VolatileKind[] = [
   {
-    pattern: new RegExp(`${EDGE}(run|p|u|key|consent|grant|evt)_[A-Za-z0-9_-]{16}${END}`, 'g'),
+    pattern: new RegExp(`${EDGE}(run|p|u|key|consent|grant|evt|we)_[A-Za-z0-9_-]{16}${END}`, 'g'),
     replace: (m, n) => `${m.slice(0, m.indexOf('_'))}_${standIn(`${m.slice(0, m.indexOf('_'))}#${n}`, 16, ALNUM)}`,
   },
   { pattern: new RegExp(`${EDGE}srch_[0-9a-f]{32}${END}`, 'g'), replace: (_m, n) => `srch_${standIn(`srch#${n}`, 32, HEX)}` },
+  { pattern: /whsec_[A-Za-z0-9+/]{32}/g, replace: (_m, n) => `whsec_${standIn(`whsec#${n}`, 32, ALNUM)}` },
   { pattern: new RegExp(`${EDGE}svc_(live|test)_[0-9A-Za-z]{6,}${END}`, 'g'), replace: (m, n) => m.slice(0, 9) + standIn(`svc#${n}`, m.length - 9, ALNUM) },
   { pattern: new RegExp(`(?<=[A-Za-z0-9_-]{16}\\.)[A-Za-z0-9_-]{43}${END}`, 'g'), replace: (_m, n) => standIn(`seal#${n}`, 43, BASE64URL) },
 ];

@@ -14,6 +14,7 @@ import { listCommunities } from './community-listing.js';
 import * as consentQueue from './consent-queue.js';
 import * as enrichmentSupport from './enrichment-support.js';
 import * as eventLog from './event-log.js';
+import { WEBHOOK_ENDPOINT_ACCESS, webhookEndpointHandlers } from './webhook-endpoints.js';
 import * as memberships from './memberships.js';
 import * as memberWrites from './member-writes.js';
 import * as ownerRights from './owner-rights.js';
@@ -150,7 +151,7 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
     async applyOwnEnrichment(request, ctx) {
       return { profile: await enrichmentSupport.applyOwnEnrichment(context, request, ctx.requestId) };
     },
-    ...eventLog.eventHandlers(context),
+    ...eventLog.eventHandlers(context), ...webhookEndpointHandlers(context),
   };
 
   const registration: ServiceRegistration<typeof CommunitiesServiceDefinition> = {
@@ -187,7 +188,7 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
       scanMembers: ['service'],
       indexEnrichedMembers: ['service'],
       applyOwnEnrichment: ['service'],
-      ...eventLog.EVENT_ACCESS,
+      ...eventLog.EVENT_ACCESS, ...WEBHOOK_ENDPOINT_ACCESS,
     },
     // A bulk add answers each item on its own: an item's unstorable text rejects that item (add-members.ts).
     itemized: { addMembers: 'members' },

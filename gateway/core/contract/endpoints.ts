@@ -16,6 +16,15 @@ import {
 } from './enrichment.js';
 import { CommunityPage, CommunitySummary, discoveryEndpoints, RunPage } from './discovery.js';
 import { Event, EventPage, eventEndpoints, EventType } from './events.js';
+import {
+  CreateWebhookEndpointRequest,
+  DeletedWebhookEndpoint,
+  UpdateWebhookEndpointRequest,
+  WebhookEndpoint,
+  webhookEndpointEndpoints,
+  WebhookEndpointList,
+  WebhookEndpointWithSecret,
+} from './webhook-endpoints.js';
 import { getMeEndpoint, getOwnProfileEndpoint, MeResponse, OwnProfile } from './me.js';
 import {
   AddMemberItem,
@@ -72,6 +81,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...discoveryEndpoints,
   // Events, added within v1 (docs/WEBHOOKS.md).
   ...eventEndpoints,
+  ...webhookEndpointEndpoints,
   openapiEndpoint,
 ];
 
@@ -124,5 +134,11 @@ export const COMPONENTS: readonly ComponentSpec[] = [
   { name: 'EventType', schema: EventType, side: 'both' },
   { name: 'Event', schema: Event, side: 'response' },
   { name: 'EventPage', schema: EventPage, side: 'response' },
+  { name: 'CreateWebhookEndpointRequest', schema: CreateWebhookEndpointRequest, side: 'request' },
+  { name: 'UpdateWebhookEndpointRequest', schema: UpdateWebhookEndpointRequest, side: 'request' },
+  { name: 'WebhookEndpoint', schema: WebhookEndpoint, side: 'response' },
+  { name: 'WebhookEndpointWithSecret', schema: WebhookEndpointWithSecret, side: 'response' },
+  { name: 'WebhookEndpointList', schema: WebhookEndpointList, side: 'response' },
+  { name: 'DeletedWebhookEndpoint', schema: DeletedWebhookEndpoint, side: 'response' },
   { name: 'OpenApiDocument', schema: OpenApiDocument, side: 'response' },
 ];

@@ -212,7 +212,7 @@ const LIFECYCLE_HEADERS: ResponseHeaderName[] = ['Deprecation', 'Sunset', 'Link'
 // Endpoint descriptions
 // ---------------------------------------------------------------------------------------------
 
-export type Method = 'GET' | 'POST' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 export interface ResponseSpec {
   description: string;

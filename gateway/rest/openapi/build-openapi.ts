@@ -246,7 +246,7 @@ function operation(endpoint: Endpoint, schemas: JsonObject, inlined: Set<string>
   };
 }
 
-const METHOD_ORDER = ['GET', 'POST', 'DELETE'] as const;
+const METHOD_ORDER = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
 
 function paths(schemas: JsonObject, inlined: Set<string>): JsonObject {
   const byPath = new Map<string, Endpoint[]>();

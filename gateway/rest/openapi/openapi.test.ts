@@ -39,6 +39,12 @@ const ADDED_IN_V1: { method: string; path: string; scope: string | null }[] = [
   { method: 'get', path: '/v1/me/enrich/runs', scope: 'self:enrich' },
   { method: 'get', path: '/v1/events', scope: 'webhooks:read' },
   { method: 'get', path: '/v1/events/{event_id}', scope: 'webhooks:read' },
+  { method: 'post', path: '/v1/webhook_endpoints', scope: 'webhooks:write' },
+  { method: 'get', path: '/v1/webhook_endpoints', scope: 'webhooks:read' },
+  { method: 'get', path: '/v1/webhook_endpoints/{endpoint_id}', scope: 'webhooks:read' },
+  { method: 'patch', path: '/v1/webhook_endpoints/{endpoint_id}', scope: 'webhooks:write' },
+  { method: 'delete', path: '/v1/webhook_endpoints/{endpoint_id}', scope: 'webhooks:write' },
+  { method: 'post', path: '/v1/webhook_endpoints/{endpoint_id}/rotate_secret', scope: 'webhooks:write' },
 ];
 
 type Operation = JsonObject & { responses: Record<string, JsonObject>; parameters: JsonObject[] };
@@ -101,7 +107,7 @@ describe('OpenAPI document', () => {
       expect(document.servers).toEqual([expect.objectContaining({ url: '/' })]);
     });
 
-    it('has every endpoint of the specification table and the discovery and event endpoints added within v1, with method and scope, and nothing else', () => {
+    it('has every endpoint of the specification table and the discovery, event and webhook endpoints added within v1, with method and scope, and nothing else', () => {
       const documented = operations(document).map(({ method, path, op }) => ({ method, path, scope: op['x-required-scope'] }));
       const expected = [...SPEC_TABLE, ...ADDED_IN_V1];
       expect(documented).toEqual(expect.arrayContaining(expected));

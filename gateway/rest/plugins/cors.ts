@@ -6,7 +6,7 @@
 // which that plugin's preflight handling does not allow.
 import fp from 'fastify-plugin';
 
-export const ALLOWED_METHODS = 'GET, POST, DELETE, OPTIONS';
+export const ALLOWED_METHODS = 'GET, POST, PATCH, DELETE, OPTIONS';
 export const ALLOWED_REQUEST_HEADERS = 'Authorization, X-API-Key, Content-Type, Idempotency-Key, X-Request-Id';
 export const EXPOSED_HEADERS = [
   'X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'RateLimit',

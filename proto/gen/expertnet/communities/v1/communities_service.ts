@@ -733,6 +733,83 @@ export interface RecordEventsResponse {
   recorded: number;
 }
 
+export interface WebhookEndpoint {
+  /** we_… */
+  id: string;
+  url: string;
+  /** Event types it receives. */
+  events: string[];
+  description?:
+    | string
+    | undefined;
+  /** enabled or disabled. */
+  status: string;
+  createdAt:
+    | string
+    | undefined;
+  /** whsec_…: set only in the answers of Create and RotateWebhookSecret. */
+  secret?: string | undefined;
+}
+
+export interface CreateWebhookEndpointRequest {
+  url: string;
+  events: string[];
+  description?: string | undefined;
+}
+
+export interface CreateWebhookEndpointResponse {
+  endpoint: WebhookEndpoint | undefined;
+}
+
+export interface ListWebhookEndpointsRequest {
+}
+
+export interface ListWebhookEndpointsResponse {
+  /** Newest first. */
+  endpoints: WebhookEndpoint[];
+}
+
+export interface GetWebhookEndpointRequest {
+  endpointId: string;
+}
+
+export interface GetWebhookEndpointResponse {
+  endpoint: WebhookEndpoint | undefined;
+}
+
+export interface DeleteWebhookEndpointRequest {
+  endpointId: string;
+}
+
+export interface RotateWebhookSecretRequest {
+  endpointId: string;
+}
+
+export interface RotateWebhookSecretResponse {
+  endpoint: WebhookEndpoint | undefined;
+}
+
+export interface UpdateWebhookEndpointRequest {
+  endpointId: string;
+  /** Each field set is changed; unset fields are kept. */
+  url?:
+    | string
+    | undefined;
+  /** Set update_events to replace the event types with `events`. */
+  updateEvents: boolean;
+  events: string[];
+  description?: string | undefined;
+  status?: string | undefined;
+}
+
+export interface UpdateWebhookEndpointResponse {
+  endpoint: WebhookEndpoint | undefined;
+}
+
+export interface DeleteWebhookEndpointResponse {
+  endpointId: string;
+}
+
 function createBaseCommunity(): Community {
   return { id: "", name: "", billingOwner: undefined, archived: false, apiWrites: false, createdAt: undefined };
 }
@@ -8274,6 +8351,1124 @@ export const RecordEventsResponse: MessageFns<RecordEventsResponse> = {
   },
 };
 
+function createBaseWebhookEndpoint(): WebhookEndpoint {
+  return { id: "", url: "", events: [], description: undefined, status: "", createdAt: undefined, secret: undefined };
+}
+
+export const WebhookEndpoint: MessageFns<WebhookEndpoint> = {
+  encode(message: WebhookEndpoint, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.url !== "") {
+      writer.uint32(18).string(message.url);
+    }
+    for (const v of message.events) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(34).string(message.description);
+    }
+    if (message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(50).fork()).join();
+    }
+    if (message.secret !== undefined) {
+      writer.uint32(58).string(message.secret);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookEndpoint {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookEndpoint();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.events.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WebhookEndpoint {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => globalThis.String(e)) : [],
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : undefined,
+      secret: isSet(object.secret) ? globalThis.String(object.secret) : undefined,
+    };
+  },
+
+  toJSON(message: WebhookEndpoint): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.events?.length) {
+      obj.events = message.events;
+    }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.secret !== undefined) {
+      obj.secret = message.secret;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WebhookEndpoint>): WebhookEndpoint {
+    return WebhookEndpoint.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WebhookEndpoint>): WebhookEndpoint {
+    const message = createBaseWebhookEndpoint();
+    message.id = object.id ?? "";
+    message.url = object.url ?? "";
+    message.events = object.events?.map((e) => e) || [];
+    message.description = object.description ?? undefined;
+    message.status = object.status ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.secret = object.secret ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateWebhookEndpointRequest(): CreateWebhookEndpointRequest {
+  return { url: "", events: [], description: undefined };
+}
+
+export const CreateWebhookEndpointRequest: MessageFns<CreateWebhookEndpointRequest> = {
+  encode(message: CreateWebhookEndpointRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    for (const v of message.events) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(26).string(message.description);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateWebhookEndpointRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateWebhookEndpointRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.events.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateWebhookEndpointRequest {
+    return {
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => globalThis.String(e)) : [],
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
+    };
+  },
+
+  toJSON(message: CreateWebhookEndpointRequest): unknown {
+    const obj: any = {};
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.events?.length) {
+      obj.events = message.events;
+    }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateWebhookEndpointRequest>): CreateWebhookEndpointRequest {
+    return CreateWebhookEndpointRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateWebhookEndpointRequest>): CreateWebhookEndpointRequest {
+    const message = createBaseCreateWebhookEndpointRequest();
+    message.url = object.url ?? "";
+    message.events = object.events?.map((e) => e) || [];
+    message.description = object.description ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateWebhookEndpointResponse(): CreateWebhookEndpointResponse {
+  return { endpoint: undefined };
+}
+
+export const CreateWebhookEndpointResponse: MessageFns<CreateWebhookEndpointResponse> = {
+  encode(message: CreateWebhookEndpointResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpoint !== undefined) {
+      WebhookEndpoint.encode(message.endpoint, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateWebhookEndpointResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateWebhookEndpointResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpoint = WebhookEndpoint.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateWebhookEndpointResponse {
+    return { endpoint: isSet(object.endpoint) ? WebhookEndpoint.fromJSON(object.endpoint) : undefined };
+  },
+
+  toJSON(message: CreateWebhookEndpointResponse): unknown {
+    const obj: any = {};
+    if (message.endpoint !== undefined) {
+      obj.endpoint = WebhookEndpoint.toJSON(message.endpoint);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateWebhookEndpointResponse>): CreateWebhookEndpointResponse {
+    return CreateWebhookEndpointResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateWebhookEndpointResponse>): CreateWebhookEndpointResponse {
+    const message = createBaseCreateWebhookEndpointResponse();
+    message.endpoint = (object.endpoint !== undefined && object.endpoint !== null)
+      ? WebhookEndpoint.fromPartial(object.endpoint)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListWebhookEndpointsRequest(): ListWebhookEndpointsRequest {
+  return {};
+}
+
+export const ListWebhookEndpointsRequest: MessageFns<ListWebhookEndpointsRequest> = {
+  encode(_: ListWebhookEndpointsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWebhookEndpointsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWebhookEndpointsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListWebhookEndpointsRequest {
+    return {};
+  },
+
+  toJSON(_: ListWebhookEndpointsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListWebhookEndpointsRequest>): ListWebhookEndpointsRequest {
+    return ListWebhookEndpointsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<ListWebhookEndpointsRequest>): ListWebhookEndpointsRequest {
+    const message = createBaseListWebhookEndpointsRequest();
+    return message;
+  },
+};
+
+function createBaseListWebhookEndpointsResponse(): ListWebhookEndpointsResponse {
+  return { endpoints: [] };
+}
+
+export const ListWebhookEndpointsResponse: MessageFns<ListWebhookEndpointsResponse> = {
+  encode(message: ListWebhookEndpointsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.endpoints) {
+      WebhookEndpoint.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWebhookEndpointsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWebhookEndpointsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpoints.push(WebhookEndpoint.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListWebhookEndpointsResponse {
+    return {
+      endpoints: globalThis.Array.isArray(object?.endpoints)
+        ? object.endpoints.map((e: any) => WebhookEndpoint.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListWebhookEndpointsResponse): unknown {
+    const obj: any = {};
+    if (message.endpoints?.length) {
+      obj.endpoints = message.endpoints.map((e) => WebhookEndpoint.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListWebhookEndpointsResponse>): ListWebhookEndpointsResponse {
+    return ListWebhookEndpointsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListWebhookEndpointsResponse>): ListWebhookEndpointsResponse {
+    const message = createBaseListWebhookEndpointsResponse();
+    message.endpoints = object.endpoints?.map((e) => WebhookEndpoint.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetWebhookEndpointRequest(): GetWebhookEndpointRequest {
+  return { endpointId: "" };
+}
+
+export const GetWebhookEndpointRequest: MessageFns<GetWebhookEndpointRequest> = {
+  encode(message: GetWebhookEndpointRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpointId !== "") {
+      writer.uint32(10).string(message.endpointId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWebhookEndpointRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWebhookEndpointRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpointId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetWebhookEndpointRequest {
+    return {
+      endpointId: isSet(object.endpointId)
+        ? globalThis.String(object.endpointId)
+        : isSet(object.endpoint_id)
+        ? globalThis.String(object.endpoint_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetWebhookEndpointRequest): unknown {
+    const obj: any = {};
+    if (message.endpointId !== "") {
+      obj.endpointId = message.endpointId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetWebhookEndpointRequest>): GetWebhookEndpointRequest {
+    return GetWebhookEndpointRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetWebhookEndpointRequest>): GetWebhookEndpointRequest {
+    const message = createBaseGetWebhookEndpointRequest();
+    message.endpointId = object.endpointId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetWebhookEndpointResponse(): GetWebhookEndpointResponse {
+  return { endpoint: undefined };
+}
+
+export const GetWebhookEndpointResponse: MessageFns<GetWebhookEndpointResponse> = {
+  encode(message: GetWebhookEndpointResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpoint !== undefined) {
+      WebhookEndpoint.encode(message.endpoint, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWebhookEndpointResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWebhookEndpointResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpoint = WebhookEndpoint.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetWebhookEndpointResponse {
+    return { endpoint: isSet(object.endpoint) ? WebhookEndpoint.fromJSON(object.endpoint) : undefined };
+  },
+
+  toJSON(message: GetWebhookEndpointResponse): unknown {
+    const obj: any = {};
+    if (message.endpoint !== undefined) {
+      obj.endpoint = WebhookEndpoint.toJSON(message.endpoint);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetWebhookEndpointResponse>): GetWebhookEndpointResponse {
+    return GetWebhookEndpointResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetWebhookEndpointResponse>): GetWebhookEndpointResponse {
+    const message = createBaseGetWebhookEndpointResponse();
+    message.endpoint = (object.endpoint !== undefined && object.endpoint !== null)
+      ? WebhookEndpoint.fromPartial(object.endpoint)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteWebhookEndpointRequest(): DeleteWebhookEndpointRequest {
+  return { endpointId: "" };
+}
+
+export const DeleteWebhookEndpointRequest: MessageFns<DeleteWebhookEndpointRequest> = {
+  encode(message: DeleteWebhookEndpointRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpointId !== "") {
+      writer.uint32(10).string(message.endpointId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteWebhookEndpointRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteWebhookEndpointRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpointId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteWebhookEndpointRequest {
+    return {
+      endpointId: isSet(object.endpointId)
+        ? globalThis.String(object.endpointId)
+        : isSet(object.endpoint_id)
+        ? globalThis.String(object.endpoint_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteWebhookEndpointRequest): unknown {
+    const obj: any = {};
+    if (message.endpointId !== "") {
+      obj.endpointId = message.endpointId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteWebhookEndpointRequest>): DeleteWebhookEndpointRequest {
+    return DeleteWebhookEndpointRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteWebhookEndpointRequest>): DeleteWebhookEndpointRequest {
+    const message = createBaseDeleteWebhookEndpointRequest();
+    message.endpointId = object.endpointId ?? "";
+    return message;
+  },
+};
+
+function createBaseRotateWebhookSecretRequest(): RotateWebhookSecretRequest {
+  return { endpointId: "" };
+}
+
+export const RotateWebhookSecretRequest: MessageFns<RotateWebhookSecretRequest> = {
+  encode(message: RotateWebhookSecretRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpointId !== "") {
+      writer.uint32(10).string(message.endpointId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateWebhookSecretRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateWebhookSecretRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpointId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateWebhookSecretRequest {
+    return {
+      endpointId: isSet(object.endpointId)
+        ? globalThis.String(object.endpointId)
+        : isSet(object.endpoint_id)
+        ? globalThis.String(object.endpoint_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RotateWebhookSecretRequest): unknown {
+    const obj: any = {};
+    if (message.endpointId !== "") {
+      obj.endpointId = message.endpointId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RotateWebhookSecretRequest>): RotateWebhookSecretRequest {
+    return RotateWebhookSecretRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RotateWebhookSecretRequest>): RotateWebhookSecretRequest {
+    const message = createBaseRotateWebhookSecretRequest();
+    message.endpointId = object.endpointId ?? "";
+    return message;
+  },
+};
+
+function createBaseRotateWebhookSecretResponse(): RotateWebhookSecretResponse {
+  return { endpoint: undefined };
+}
+
+export const RotateWebhookSecretResponse: MessageFns<RotateWebhookSecretResponse> = {
+  encode(message: RotateWebhookSecretResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpoint !== undefined) {
+      WebhookEndpoint.encode(message.endpoint, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateWebhookSecretResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateWebhookSecretResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpoint = WebhookEndpoint.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateWebhookSecretResponse {
+    return { endpoint: isSet(object.endpoint) ? WebhookEndpoint.fromJSON(object.endpoint) : undefined };
+  },
+
+  toJSON(message: RotateWebhookSecretResponse): unknown {
+    const obj: any = {};
+    if (message.endpoint !== undefined) {
+      obj.endpoint = WebhookEndpoint.toJSON(message.endpoint);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RotateWebhookSecretResponse>): RotateWebhookSecretResponse {
+    return RotateWebhookSecretResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RotateWebhookSecretResponse>): RotateWebhookSecretResponse {
+    const message = createBaseRotateWebhookSecretResponse();
+    message.endpoint = (object.endpoint !== undefined && object.endpoint !== null)
+      ? WebhookEndpoint.fromPartial(object.endpoint)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateWebhookEndpointRequest(): UpdateWebhookEndpointRequest {
+  return { endpointId: "", url: undefined, updateEvents: false, events: [], description: undefined, status: undefined };
+}
+
+export const UpdateWebhookEndpointRequest: MessageFns<UpdateWebhookEndpointRequest> = {
+  encode(message: UpdateWebhookEndpointRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpointId !== "") {
+      writer.uint32(10).string(message.endpointId);
+    }
+    if (message.url !== undefined) {
+      writer.uint32(18).string(message.url);
+    }
+    if (message.updateEvents !== false) {
+      writer.uint32(24).bool(message.updateEvents);
+    }
+    for (const v of message.events) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(42).string(message.description);
+    }
+    if (message.status !== undefined) {
+      writer.uint32(50).string(message.status);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateWebhookEndpointRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateWebhookEndpointRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpointId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.updateEvents = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.events.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateWebhookEndpointRequest {
+    return {
+      endpointId: isSet(object.endpointId)
+        ? globalThis.String(object.endpointId)
+        : isSet(object.endpoint_id)
+        ? globalThis.String(object.endpoint_id)
+        : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : undefined,
+      updateEvents: isSet(object.updateEvents)
+        ? globalThis.Boolean(object.updateEvents)
+        : isSet(object.update_events)
+        ? globalThis.Boolean(object.update_events)
+        : false,
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => globalThis.String(e)) : [],
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : undefined,
+    };
+  },
+
+  toJSON(message: UpdateWebhookEndpointRequest): unknown {
+    const obj: any = {};
+    if (message.endpointId !== "") {
+      obj.endpointId = message.endpointId;
+    }
+    if (message.url !== undefined) {
+      obj.url = message.url;
+    }
+    if (message.updateEvents !== false) {
+      obj.updateEvents = message.updateEvents;
+    }
+    if (message.events?.length) {
+      obj.events = message.events;
+    }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
+    if (message.status !== undefined) {
+      obj.status = message.status;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UpdateWebhookEndpointRequest>): UpdateWebhookEndpointRequest {
+    return UpdateWebhookEndpointRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateWebhookEndpointRequest>): UpdateWebhookEndpointRequest {
+    const message = createBaseUpdateWebhookEndpointRequest();
+    message.endpointId = object.endpointId ?? "";
+    message.url = object.url ?? undefined;
+    message.updateEvents = object.updateEvents ?? false;
+    message.events = object.events?.map((e) => e) || [];
+    message.description = object.description ?? undefined;
+    message.status = object.status ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateWebhookEndpointResponse(): UpdateWebhookEndpointResponse {
+  return { endpoint: undefined };
+}
+
+export const UpdateWebhookEndpointResponse: MessageFns<UpdateWebhookEndpointResponse> = {
+  encode(message: UpdateWebhookEndpointResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpoint !== undefined) {
+      WebhookEndpoint.encode(message.endpoint, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateWebhookEndpointResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateWebhookEndpointResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpoint = WebhookEndpoint.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateWebhookEndpointResponse {
+    return { endpoint: isSet(object.endpoint) ? WebhookEndpoint.fromJSON(object.endpoint) : undefined };
+  },
+
+  toJSON(message: UpdateWebhookEndpointResponse): unknown {
+    const obj: any = {};
+    if (message.endpoint !== undefined) {
+      obj.endpoint = WebhookEndpoint.toJSON(message.endpoint);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UpdateWebhookEndpointResponse>): UpdateWebhookEndpointResponse {
+    return UpdateWebhookEndpointResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateWebhookEndpointResponse>): UpdateWebhookEndpointResponse {
+    const message = createBaseUpdateWebhookEndpointResponse();
+    message.endpoint = (object.endpoint !== undefined && object.endpoint !== null)
+      ? WebhookEndpoint.fromPartial(object.endpoint)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteWebhookEndpointResponse(): DeleteWebhookEndpointResponse {
+  return { endpointId: "" };
+}
+
+export const DeleteWebhookEndpointResponse: MessageFns<DeleteWebhookEndpointResponse> = {
+  encode(message: DeleteWebhookEndpointResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpointId !== "") {
+      writer.uint32(10).string(message.endpointId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteWebhookEndpointResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteWebhookEndpointResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpointId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteWebhookEndpointResponse {
+    return {
+      endpointId: isSet(object.endpointId)
+        ? globalThis.String(object.endpointId)
+        : isSet(object.endpoint_id)
+        ? globalThis.String(object.endpoint_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteWebhookEndpointResponse): unknown {
+    const obj: any = {};
+    if (message.endpointId !== "") {
+      obj.endpointId = message.endpointId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteWebhookEndpointResponse>): DeleteWebhookEndpointResponse {
+    return DeleteWebhookEndpointResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteWebhookEndpointResponse>): DeleteWebhookEndpointResponse {
+    const message = createBaseDeleteWebhookEndpointResponse();
+    message.endpointId = object.endpointId ?? "";
+    return message;
+  },
+};
+
 /** Communities, profiles and memberships: reach, rosters, bulk add, erasure and write gating. */
 export type CommunitiesServiceDefinition = typeof CommunitiesServiceDefinition;
 export const CommunitiesServiceDefinition = {
@@ -8578,6 +9773,68 @@ export const CommunitiesServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Webhook endpoints (docs/WEBHOOKS.md): each belongs to the owner of the credential that made it
+     * (a user, or a legacy key's organization) and is managed by any credential of that owner
+     * (webhooks:write; reads webhooks:read). The secret is answered by Create and RotateWebhookSecret only.
+     * @public
+     */
+    createWebhookEndpoint: {
+      name: "CreateWebhookEndpoint",
+      requestType: CreateWebhookEndpointRequest as typeof CreateWebhookEndpointRequest,
+      requestStream: false,
+      responseType: CreateWebhookEndpointResponse as typeof CreateWebhookEndpointResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** @public */
+    listWebhookEndpoints: {
+      name: "ListWebhookEndpoints",
+      requestType: ListWebhookEndpointsRequest as typeof ListWebhookEndpointsRequest,
+      requestStream: false,
+      responseType: ListWebhookEndpointsResponse as typeof ListWebhookEndpointsResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** @public */
+    getWebhookEndpoint: {
+      name: "GetWebhookEndpoint",
+      requestType: GetWebhookEndpointRequest as typeof GetWebhookEndpointRequest,
+      requestStream: false,
+      responseType: GetWebhookEndpointResponse as typeof GetWebhookEndpointResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** @public */
+    updateWebhookEndpoint: {
+      name: "UpdateWebhookEndpoint",
+      requestType: UpdateWebhookEndpointRequest as typeof UpdateWebhookEndpointRequest,
+      requestStream: false,
+      responseType: UpdateWebhookEndpointResponse as typeof UpdateWebhookEndpointResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** @public */
+    deleteWebhookEndpoint: {
+      name: "DeleteWebhookEndpoint",
+      requestType: DeleteWebhookEndpointRequest as typeof DeleteWebhookEndpointRequest,
+      requestStream: false,
+      responseType: DeleteWebhookEndpointResponse as typeof DeleteWebhookEndpointResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * A new secret; the old one keeps signing beside it for 24 hours.
+     * @public
+     */
+    rotateWebhookSecret: {
+      name: "RotateWebhookSecret",
+      requestType: RotateWebhookSecretRequest as typeof RotateWebhookSecretRequest,
+      requestStream: false,
+      responseType: RotateWebhookSecretResponse as typeof RotateWebhookSecretResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -8751,6 +10008,44 @@ export interface CommunitiesServiceImplementation<CallContextExt = {}> {
     request: RecordEventsRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<RecordEventsResponse>>;
+  /**
+   * Webhook endpoints (docs/WEBHOOKS.md): each belongs to the owner of the credential that made it
+   * (a user, or a legacy key's organization) and is managed by any credential of that owner
+   * (webhooks:write; reads webhooks:read). The secret is answered by Create and RotateWebhookSecret only.
+   * @public
+   */
+  createWebhookEndpoint(
+    request: CreateWebhookEndpointRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<CreateWebhookEndpointResponse>>;
+  /** @public */
+  listWebhookEndpoints(
+    request: ListWebhookEndpointsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListWebhookEndpointsResponse>>;
+  /** @public */
+  getWebhookEndpoint(
+    request: GetWebhookEndpointRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<GetWebhookEndpointResponse>>;
+  /** @public */
+  updateWebhookEndpoint(
+    request: UpdateWebhookEndpointRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<UpdateWebhookEndpointResponse>>;
+  /** @public */
+  deleteWebhookEndpoint(
+    request: DeleteWebhookEndpointRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<DeleteWebhookEndpointResponse>>;
+  /**
+   * A new secret; the old one keeps signing beside it for 24 hours.
+   * @public
+   */
+  rotateWebhookSecret(
+    request: RotateWebhookSecretRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RotateWebhookSecretResponse>>;
 }
 
 export interface CommunitiesServiceClient<CallOptionsExt = {}> {
@@ -8923,6 +10218,44 @@ export interface CommunitiesServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<RecordEventsRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<RecordEventsResponse>;
+  /**
+   * Webhook endpoints (docs/WEBHOOKS.md): each belongs to the owner of the credential that made it
+   * (a user, or a legacy key's organization) and is managed by any credential of that owner
+   * (webhooks:write; reads webhooks:read). The secret is answered by Create and RotateWebhookSecret only.
+   * @public
+   */
+  createWebhookEndpoint(
+    request: DeepPartial<CreateWebhookEndpointRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<CreateWebhookEndpointResponse>;
+  /** @public */
+  listWebhookEndpoints(
+    request: DeepPartial<ListWebhookEndpointsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListWebhookEndpointsResponse>;
+  /** @public */
+  getWebhookEndpoint(
+    request: DeepPartial<GetWebhookEndpointRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<GetWebhookEndpointResponse>;
+  /** @public */
+  updateWebhookEndpoint(
+    request: DeepPartial<UpdateWebhookEndpointRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<UpdateWebhookEndpointResponse>;
+  /** @public */
+  deleteWebhookEndpoint(
+    request: DeepPartial<DeleteWebhookEndpointRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<DeleteWebhookEndpointResponse>;
+  /**
+   * A new secret; the old one keeps signing beside it for 24 hours.
+   * @public
+   */
+  rotateWebhookSecret(
+    request: DeepPartial<RotateWebhookSecretRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RotateWebhookSecretResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

@@ -1,0 +1,132 @@
+// Webhook endpoints (docs/WEBHOOKS.md): an endpoint belongs to the owner of the credential that made
+// it — the user behind a personal key, or a legacy key's organization — and any credential of that
+// owner manages it (webhooks:write) or reads it (webhooks:read); another owner's is not found. The
+// secret (whsec_…, the Standard Webhooks form) is answered at creation and rotation only; after a
+// rotation the previous secret keeps signing beside the new one for 24 hours.
+import { randomBytes } from 'node:crypto';
+import { OwnerType, type Caller } from '../../proto/gen/expertnet/common/v1/common.js';
+import type {
+  CreateWebhookEndpointRequest,
+  GetWebhookEndpointRequest,
+  UpdateWebhookEndpointRequest,
+  WebhookEndpoint,
+} from '../../proto/gen/expertnet/communities/v1/communities_service.js';
+import { isEventType } from '../kit/event-types.js';
+import { domainError } from '../kit/grpc/errors.js';
+import { requireCaller } from '../kit/grpc/require-caller.js';
+import type { ServiceContext } from '../kit/grpc/server.js';
+import { newId } from '../kit/ids.js';
+import type { CommunitiesContext } from './communities-context.js';
+import { createWebhookEndpointsRepository, type EndpointOwner, type EndpointRow } from './webhook-endpoints.repository.js';
+
+export const URL_MAX = 2048;
+export const DESCRIPTION_MAX = 500;
+/** Hours the previous secret keeps signing after a rotation. */
+export const ROTATION_OVERLAP_HOURS = 24;
+
+function ownerOf(caller: Caller): EndpointOwner {
+  if (caller.owner?.type === OwnerType.OWNER_TYPE_ORGANIZATION) return { type: 'organization', id: caller.owner.id };
+  if (!caller.userId) throw domainError('forbidden', 'this credential has no owner to keep webhook endpoints for');
+  return { type: 'user', id: caller.userId };
+}
+
+/** An https URL without credentials or fragment; anything else is 400 naming `url`. */
+function checkedUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw domainError('invalid_request', 'url: not an absolute URL');
+  }
+  if (value.length > URL_MAX) throw domainError('invalid_request', `url: longer than ${URL_MAX} characters`);
+  if (url.protocol !== 'https:') throw domainError('invalid_request', 'url: must be an https URL');
+  if (url.username || url.password) throw domainError('invalid_request', 'url: must not carry a user name or password');
+  if (url.hash) throw domainError('invalid_request', 'url: must not carry a fragment');
+  return url.toString();
+}
+
+function checkedEvents(events: string[]): string[] {
+  if (events.length === 0) throw domainError('invalid_request', 'events: name at least one event type');
+  const unknown = events.find((e) => !isEventType(e));
+  if (unknown !== undefined) throw domainError('invalid_request', 'events: not an event type');
+  return [...new Set(events)];
+}
+
+function checkedDescription(description: string | undefined): string | undefined {
+  if (description !== undefined && description.length > DESCRIPTION_MAX) throw domainError('invalid_request', `description: longer than ${DESCRIPTION_MAX} characters`);
+  return description;
+}
+
+const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+
+function toEndpoint(row: EndpointRow, withSecret = false): WebhookEndpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    description: row.description ?? undefined,
+    status: row.status,
+    createdAt: row.created_at.toISOString(),
+    secret: withSecret ? row.secret : undefined,
+  };
+}
+
+function found(row: EndpointRow | undefined, id: string): EndpointRow {
+  if (!row) throw domainError('not_found', `webhook endpoint ${id} not found`);
+  return row;
+}
+
+export function webhookEndpointHandlers(context: CommunitiesContext) {
+  const repo = createWebhookEndpointsRepository(context.deps.db);
+  const owner = (ctx: ServiceContext, scope: 'webhooks:read' | 'webhooks:write') => ownerOf(requireCaller(ctx, scope));
+  return {
+    async createWebhookEndpoint(request: CreateWebhookEndpointRequest, ctx: ServiceContext) {
+      const who = owner(ctx, 'webhooks:write');
+      const row = await repo.insert(who, {
+        id: newId('we'),
+        url: checkedUrl(request.url),
+        events: checkedEvents(request.events),
+        description: checkedDescription(request.description) ?? null,
+        secret: newSecret(),
+      });
+      return { endpoint: toEndpoint(row, true) };
+    },
+    async listWebhookEndpoints(_request: unknown, ctx: ServiceContext) {
+      return { endpoints: (await repo.list(owner(ctx, 'webhooks:read'))).map((row) => toEndpoint(row)) };
+    },
+    async getWebhookEndpoint(request: GetWebhookEndpointRequest, ctx: ServiceContext) {
+      return { endpoint: toEndpoint(found(await repo.find(owner(ctx, 'webhooks:read'), request.endpointId), request.endpointId)) };
+    },
+    async updateWebhookEndpoint(request: UpdateWebhookEndpointRequest, ctx: ServiceContext) {
+      const who = owner(ctx, 'webhooks:write');
+      if (request.status !== undefined && request.status !== 'enabled' && request.status !== 'disabled') {
+        throw domainError('invalid_request', 'status: must be enabled or disabled');
+      }
+      const row = await repo.update(who, request.endpointId, {
+        url: request.url === undefined ? undefined : checkedUrl(request.url),
+        events: request.updateEvents ? checkedEvents(request.events) : undefined,
+        description: checkedDescription(request.description),
+        status: request.status,
+      });
+      return { endpoint: toEndpoint(found(row, request.endpointId)) };
+    },
+    async deleteWebhookEndpoint(request: GetWebhookEndpointRequest, ctx: ServiceContext) {
+      if (!(await repo.remove(owner(ctx, 'webhooks:write'), request.endpointId))) found(undefined, request.endpointId);
+      return { endpointId: request.endpointId };
+    },
+    async rotateWebhookSecret(request: GetWebhookEndpointRequest, ctx: ServiceContext) {
+      const row = await repo.rotate(owner(ctx, 'webhooks:write'), request.endpointId, newSecret(), ROTATION_OVERLAP_HOURS);
+      return { endpoint: toEndpoint(found(row, request.endpointId), true) };
+    },
+  };
+}
+
+/** Who may call them: end users, through the edge or directly. */
+export const WEBHOOK_ENDPOINT_ACCESS = {
+  createWebhookEndpoint: ['caller', 'direct'],
+  listWebhookEndpoints: ['caller', 'direct'],
+  getWebhookEndpoint: ['caller', 'direct'],
+  updateWebhookEndpoint: ['caller', 'direct'],
+  deleteWebhookEndpoint: ['caller', 'direct'],
+  rotateWebhookSecret: ['caller', 'direct'],
+} as const;
