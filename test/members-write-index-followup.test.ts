@@ -1,5 +1,6 @@
 // A bulk add is recorded whole even when a fault strikes after the roster write: the search service
-// runs in its own gRPC server over its own store, as in a multi-process deployment, and is really
+// runs in its own gRPC server over its own store, as in a multi-process deployment (over mutual
+// TLS, the services knowing each other by their certificates), and is really
 // stopped before the add. The add still answers its per-item results and the people are in the
 // roster; their search documents are owed by follow-ups written with the memberships, and once search
 // is back the communities sweeper indexes them, so a search finds them. An erasure made while the
@@ -9,7 +10,12 @@ import { createCommunitiesContext } from '../services/communities/communities-co
 import { startTaskSweeper } from '../services/communities/task-sweeper.js';
 import { createSearchService } from '../services/search/search.service.js';
 import type { Database } from '../services/kit/db/database.js';
-import { TokenSigner, TokenVerifier } from '../services/kit/grpc/caller-token.js';
+import { TokenVerifier } from '../services/kit/grpc/caller-token.js';
+import { readGrpcTls } from '../services/kit/tls.js';
+import { localCertificate } from '../deploy/launcher/grpc-tls.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ServiceClients } from '../services/kit/grpc/client.js';
 import { startGrpcServer, type RunningGrpcServer } from '../services/kit/grpc/server.js';
 import { createLogger } from '../services/kit/logger.js';
@@ -27,6 +33,9 @@ const silent = createLogger('silent');
 
 describe.each(storeNames())('bulk add indexing after a fault, search in its own server, on %s', (store) => {
   const secrets = generateSecrets();
+  const tlsFolder = mkdtempSync(join(tmpdir(), 'en-index-followup-tls-'));
+  const searchCert = localCertificate(tlsFolder, 'search', ['localhost', '127.0.0.1']);
+  const systemCert = localCertificate(tlsFolder, 'gateway+mcp+identity+communities+enrichment+billing', ['localhost', '127.0.0.1']);
   let searchStore: { db: Database; close(): Promise<void> };
   let sys: TestSystem;
   let clients: ServiceClients | undefined;
@@ -36,9 +45,10 @@ describe.each(storeNames())('bulk add indexing after a fault, search in its own 
   async function startSearch(address: string) {
     const lazyClients = new Proxy({} as ServiceClients, { get: (_t, name) => (clients as unknown as Record<string | symbol, unknown>)[name] });
     const service = createSearchService({
-      db: searchStore.db, clients: lazyClients, signer: new TokenSigner(secrets), deadlineMs: 10_000, logger: silent,
+      db: searchStore.db, clients: lazyClients, deadlineMs: 10_000, logger: silent,
     });
-    const server = await startGrpcServer({ address, services: [service.registration], verifier: new TokenVerifier(secrets), logger: silent });
+    // Over mutual TLS, as between processes: the services know each other by their certificates.
+    const server = await startGrpcServer({ address, services: [service.registration], verifier: new TokenVerifier(secrets), logger: silent, tls: readGrpcTls(searchCert) });
     return {
       server,
       async stop() {
@@ -62,6 +72,7 @@ describe.each(storeNames())('bulk add indexing after a fault, search in its own 
         OPERATOR_TOKEN_PUBLIC_KEY: secrets.operatorTokenPublicKey,
         ROLES: 'gateway,mcp,identity,communities,enrichment,billing',
         SEARCH_GRPC_ADDR: search.server.address,
+        GRPC_TLS_CA_FILE: systemCert.caFile, GRPC_TLS_CERT_FILE: systemCert.certFile, GRPC_TLS_KEY_FILE: systemCert.keyFile,
       },
     });
     clients = sys.clients;

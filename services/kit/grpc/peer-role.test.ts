@@ -85,7 +85,7 @@ describe('the door of a service over mutual TLS', () => {
   });
 
   it("refuses a call without a token from an edge role's or an internal team's certificate: UNAUTHENTICATED", async () => {
-    for (const name of ['gateway', 'mcp', 'operator', 'team-analytics', 'search+gateway']) {
+    for (const name of ['gateway', 'mcp', 'gateway+mcp', 'operator', 'team-analytics', 'search+team-analytics']) {
       const error = await failure(clientsOf(tlsServer.address, tlsAs(name)).billing.getWallet({ owner: wallet }, bare()));
       expect(error.code, name).toBe(Status.UNAUTHENTICATED);
     }
@@ -115,9 +115,10 @@ describe('the door of a service over mutual TLS', () => {
 });
 
 describe('which certificate names a service', () => {
-  it('names of service roles only, one or several joined by +', () => {
+  it('names of roles only, one or several joined by +, some of them services: those services', () => {
     expect(serviceOfCertificateName('search')).toBe('search');
     expect(serviceOfCertificateName('identity+billing')).toBe('identity+billing');
-    for (const name of ['gateway', 'mcp', 'operator', 'identity+gateway', 'Search', '', undefined]) expect(serviceOfCertificateName(name), String(name)).toBeUndefined();
+    expect(serviceOfCertificateName('gateway+mcp+identity+billing')).toBe('identity+billing');
+    for (const name of ['gateway', 'mcp', 'gateway+mcp', 'operator', 'identity+team', 'Search', '', undefined]) expect(serviceOfCertificateName(name), String(name)).toBeUndefined();
   });
 });
