@@ -15,7 +15,7 @@ import { recordDelegatedCharge } from '../services/billing/funding-consumption.j
 import { PAYER_SOURCES } from '../services/billing/resolve-payer.js';
 import type { Database } from '../services/kit/db/database.js';
 import { ownerTypes } from '../services/kit/enums.js';
-import { TokenSigner, TokenVerifier } from '../services/kit/grpc/caller-token.js';
+import { TokenVerifier } from '../services/kit/grpc/caller-token.js';
 import { callAs, type ServiceClients } from '../services/kit/grpc/client.js';
 import { readRemoteError } from '../services/kit/grpc/errors.js';
 import type { Principal } from '../services/kit/grpc/principal.js';
@@ -25,6 +25,7 @@ import { generateSecrets } from '../services/kit/secrets.js';
 import { liveKey, testKey } from './helpers/keys.js';
 import { openTestDatabase, storeNames, type StoreName } from './helpers/stores.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
+import { splitTls } from './helpers/split-tls.js';
 
 const k = {
   ada: liveKey(), ada2: testKey(), bob: liveKey(), carol: liveKey(), dan: liveKey(), dan2: testKey(),
@@ -112,12 +113,10 @@ async function startSystemWithBilling(store: StoreName): Promise<{ sys: TestSyst
   });
   let server: RunningGrpcServer | undefined;
   try {
-    const billing = createBillingService({
-      db: billingStore.db, clients: lazyClients, signer: new TokenSigner(secrets),
-      deadlineMs: 10_000, logger, enforcement: false,
-    });
+    const billing = createBillingService({ db: billingStore.db, clients: lazyClients, deadlineMs: 10_000, logger, enforcement: false });
+    const tls = splitTls('billing', ['gateway', 'identity', 'communities', 'search', 'enrichment']);
     server = await startGrpcServer({
-      address: '127.0.0.1:0', services: [billing.registration], verifier: new TokenVerifier(secrets), logger,
+      address: '127.0.0.1:0', services: [billing.registration], verifier: new TokenVerifier(secrets), logger, tls: tls.serverTls,
     });
     const sys = await startTestSystem({
       store,
@@ -128,7 +127,7 @@ async function startSystemWithBilling(store: StoreName): Promise<{ sys: TestSyst
         CALLER_TOKEN_PUBLIC_KEY: secrets.callerTokenPublicKey,
         OPERATOR_TOKEN_PRIVATE_KEY: secrets.operatorTokenPrivateKey,
         OPERATOR_TOKEN_PUBLIC_KEY: secrets.operatorTokenPublicKey,
-        ROLES: 'gateway,identity,communities,search,enrichment',
+        ...tls.systemEnv,
         BILLING_GRPC_ADDR: server.address,
       },
     });

@@ -11,11 +11,7 @@ import { startTaskSweeper } from '../services/communities/task-sweeper.js';
 import { createSearchService } from '../services/search/search.service.js';
 import type { Database } from '../services/kit/db/database.js';
 import { TokenVerifier } from '../services/kit/grpc/caller-token.js';
-import { readGrpcTls } from '../services/kit/tls.js';
-import { localCertificate } from '../deploy/launcher/grpc-tls.js';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { splitTls } from './helpers/split-tls.js';
 import type { ServiceClients } from '../services/kit/grpc/client.js';
 import { startGrpcServer, type RunningGrpcServer } from '../services/kit/grpc/server.js';
 import { createLogger } from '../services/kit/logger.js';
@@ -33,9 +29,7 @@ const silent = createLogger('silent');
 
 describe.each(storeNames())('bulk add indexing after a fault, search in its own server, on %s', (store) => {
   const secrets = generateSecrets();
-  const tlsFolder = mkdtempSync(join(tmpdir(), 'en-index-followup-tls-'));
-  const searchCert = localCertificate(tlsFolder, 'search', ['localhost', '127.0.0.1']);
-  const systemCert = localCertificate(tlsFolder, 'gateway+mcp+identity+communities+enrichment+billing', ['localhost', '127.0.0.1']);
+  const tls = splitTls('search', ['gateway', 'mcp', 'identity', 'communities', 'enrichment', 'billing']);
   let searchStore: { db: Database; close(): Promise<void> };
   let sys: TestSystem;
   let clients: ServiceClients | undefined;
@@ -48,7 +42,7 @@ describe.each(storeNames())('bulk add indexing after a fault, search in its own 
       db: searchStore.db, clients: lazyClients, deadlineMs: 10_000, logger: silent,
     });
     // Over mutual TLS, as between processes: the services know each other by their certificates.
-    const server = await startGrpcServer({ address, services: [service.registration], verifier: new TokenVerifier(secrets), logger: silent, tls: readGrpcTls(searchCert) });
+    const server = await startGrpcServer({ address, services: [service.registration], verifier: new TokenVerifier(secrets), logger: silent, tls: tls.serverTls });
     return {
       server,
       async stop() {
@@ -70,9 +64,8 @@ describe.each(storeNames())('bulk add indexing after a fault, search in its own 
         CALLER_TOKEN_PUBLIC_KEY: secrets.callerTokenPublicKey,
         OPERATOR_TOKEN_PRIVATE_KEY: secrets.operatorTokenPrivateKey,
         OPERATOR_TOKEN_PUBLIC_KEY: secrets.operatorTokenPublicKey,
-        ROLES: 'gateway,mcp,identity,communities,enrichment,billing',
+        ...tls.systemEnv,
         SEARCH_GRPC_ADDR: search.server.address,
-        GRPC_TLS_CA_FILE: systemCert.caFile, GRPC_TLS_CERT_FILE: systemCert.certFile, GRPC_TLS_KEY_FILE: systemCert.keyFile,
       },
     });
     clients = sys.clients;
