@@ -13,7 +13,7 @@ import { bearer, request } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { payloadOf } from './helpers/oauth.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
-import { runAdminCli } from './helpers/admin-cli.js';
+import { runAdminCli, runAdminInProcess } from './helpers/admin-cli.js';
 
 
 const adaKey = liveKey();
@@ -105,10 +105,12 @@ describe('access token audiences: the MCP resource and the REST API', () => {
   });
 
   // --json: read as a script reads it. The operator's MCP_PORT is the port the server bound (it was started with 0).
-  const runCli = (args: string[]) => runAdminCli({ ...sys.env, MCP_PORT: new URL(mcpUrl).port }, [...args, '--json']);
+  // The first issue as a child process, as an operator runs it; the others through the same code in this process.
+  const childCli = (args: string[]) => runAdminCli({ ...sys.env, MCP_PORT: new URL(mcpUrl).port }, [...args, '--json']);
+  const runCli = (args: string[]) => runAdminInProcess({ ...sys.env, MCP_PORT: new URL(mcpUrl).port }, [...args, '--json']);
 
   it('admin CLI: tokens issue --audience mcp prints a token that works on MCP and not on REST', async () => {
-    const issued = await runCli(['tokens', 'issue', '--user', 'u_ada', '--scopes', 'profile:read', '--client', 'cli-mcp', '--audience', 'mcp']);
+    const issued = await childCli(['tokens', 'issue', '--user', 'u_ada', '--scopes', 'profile:read', '--client', 'cli-mcp', '--audience', 'mcp']);
     expect(issued.stderr).toBe('');
     expect(issued.code).toBe(0);
     const out = JSON.parse(issued.stdout) as { access_token: string; grant_id: string };

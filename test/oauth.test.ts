@@ -20,7 +20,7 @@ import {
 } from './helpers/oauth.js';
 import { storeNames } from './helpers/stores.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
-import { runAdminCli, type CliResult } from './helpers/admin-cli.js';
+import { runAdminCli, runAdminInProcess, type CliResult } from './helpers/admin-cli.js';
 
 
 const adaKey = liveKey();
@@ -47,9 +47,12 @@ async function expectUnauthorized(sys: TestSystem, token: string, headers: Recor
   expect(JSON.stringify(res.body)).not.toContain(token);
 }
 
-/** The admin CLI with --json (read as a script reads it: the API's names and values). */
-function runCli(sys: TestSystem, args: string[]): Promise<CliResult> {
-  return runAdminCli(sys.env, [...args, '--json']);
+/**
+ * The admin CLI with --json (read as a script reads it: the API's names and values): through the
+ * CLI's code in this process, or as a child process (`child`), as an operator runs it.
+ */
+function runCli(sys: TestSystem, args: string[], { child = false } = {}): Promise<CliResult> {
+  return (child ? runAdminCli : runAdminInProcess)(sys.env, [...args, '--json']);
 }
 
 describe.each(storeNames())('OAuth access tokens, local issuer, on %s', (store) => {
@@ -124,7 +127,7 @@ describe.each(storeNames())('OAuth access tokens, local issuer, on %s', (store) 
   });
 
   it('admin CLI: tokens issue prints a working token; tokens list shows the grant; tokens revoke ends it', async () => {
-    const issued = await runCli(sys, ['tokens', 'issue', '--user', 'u_ada', '--scopes', 'search:read,profile:read', '--client', 'cli-test', '--ttl', '120']);
+    const issued = await runCli(sys, ['tokens', 'issue', '--user', 'u_ada', '--scopes', 'search:read,profile:read', '--client', 'cli-test', '--ttl', '120'], { child: true });
     expect(issued.stderr).toBe('');
     expect(issued.code).toBe(0);
     const out = JSON.parse(issued.stdout);
