@@ -24,7 +24,7 @@ import type { EnrichmentContext } from './enrichment-context.js';
 import { depthName } from './enrichment-messages.js';
 import type { Depth } from './pipeline/index.js';
 import { chargeOperation, scanMembers } from './run-effects.js';
-import { runPage } from './run-polls.js';
+import { runPage } from './run-page.js';
 import { createRunsRepository, DEPTH_ORDER, depthsFrom, type NewItem, type NewRun, type RunRow } from './runs.repository.js';
 
 export const WORKFLOW_KEY = 'smart_enrich';
@@ -201,7 +201,7 @@ export async function startCommunityRun(context: EnrichmentContext, caller: Call
   const outcome = await startOrEstimate(context.deps, caller, request, ctx).catch(relayOrUnavailable);
   if ('estimate' in outcome) return outcome;
   context.deps.logger.info({ requestId, runId: outcome.run.id, depth: outcome.run.depth, eligible: outcome.eligibleCount }, 'enrichment run started');
-  const { run } = await runPage(context, outcome.run);
+  const { run } = await runPage(context.runs, outcome.run);
   context.kick(outcome.run.id);
   return { run, eligibleCount: outcome.eligibleCount };
 }

@@ -1,27 +1,16 @@
 // The runs' events (docs/WEBHOOKS.md): a run's end writes enrichment_run.* or
 // self_enrichment_run.* to enrichment.event_outbox in the same statement (ENRICHMENT_RUNS.events);
-// this relay sends them, each with the run as its poll shows it, to the event log the communities
-// service keeps: a community run's visible to credentials reaching its community, a self run's to
-// its person.
+// this relay sends them, each with the run as its poll shows it (built by run-page.ts, as the poll's
+// answer is), to the event log the communities service keeps: a community run's visible to
+// credentials reaching its community, a self run's to its person.
 import type { RecordedEvent } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { createOutboxRelay, type OutboxRow } from '../kit/events/outbox.js';
 import { asService } from '../kit/grpc/acting.js';
 import type { ServiceDeps } from '../kit/service-deps.js';
-import type { GetRunResponse } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
-import { toItem, toRun } from './enrichment-messages.js';
-import { createRunsRepository, type RunRow, type RunsRepository } from './runs.repository.js';
+import { runPage } from './run-page.js';
+import { createRunsRepository } from './runs.repository.js';
 
 type Deps = Pick<ServiceDeps, 'db' | 'clients' | 'deadlineMs' | 'logger'>;
-
-/** People a run's event lists, as its first poll page does (run-polls.ts). */
-const EVENT_ITEMS = 100;
-
-/** The run as its first poll page shows it. */
-async function pollOf(runs: RunsRepository, run: RunRow): Promise<GetRunResponse> {
-  const [counts, people] = await Promise.all([runs.counts(run.id), runs.items(run.id, '', EVENT_ITEMS)]);
-  const last = people.length === EVENT_ITEMS ? people[people.length - 1]!.profile_id : '';
-  return { run: toRun(run, counts), items: people.map(toItem), nextItemsAfter: last };
-}
 
 export function createRunEventRelay(deps: Deps) {
   const runs = createRunsRepository(deps.db);
@@ -34,7 +23,7 @@ export function createRunEventRelay(deps: Deps) {
       for (const row of rows) {
         const run = await runs.find(row.subject_id);
         if (!run) continue;
-        const event = { id: row.id, type: row.type, createdAt: row.created_at.toISOString(), run: await pollOf(runs, run) };
+        const event = { id: row.id, type: row.type, createdAt: row.created_at.toISOString(), run: await runPage(runs, run) };
         events.push({ event, credentialId: '', userId: run.kind === 'self' ? (run.user_id ?? '') : '', communityId: run.community_id ?? '' });
       }
       return events;

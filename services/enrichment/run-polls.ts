@@ -1,27 +1,12 @@
-// A run as its poll shows it (docs/ENRICHMENT.md): the run with its counts and a page of its
-// items — the answer of every run handler — and the fence of a poll: a community's run within the
-// caller's live read reach, a self run to the person it is about.
+// A run's poll (docs/ENRICHMENT.md): the run as run-page.ts builds it, behind the fence of a poll:
+// a community's run within the caller's live read reach, a self run to the person it is about.
 import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { GetRunRequest, GetRunResponse } from '../../proto/gen/expertnet/enrichment/v1/enrichment_service.js';
 import { domainError } from '../kit/grpc/errors.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
 import type { EnrichmentContext } from './enrichment-context.js';
-import { toItem, toRun } from './enrichment-messages.js';
 import { requireReadReach } from './read-reach.js';
-import type { RunRow } from './runs.repository.js';
-
-/** Items listed per poll. */
-const ITEMS_PAGE = 100;
-
-/** The run with its counts, and its items after `itemsAfter` (a profile id; '' from the start). */
-export async function runPage(context: EnrichmentContext, row: RunRow, itemsAfter = ''): Promise<GetRunResponse> {
-  const [counts, items] = await Promise.all([context.runs.counts(row.id), context.runs.items(row.id, itemsAfter, ITEMS_PAGE)]);
-  return {
-    run: toRun(row, counts),
-    items: items.map(toItem),
-    nextItemsAfter: items.length === ITEMS_PAGE ? items[items.length - 1]!.profile_id : '',
-  };
-}
+import { runPage } from './run-page.js';
 
 /** A poll: with a community, that community's run (enrich:read); without, the caller's own (self:enrich). */
 export async function getRun(context: EnrichmentContext, caller: Caller, request: GetRunRequest, ctx: ServiceContext): Promise<GetRunResponse> {
@@ -35,5 +20,5 @@ export async function getRun(context: EnrichmentContext, caller: Caller, request
     // Fenced to the caller: another person's run is not found.
     throw domainError('not_found', `run ${request.runId} not found`);
   }
-  return runPage(context, row, request.itemsAfter);
+  return runPage(context.runs, row, request.itemsAfter);
 }

@@ -7,7 +7,7 @@ import { asService } from '../kit/grpc/acting.js';
 import { domainError, readRemoteError, relayOrUnavailable } from '../kit/grpc/errors.js';
 import { newId } from '../kit/ids.js';
 import type { EnrichmentContext } from './enrichment-context.js';
-import { runPage } from './run-polls.js';
+import { runPage } from './run-page.js';
 import { SELF_DEPTH } from './run-worker.js';
 import { createRunsRepository } from './runs.repository.js';
 
@@ -51,7 +51,7 @@ export async function startSelfRun(context: EnrichmentContext, caller: Caller, r
   }
   deps.logger.info({ requestId, runId: row.id }, 'self-enrich run started');
   // The run as accepted (queued), whatever a worker has done with it since.
-  const { run } = await runPage(context, accepted);
+  const { run } = await runPage(context.runs, accepted);
   context.kick(row.id);
   return run;
 }
