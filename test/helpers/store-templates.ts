@@ -10,7 +10,7 @@
 //   temporary folder; each store is a new engine loaded from it (loadDataDir), which also skips
 //   the engine's own initdb.
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -99,15 +99,36 @@ function pgliteVersions(): string {
   return `${version('@electric-sql/pglite')}+${version('@electric-sql/pglite-pgvector')}`;
 }
 
+const DUMP_PREFIX = 'expertnet-pglite-migrated-';
+/** A dump no run has read for this long belongs to migrations long changed: it is removed. */
+const DUMP_UNUSED_MS = 24 * 3600_000;
+
+/** Removes the dumps of other migration sets that no run has read for a day. */
+function removeUnusedDumps(kept: string): void {
+  for (const name of readdirSync(tmpdir())) {
+    const path = join(tmpdir(), name);
+    if (!name.startsWith(DUMP_PREFIX) || path === kept) continue;
+    try {
+      if (Date.now() - statSync(path).mtimeMs > DUMP_UNUSED_MS) rmSync(path, { force: true });
+    } catch {
+      // Removed by another run meanwhile.
+    }
+  }
+}
+
 /** The dump of a migrated embedded store: read from its file, or migrated now and written there. */
 async function migratedPgliteDump(): Promise<Blob> {
   const hash = createHash('sha256').update(`${migrationsHash()} ${pgliteVersions()}`).digest('hex').slice(0, 16);
-  const file = join(tmpdir(), `expertnet-pglite-migrated-${hash}.tar`);
+  const file = join(tmpdir(), `${DUMP_PREFIX}${hash}.tar`);
+  let kept: Blob | undefined;
   try {
-    return new Blob([readFileSync(file)]);
+    kept = new Blob([readFileSync(file)]);
+    // Its time is when a run last read it (removeUnusedDumps).
+    utimesSync(file, new Date(), new Date());
   } catch {
-    // Not built yet on this machine: built below.
+    // Not built yet on this machine (built below), or removed just after it was read.
   }
+  if (kept) return kept;
   const engine = await createPglite('memory://');
   try {
     await migrateAll(pgliteDatabase(engine));
@@ -116,6 +137,7 @@ async function migratedPgliteDump(): Promise<Blob> {
     const aside = `${file}.${process.pid}`;
     writeFileSync(aside, Buffer.from(await dump.arrayBuffer()));
     renameSync(aside, file);
+    removeUnusedDumps(file);
     return dump;
   } finally {
     await engine.close();
