@@ -77,7 +77,7 @@ function counted(limiter: RateLimiter): RateLimiter {
 /** Every service: how to build it. Its schema is named after it; its migrations sit in its folder. */
 const SERVICE_FACTORIES: Record<ServiceRole, (deps: ServiceDeps, config: Config, secrets: ServerSecrets) => ServiceInstance> = {
   identity: (d, config, secrets) => createIdentityService(d, { oauth: oauthOptionsFrom(config, secrets) }),
-  communities: (d) => createCommunitiesService(d),
+  communities: (d, config) => createCommunitiesService(d, { webhookAllowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS }),
   search: (d, config) => createSearchService(d, { worker: { leaseMs: config.SEARCH_JOB_LEASE_MS } }),
   enrichment: (d, config) => createEnrichmentService({ ...d, config }),
   billing: (d, config) => createBillingService({ ...d, enforcement: config.CREDIT_ENFORCEMENT === 'on' }),

@@ -7,7 +7,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guardedFetch, ResponseTooLarge } from './guarded-fetch.js';
-import { AddressRefused, isPublicAddress } from './public-address.js';
+import { AddressRefused, isPublicAddress } from '../../services/kit/public-address.js';
 
 const portOf = (server: TcpServer | HttpServer) => (server.address() as AddressInfo).port;
 const listen = async <S extends TcpServer | HttpServer>(server: S, host = '127.0.0.1') => {

@@ -2,7 +2,7 @@
 // metadata document named by a client_id, and whatever else a client's metadata may make the
 // provider fetch: jwks_uri, sector_identifier_uri). The address is checked before any socket is
 // opened — a literal IP in the URL at once, a host name when it is resolved, inside the connection's
-// own lookup, so the connection goes to the address that was checked (public-address.ts) — and a
+// own lookup, so the connection goes to the address that was checked (services/kit/public-address.ts) — and a
 // refused address fails in the same instant whether or not anything listens there: no connection,
 // no TLS handshake, no timing to learn a port from. Time and size are bounded, redirects are never
 // followed (a redirect could name any address), and only http(s) is spoken.
@@ -12,8 +12,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
-import { AddressRefused, checkedLookup, isPublicAddress } from './public-address.js';
+import { AddressRefused, allowedAddresses, checkedLookup } from '../../services/kit/public-address.js';
 
 /** An outgoing request as fetch takes it (the shape oidc-provider's `fetch` option has). */
 export type OutgoingFetch = (url: string, init: RequestInit) => Promise<Response>;
@@ -82,7 +81,7 @@ function boundedBody(res: IncomingMessage, maxBytes: number, signal: AbortSignal
 }
 
 export function guardedFetch(options: GuardedFetchOptions = {}): OutgoingFetch {
-  const allowed = options.allowPrivateAddresses ? (address: string) => ipaddr.isValid(address) : isPublicAddress;
+  const allowed = allowedAddresses(options.allowPrivateAddresses === true);
   const lookup = checkedLookup(allowed);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;

@@ -25,7 +25,7 @@ import { startTaskSweeper } from './task-sweeper.js';
 import { listUserReach } from './user-reach.js';
 import { reindexAll } from './search-index.js';
 
-export function createCommunitiesService(deps: CommunitiesDeps) {
+export function createCommunitiesService(deps: CommunitiesDeps, options: { webhookAllowPrivateUrls?: boolean } = {}) {
   const context = createCommunitiesContext(deps);
 
   const implementation: ServiceRegistration<typeof CommunitiesServiceDefinition>['implementation'] = {
@@ -151,7 +151,7 @@ export function createCommunitiesService(deps: CommunitiesDeps) {
     async applyOwnEnrichment(request, ctx) {
       return { profile: await enrichmentSupport.applyOwnEnrichment(context, request, ctx.requestId) };
     },
-    ...eventLog.eventHandlers(context), ...webhookEndpointHandlers(context),
+    ...eventLog.eventHandlers(context), ...webhookEndpointHandlers(context, { allowPrivate: options.webhookAllowPrivateUrls === true }),
   };
 
   const registration: ServiceRegistration<typeof CommunitiesServiceDefinition> = {

@@ -18,8 +18,8 @@ import type { ServiceContext } from '../kit/grpc/server.js';
 import { newId } from '../kit/ids.js';
 import type { CommunitiesContext } from './communities-context.js';
 import { createWebhookEndpointsRepository, type EndpointOwner, type EndpointRow } from './webhook-endpoints.repository.js';
+import { checkedWebhookUrl, type WebhookUrlPolicy } from './webhook-url.js';
 
-export const URL_MAX = 2048;
 export const DESCRIPTION_MAX = 500;
 /** Hours the previous secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_HOURS = 24;
@@ -28,21 +28,6 @@ function ownerOf(caller: Caller): EndpointOwner {
   if (caller.owner?.type === OwnerType.OWNER_TYPE_ORGANIZATION) return { type: 'organization', id: caller.owner.id };
   if (!caller.userId) throw domainError('forbidden', 'this credential has no owner to keep webhook endpoints for');
   return { type: 'user', id: caller.userId };
-}
-
-/** An https URL without credentials or fragment; anything else is 400 naming `url`. */
-function checkedUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw domainError('invalid_request', 'url: not an absolute URL');
-  }
-  if (value.length > URL_MAX) throw domainError('invalid_request', `url: longer than ${URL_MAX} characters`);
-  if (url.protocol !== 'https:') throw domainError('invalid_request', 'url: must be an https URL');
-  if (url.username || url.password) throw domainError('invalid_request', 'url: must not carry a user name or password');
-  if (url.hash) throw domainError('invalid_request', 'url: must not carry a fragment');
-  return url.toString();
 }
 
 function checkedEvents(events: string[]): string[] {
@@ -76,17 +61,20 @@ function found(row: EndpointRow | undefined, id: string): EndpointRow {
   return row;
 }
 
-export function webhookEndpointHandlers(context: CommunitiesContext) {
+/** `urls`: where endpoints may point (webhook-url.ts); public https addresses only unless allowed. */
+export function webhookEndpointHandlers(context: CommunitiesContext, urls: WebhookUrlPolicy = { allowPrivate: false }) {
   const repo = createWebhookEndpointsRepository(context.deps.db);
   const owner = (ctx: ServiceContext, scope: 'webhooks:read' | 'webhooks:write') => ownerOf(requireCaller(ctx, scope));
   return {
     async createWebhookEndpoint(request: CreateWebhookEndpointRequest, ctx: ServiceContext) {
       const who = owner(ctx, 'webhooks:write');
+      const events = checkedEvents(request.events);
+      const description = checkedDescription(request.description) ?? null;
       const row = await repo.insert(who, {
         id: newId('we'),
-        url: checkedUrl(request.url),
-        events: checkedEvents(request.events),
-        description: checkedDescription(request.description) ?? null,
+        url: await checkedWebhookUrl(request.url, urls),
+        events,
+        description,
         secret: newSecret(),
       });
       return { endpoint: toEndpoint(row, true) };
@@ -102,12 +90,10 @@ export function webhookEndpointHandlers(context: CommunitiesContext) {
       if (request.status !== undefined && request.status !== 'enabled' && request.status !== 'disabled') {
         throw domainError('invalid_request', 'status: must be enabled or disabled');
       }
-      const row = await repo.update(who, request.endpointId, {
-        url: request.url === undefined ? undefined : checkedUrl(request.url),
-        events: request.updateEvents ? checkedEvents(request.events) : undefined,
-        description: checkedDescription(request.description),
-        status: request.status,
-      });
+      const events = request.updateEvents ? checkedEvents(request.events) : undefined;
+      const description = checkedDescription(request.description);
+      const url = request.url === undefined ? undefined : await checkedWebhookUrl(request.url, urls);
+      const row = await repo.update(who, request.endpointId, { url, events, description, status: request.status });
       return { endpoint: toEndpoint(found(row, request.endpointId)) };
     },
     async deleteWebhookEndpoint(request: GetWebhookEndpointRequest, ctx: ServiceContext) {

@@ -83,6 +83,9 @@ const schema = z.object({
   // Local development only: the authorization server may fetch client ID metadata documents (and
   // other URLs a client names) from loopback and private addresses (gateway/settings/guarded-fetch.ts).
   OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  // Local development only: webhook endpoint URLs may be http and name loopback and private
+  // addresses (services/communities/webhook-url.ts); by default https and public addresses only.
+  WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   // MCP surface (docs/MCP.md): the Host and Origin values it accepts (DNS-rebinding protection;
   // unset: localhost forms only) and its public resource URL (unset: built from HOST and MCP_PORT).
   MCP_ALLOWED_HOSTS: z.string().default('').transform((s) => s.split(',').map((h) => h.trim()).filter(Boolean)),

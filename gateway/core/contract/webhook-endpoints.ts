@@ -8,11 +8,14 @@ import { defineEndpoint, Id, text, Timestamp } from './schemas.js';
 const URL_MAX = 2048;
 const DESCRIPTION_MAX = 500;
 
-/** An absolute https URL without user name, password or fragment (the service checks the same). */
-function isHttpsUrl(value: string): boolean {
+/**
+ * An absolute http(s) URL without user name, password or fragment. The service decides the rest:
+ * https only and a public host unless the deployment allows private URLs (local development).
+ */
+function isWebUrl(value: string): boolean {
   try {
     const url = new URL(value);
-    return url.protocol === 'https:' && !url.username && !url.password && !url.hash;
+    return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password && !url.hash;
   } catch {
     return false;
   }
@@ -20,8 +23,12 @@ function isHttpsUrl(value: string): boolean {
 
 const Url = text()
   .max(URL_MAX)
-  .refine(isHttpsUrl, { message: 'must be an absolute https URL without user name, password or fragment' })
-  .describe('Where events are delivered: an absolute `https` URL, without user name, password or fragment.');
+  .refine(isWebUrl, { message: 'must be an absolute https URL without user name, password or fragment' })
+  .describe(
+    'Where events are delivered: an absolute `https` URL, without user name, password or fragment, whose host is and resolves to ' +
+      'public addresses only (never loopback, private, link-local or another special range). A deployment for local development ' +
+      'may allow `http` and private addresses (`WEBHOOK_ALLOW_PRIVATE_URLS`).',
+  );
 const Events = z.array(EventType).min(1).describe('The event types the endpoint receives (at least one).');
 const Description = text().max(DESCRIPTION_MAX).describe(`What the endpoint is for (at most ${DESCRIPTION_MAX} characters).`);
 const Status = z.enum(['enabled', 'disabled']).describe('`enabled` receives events; `disabled` receives none.');

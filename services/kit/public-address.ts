@@ -21,6 +21,14 @@ export function isPublicAddress(address: string): boolean {
   return parsed.range() === 'unicast';
 }
 
+/**
+ * The addresses a caller's URL may reach: public unicast ones, or any address at all where the
+ * operator lets loopback and private addresses through (local development).
+ */
+export function allowedAddresses(allowPrivate: boolean): (address: string) => boolean {
+  return allowPrivate ? (address: string) => ipaddr.isValid(address) : isPublicAddress;
+}
+
 /** A refusal to reach an address: the request fails before any socket is opened. */
 export class AddressRefused extends Error {
   readonly code = 'EADDRREFUSED_SPECIAL_USE';
