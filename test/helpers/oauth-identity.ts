@@ -17,6 +17,7 @@ import { generateSecrets } from '../../services/kit/secrets.js';
 import type { OAuthOptions } from '../../services/identity/access-token.js';
 import { createIdentityService } from '../../services/identity/identity.service.js';
 import { openTestDatabase, type StoreName } from './stores.js';
+import { inProcessClients } from '../../deploy/launcher/wiring.js';
 
 /** A migrated database of `store` for the enclosing describe, closed after it. */
 export function databaseFor(store: StoreName): () => Database {
@@ -61,19 +62,22 @@ export async function startIdentity(db: Database, oauth: OAuthOptions | undefine
     { db, pepper: secrets.apiKeyPepper, clients: lazyClients, signer, deadlineMs: DEADLINE_MS, logger },
     { oauth },
   );
+  const communities = createCommunitiesService({ db, pepper: secrets.apiKeyPepper, clients: lazyClients, deadlineMs: DEADLINE_MS, logger });
+  const verifier = new TokenVerifier(secrets);
   const server = await startGrpcServer({
     address: '127.0.0.1:0',
-    services: [
-      identity.registration,
-      createCommunitiesService({ db, pepper: secrets.apiKeyPepper, clients: lazyClients, signer, deadlineMs: DEADLINE_MS, logger }).registration,
-    ],
-    verifier: new TokenVerifier(secrets),
+    services: [identity.registration, communities.registration],
+    verifier,
     logger,
   });
-  const built = createServiceClients(
-    Object.fromEntries(SERVICE_ROLES.map((role) => [role, server.address])) as Record<ServiceRole, string>,
-  );
-  clients = built;
+  const addresses = Object.fromEntries(SERVICE_ROLES.map((role) => [role, server.address])) as Record<ServiceRole, string>;
+  // The services call each other in process, as roles of one process do (a service's own call over
+  // plaintext gRPC would carry nothing to prove it: services/kit/grpc/peer-role.ts); the test calls
+  // them over gRPC.
+  clients = createServiceClients(addresses, inProcessClients(
+    [{ role: 'identity', registration: identity.registration }, { role: 'communities', registration: communities.registration }], verifier, logger,
+  ));
+  const built = createServiceClients(addresses);
   const as = (principal: Principal) => callAs(signer, principal, 'req-oauth-test', DEADLINE_MS);
   return {
     clients: built,
@@ -81,6 +85,7 @@ export async function startIdentity(db: Database, oauth: OAuthOptions | undefine
     authenticate: async (token, resource = '') => built.identity.authenticate({ accessToken: token, resource }, await as({ kind: 'edge' })),
     async stop() {
       built.close();
+      clients?.close();
       await server.shutdown();
       await identity.stop();
     },
