@@ -23,7 +23,7 @@ function isWebUrl(value: string): boolean {
 
 const Url = text()
   .max(URL_MAX)
-  .refine(isWebUrl, { message: 'must be an absolute https URL without user name, password or fragment' })
+  .refine(isWebUrl, { message: 'must be an absolute http(s) URL without user name, password or fragment' })
   .describe(
     'Where events are delivered: an absolute `https` URL, without user name, password or fragment, whose host is and resolves to ' +
       'public addresses only (never loopback, private, link-local or another special range). A deployment for local development ' +
