@@ -1,8 +1,9 @@
 // How a service calls another service. For its own work (`asService`): no token; over gRPC its
 // client certificate says which service calls (peer-role.ts), in process its name is taken as is.
 // For the caller of the call it is serving (`asCallerOf`): the bearer it received, forwarded as is —
-// a service signs nothing, so it can act for a caller only while serving that caller's call. A
-// process that also runs the edge signs for a call that came to it in process, without a token.
+// a service signs nothing, so it can act for a caller only with what that caller sent it (an edge
+// token lives a minute). A process that also runs the edge signs for a call that came to it in
+// process, without a token.
 import { Metadata } from 'nice-grpc';
 import type { TokenSigner } from './caller-token.js';
 import type { CallOptions } from './client.js';

@@ -1,9 +1,9 @@
 // Services know each other by their mutual-TLS client certificates, not by a key they share: a
 // call that carries no token but comes over a connection whose client certificate names roles
-// only, at least one a service (its common name: a role, or roles joined by `+` for a process that
-// runs several, deploy/launcher/grpc-tls.ts), is that service calling for its own work. No serving process holds a
-// private key that signs tokens others accept; a compromised service can act only as itself, and
-// for a caller only while it serves that caller's call (it forwards the token it received).
+// only, at least one a service (its common name: a role, or roles joined by `+` for a process
+// that runs several, deploy/launcher/grpc-tls.ts), is that service calling for its own work. No
+// serving process holds a private key that signs tokens others accept; a compromised service can
+// act only as itself, and for a caller only with what that caller sent it (acting.ts).
 //
 // grpc-js hands the verified peer certificate to server interceptors only; this one copies its
 // common name into the call's metadata under a key no client can set (any such entry a client sent
