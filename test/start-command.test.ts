@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { parseListenReport, type ListenReport } from '../deploy/launcher/listen-report.js';
 import { repoRoot } from '../services/kit/paths.js';
 import { SCOPES } from '../services/kit/scopes.js';
@@ -20,6 +20,12 @@ interface Started {
   listening: ListenReport;
 }
 
+/** Every system this file starts: a test that fails midway must not leave one running. */
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 async function start(env: Record<string, string>): Promise<Started> {
   let output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'deploy', 'launcher', 'main.ts')], {
@@ -27,6 +33,7 @@ async function start(env: Record<string, string>): Promise<Started> {
     env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', SEED_FILE: '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.push(child);
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   const deadline = Date.now() + 90_000;
