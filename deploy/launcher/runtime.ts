@@ -22,7 +22,7 @@ import { createIdentityService } from '../../services/identity/identity.service.
 import { createSearchService } from '../../services/search/search.service.js';
 import { startAdminServer, type ReadinessChecks } from './admin-server.js';
 import { dependencyProbe } from './dependency-probes.js';
-import { grpcAddressesOf, SERVICE_ROLES, type Config, type ServiceRole } from '../../services/kit/config.js';
+import { EDGE_ROLES, grpcAddressesOf, SERVICE_ROLES, type Config, type ServiceRole } from '../../services/kit/config.js';
 import type { Database } from '../../services/kit/db/database.js';
 import { migrateAll } from '../../services/kit/db/migrations.js';
 import { openDatabase } from '../../services/kit/db/open-database.js';
@@ -174,7 +174,7 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
   const deprecations = parseDeprecations(config.API_DEPRECATIONS);
   const localServices = SERVICE_ROLES.filter((s) => roles.has(s));
   const secrets = loadSecrets(config);
-  const edgeHere = roles.has('gateway') || roles.has('mcp');
+  const edgeHere = EDGE_ROLES.some((role) => roles.has(role));
   // The edge roles sign caller tokens; services sign nothing: they forward the token of the call
   // they serve, and their client certificates name them (services/kit/grpc/acting.ts, peer-role.ts).
   const signer = edgeHere ? requireSigner(secrets) : undefined;

@@ -14,7 +14,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GRPC_ADDRESS_VARIABLES, SERVICE_ROLES, type ServiceRole } from '../../services/kit/config.js';
+import { EDGE_ROLES, GRPC_ADDRESS_VARIABLES, SERVICE_ROLES, type Role, type ServiceRole } from '../../services/kit/config.js';
 import { parseListenReport, type ListenReport } from '../launcher/listen-report.js';
 import { generateSecrets } from '../../services/kit/secrets.js';
 import { startForwarder, type Forwarder } from './forwarder.js';
@@ -132,7 +132,7 @@ export async function launchTopology(
     const childEnv: NodeJS.ProcessEnv = { ...process.env, ...shared, ...extra, ...own, ROLES: role };
     // As in a cluster, a service gets the edge's public key alone: it signs no caller token
     // (it forwards the one it receives; its certificate names it: docs/GRPC.md).
-    if (role !== 'gateway' && role !== 'mcp') delete childEnv.CALLER_TOKEN_PRIVATE_KEY;
+    if (!EDGE_ROLES.includes(role as Role)) delete childEnv.CALLER_TOKEN_PRIVATE_KEY;
     const child = spawn(process.execPath, [...RUNTIME_FLAGS, '--import', 'tsx', join(repoRoot, 'deploy', 'launcher', 'main.ts')], {
       cwd: repoRoot,
       env: childEnv,

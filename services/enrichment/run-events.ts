@@ -19,14 +19,14 @@ export function createRunEventRelay(deps: Deps) {
     table: 'enrichment.event_outbox',
     logger: deps.logger,
     async build(rows: OutboxRow[]): Promise<RecordedEvent[]> {
-      const events: RecordedEvent[] = [];
-      for (const row of rows) {
+      // The batch's runs read at once, not one after another.
+      const built = await Promise.all(rows.map(async (row): Promise<RecordedEvent | undefined> => {
         const run = await runs.find(row.subject_id);
-        if (!run) continue;
+        if (!run) return undefined;
         const event = { id: row.id, type: row.type, createdAt: row.created_at.toISOString(), run: await runPage(runs, run) };
-        events.push({ event, credentialId: '', userId: run.kind === 'self' ? (run.user_id ?? '') : '', communityId: run.community_id ?? '' });
-      }
-      return events;
+        return { event, credentialId: '', userId: run.kind === 'self' ? (run.user_id ?? '') : '', communityId: run.community_id ?? '' };
+      }));
+      return built.filter((e): e is RecordedEvent => e !== undefined);
     },
     async send(events) {
       await deps.clients.communities.recordEvents({ events }, asService('enrichment', undefined, deps.deadlineMs));

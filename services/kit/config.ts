@@ -7,6 +7,8 @@ export const ALL_ROLES = ['gateway', 'mcp', 'identity', 'communities', 'search',
 export type Role = (typeof ALL_ROLES)[number];
 export const SERVICE_ROLES = ['identity', 'communities', 'search', 'enrichment', 'billing'] as const;
 export type ServiceRole = (typeof SERVICE_ROLES)[number];
+/** The roles that serve callers and sign their caller tokens (services/kit/grpc/caller-token.ts). */
+export const EDGE_ROLES: readonly Role[] = ['gateway', 'mcp'];
 
 const port = z.coerce.number().int().min(0).max(65535);
 const grpcAddress = z.string().regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port');
@@ -173,7 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   // The public key alone: a process that verifies caller tokens but signs none (a service role).
   // The edge roles sign them, so they need the private key too.
-  const edgeRoles = config.ROLES.filter((r) => r === 'gateway' || r === 'mcp');
+  const edgeRoles = config.ROLES.filter((r) => EDGE_ROLES.includes(r));
   if (config.CALLER_TOKEN_PUBLIC_KEY && !config.CALLER_TOKEN_PRIVATE_KEY && edgeRoles.length > 0) {
     throw new ConfigError([`CALLER_TOKEN_PRIVATE_KEY: needed by the ${edgeRoles.join(' and ')} role, which signs caller tokens (only CALLER_TOKEN_PUBLIC_KEY is set)`]);
   }
