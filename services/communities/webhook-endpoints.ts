@@ -24,6 +24,16 @@ export const DESCRIPTION_MAX = 500;
 /** Hours the previous secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_HOURS = 24;
 
+/**
+ * Whose endpoints a call manages: a person signed in to the settings web app (a `user` principal:
+ * no credential, acting on their own account) manages their own; a credential's caller, its owner's
+ * with the scope.
+ */
+function ownerOfCall(ctx: ServiceContext, scope: 'webhooks:read' | 'webhooks:write'): EndpointOwner {
+  if (ctx.principal.kind === 'user') return { type: 'user', id: ctx.principal.userId };
+  return ownerOf(requireCaller(ctx, scope));
+}
+
 function ownerOf(caller: Caller): EndpointOwner {
   if (caller.owner?.type === OwnerType.OWNER_TYPE_ORGANIZATION) return { type: 'organization', id: caller.owner.id };
   if (!caller.userId) throw domainError('forbidden', 'this credential has no owner to keep webhook endpoints for');
@@ -64,7 +74,7 @@ function found(row: EndpointRow | undefined, id: string): EndpointRow {
 /** `urls`: where endpoints may point (webhook-url.ts); public https addresses only unless allowed. */
 export function webhookEndpointHandlers(context: CommunitiesContext, urls: WebhookUrlPolicy = { allowPrivate: false }) {
   const repo = createWebhookEndpointsRepository(context.deps.db);
-  const owner = (ctx: ServiceContext, scope: 'webhooks:read' | 'webhooks:write') => ownerOf(requireCaller(ctx, scope));
+  const owner = ownerOfCall;
   return {
     async createWebhookEndpoint(request: CreateWebhookEndpointRequest, ctx: ServiceContext) {
       const who = owner(ctx, 'webhooks:write');
@@ -107,12 +117,12 @@ export function webhookEndpointHandlers(context: CommunitiesContext, urls: Webho
   };
 }
 
-/** Who may call them: end users, through the edge or directly. */
+/** Who may call them: end users, through the edge or directly, and a person in the settings app (their own). */
 export const WEBHOOK_ENDPOINT_ACCESS = {
-  createWebhookEndpoint: ['caller', 'direct'],
-  listWebhookEndpoints: ['caller', 'direct'],
-  getWebhookEndpoint: ['caller', 'direct'],
-  updateWebhookEndpoint: ['caller', 'direct'],
-  deleteWebhookEndpoint: ['caller', 'direct'],
-  rotateWebhookSecret: ['caller', 'direct'],
+  createWebhookEndpoint: ['caller', 'direct', 'user'],
+  listWebhookEndpoints: ['caller', 'direct', 'user'],
+  getWebhookEndpoint: ['caller', 'direct', 'user'],
+  updateWebhookEndpoint: ['caller', 'direct', 'user'],
+  deleteWebhookEndpoint: ['caller', 'direct', 'user'],
+  rotateWebhookSecret: ['caller', 'direct', 'user'],
 } as const;
