@@ -60,6 +60,7 @@ describe('settings web app in a browser: forged forms from another port of the s
   let consentId: string;
   let clientId: string;
   let serviceAccountId: string;
+  let endpointId: string;
   beforeAll(async () => {
     forgeries = await startForgeryServer();
     grantId = (await suite.sys.clients.identity.issueAccessToken(
@@ -74,6 +75,8 @@ describe('settings web app in a browser: forged forms from another port of the s
     clientId = registered.body.client_id;
     serviceAccountId = (await suite.sys.clients.identity.createServiceAccount(
       { owner: lab, name: 'Nightly sync', scopes: ['profile:read'], communityIds: ['c_lab'], requestedRate: 0, publicJwk: '' }, await operator())).serviceAccount!.id;
+    endpointId = (await suite.sys.clients.communities.createWebhookEndpoint(
+      { url: 'https://93.184.216.34/hooks', events: ['member.added'] }, await asAda())).endpoint!.id;
   });
   afterAll(async () => forgeries?.close());
 
@@ -85,7 +88,7 @@ describe('settings web app in a browser: forged forms from another port of the s
   /** Everything the forms could change, as stored by the services. */
   async function storedState() {
     const { identity, communities, billing } = suite.sys.clients;
-    const [keys, grants, controlled, user, organization, wallets, pending, accounts] = await Promise.all([
+    const [keys, grants, controlled, user, organization, wallets, pending, accounts, endpoints] = await Promise.all([
       identity.listKeys({ userId: 'u_ada', pageSize: 100, pageToken: '' }, await operator()),
       identity.listGrants({ userId: 'u_ada', pageSize: 100, pageToken: '' }, await asAda()),
       communities.listControlledCommunities({ userId: 'u_ada' }, await asAda()),
@@ -94,6 +97,7 @@ describe('settings web app in a browser: forged forms from another port of the s
       billing.listSpendableWallets({ userId: 'u_ada' }, await asAda()),
       pendingConsents(),
       identity.listServiceAccounts({ owner: lab, pageSize: 100, pageToken: '' }, await operator()),
+      communities.listWebhookEndpoints({}, await asAda()),
     ]);
     return {
       keys: keys.keys.map((k) => `${k.id}:${k.name}:${k.revokedAt ? 'revoked' : 'active'}:${k.expiresAt ?? ''}`).sort(),
@@ -103,6 +107,8 @@ describe('settings web app in a browser: forged forms from another port of the s
       preference: wallets.globalSearchPreference ?? null,
       pending: pending.map((p) => p.id),
       serviceAccounts: accounts.serviceAccounts.map((a) => `${a.id}:${a.name}:${a.revokedAt ? 'revoked' : 'active'}`).sort(),
+      // A rotation shows only in a delivery's signatures: the endpoint page shows no secret to compare.
+      webhookEndpoints: endpoints.endpoints.map((e) => `${e.id}:${e.url}:${e.status}`).sort(),
     };
   }
 
@@ -166,6 +172,10 @@ describe('settings web app in a browser: forged forms from another port of the s
     { name: 'consent request deny', route: '/consent/:id', prepare: async () => ({ path: `/consent/${consentId}`, fields: { decision: 'deny' } }) },
     { name: 'service account create', route: '/service-accounts', prepare: async () => ({ path: '/service-accounts', fields: { organization_id: 'o_lab', name: 'forged', scopes: 'profile:read', communities: 'c_lab' } }) },
     { name: 'service account revoke', route: '/service-accounts/:id/revoke', prepare: async () => ({ path: `/service-accounts/${serviceAccountId}/revoke`, fields: {} }) },
+    { name: 'webhook endpoint add', route: '/webhooks', prepare: async () => ({ path: '/webhooks', fields: { url: 'https://93.184.216.34/forged', events: 'member.added' } }) },
+    { name: 'webhook endpoint disable', route: '/webhooks/:id/status', prepare: async () => ({ path: `/webhooks/${endpointId}/status`, fields: { status: 'disabled' } }) },
+    { name: 'webhook secret rotate', route: '/webhooks/:id/rotate', prepare: async () => ({ path: `/webhooks/${endpointId}/rotate`, fields: {} }) },
+    { name: 'webhook endpoint delete', route: '/webhooks/:id/delete', prepare: async () => ({ path: `/webhooks/${endpointId}/delete`, fields: {} }) },
     { name: 'OAuth consent approve', route: '/authorize/:uid', prepare: (page) => consentForm(page, 'approve') },
     { name: 'OAuth consent deny', route: '/authorize/:uid', prepare: (page) => consentForm(page, 'deny') },
     { name: 'sign-out', route: '/sign-out', prepare: async () => ({ path: '/sign-out', fields: {} }) },

@@ -6,7 +6,7 @@
 //   - cookies, signed with a key derived from the server secrets; forms (urlencoded bodies);
 //   - CSRF: a token in every state-changing form, bound to the browser's session (csrf.ts);
 //   - routes: sign-in (a one-time link, or an OpenID Connect provider) and sign-out, the API keys,
-//     service accounts, communities, credits, usage and request log screens, the two assets.
+//     service accounts, communities, credits, usage, request log and webhooks screens, the two assets.
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
@@ -32,6 +32,7 @@ import { registerRequestRoutes } from './requests-routes.js';
 import { registerServiceAccountRoutes } from './service-accounts-routes.js';
 import { registerSignInRoutes } from './sign-in-routes.js';
 import { registerUsageRoutes } from './usage-routes.js';
+import { registerWebhookRoutes } from './webhooks-routes.js';
 import { registerWritesOffRoutes } from './writes-off-routes.js';
 
 export interface SettingsAppOptions extends SettingsContext {
@@ -88,5 +89,6 @@ export async function buildSettingsApp(options: SettingsAppOptions): Promise<Fas
   registerUsageRoutes(app, context);
   registerRequestRoutes(app, context);
   registerConsentRoutes(app, context);
+  registerWebhookRoutes(app, context);
   return app;
 }

@@ -48,6 +48,7 @@ const SCREENS = [
   ['/credits', 'Credits'],
   ['/usage', 'Usage'],
   ['/requests', 'Requests'],
+  ['/webhooks', 'Webhooks'],
 ] as const;
 
 /** The whole page: navigation (when signed in), a flash message, the screen's content. */
