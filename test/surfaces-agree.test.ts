@@ -158,10 +158,11 @@ describe('REST and MCP refuse every rule of the endpoint table alike', () => {
   const pairs = ENDPOINTS.flatMap((endpoint) => endpoint.mcpTools.map((tool) => ({ endpoint, tool, cases: casesOf(endpoint, tool) })));
 
   // Events and webhook endpoints are for integrations over REST (docs/WEBHOOKS.md); no MCP tool has them yet.
-  it('the table names a tool for every endpoint but the events, the webhook endpoints and the OpenAPI document', () => {
+  it('the table names a tool for every endpoint but the events, the webhook endpoints and deliveries, and the OpenAPI document', () => {
     expect(ENDPOINTS.filter((e) => e.mcpTools.length === 0).map((e) => e.operationId)).toEqual([
       'listEvents', 'getEvent', 'createWebhookEndpoint', 'listWebhookEndpoints', 'getWebhookEndpoint', 'updateWebhookEndpoint',
-      'deleteWebhookEndpoint', 'rotateWebhookSecret', 'getOpenApiDocument',
+      'deleteWebhookEndpoint', 'rotateWebhookSecret', 'listWebhookDeliveries', 'getWebhookDelivery', 'resendWebhookDelivery',
+      'sendTestWebhook', 'getOpenApiDocument',
     ]);
   });
 

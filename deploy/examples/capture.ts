@@ -22,6 +22,9 @@ const CAPTURE_ENV: Record<string, string> = {
   LOG_LEVEL: 'error',
   ORCID_API_URL: 'off',
   OPENALEX_API_URL: 'off',
+  // Webhook deliveries are recorded but not sent: nothing leaves the machine, and the delivery
+  // log's examples do not depend on how far an attempt got.
+  WEBHOOK_DELIVERY: 'off',
 };
 
 const POLL_LIMIT_MS = 120_000;

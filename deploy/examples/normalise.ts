@@ -32,7 +32,7 @@ const END = '(?![A-Za-z0-9_-])';
 /** Values a run makes up, by shape (services/kit/ids.ts, search ids, key secrets and prefixes, cursor seals). */
 const KINDS: VolatileKind[] = [
   {
-    pattern: new RegExp(`${EDGE}(run|p|u|key|consent|grant|evt|we)_[A-Za-z0-9_-]{16}${END}`, 'g'),
+    pattern: new RegExp(`${EDGE}(run|p|u|key|consent|grant|evt|we|wdl)_[A-Za-z0-9_-]{16}${END}`, 'g'),
     replace: (m, n) => `${m.slice(0, m.indexOf('_'))}_${standIn(`${m.slice(0, m.indexOf('_'))}#${n}`, 16, ALNUM)}`,
   },
   { pattern: new RegExp(`${EDGE}srch_[0-9a-f]{32}${END}`, 'g'), replace: (_m, n) => `srch_${standIn(`srch#${n}`, 32, HEX)}` },

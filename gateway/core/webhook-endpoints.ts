@@ -24,6 +24,7 @@ function endpointView(e: EndpointMessage | undefined): WebhookEndpointView {
     events: e.events as WebhookEndpointView['events'],
     description: e.description ?? null,
     status: e.status as WebhookEndpointView['status'],
+    disabled_reason: (e.disabledReason ?? null) as WebhookEndpointView['disabled_reason'],
     created_at: e.createdAt,
   };
 }
@@ -34,7 +35,7 @@ function withSecret(e: EndpointMessage | undefined): WebhookEndpointWithSecretVi
 }
 
 /** Runs a call to the communities service as the caller, its refusals mapped to the API's. */
-async function asCaller<T>(edge: Edge, ctx: CallerContext, call: (options: Awaited<ReturnType<Edge['as']>>) => Promise<T>): Promise<T> {
+export async function asCaller<T>(edge: Edge, ctx: CallerContext, call: (options: Awaited<ReturnType<Edge['as']>>) => Promise<T>): Promise<T> {
   try {
     return await call(await edge.as(ctx));
   } catch (error) {

@@ -19,6 +19,9 @@ export interface NewEventRow {
   credentialId: string | null;
   userId: string | null;
   communityId: string | null;
+  /** A search event: the owner of the credential that started it (its webhook endpoints receive it). */
+  ownerType: string | null;
+  ownerId: string | null;
   payload: unknown;
 }
 
@@ -37,30 +40,30 @@ export interface EventAudiences {
 
 const CREATED_KEY = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key`;
 
-/** The audience condition ($1–$4) every read applies. */
-const VISIBLE = `(
+/** The audience condition ($1–$4) every read applies (the delivery log too: webhook-deliveries.repository.ts). */
+export const VISIBLE = `(
      (split_part(type, '.', 1) = 'search' AND credential_id = $1::text)
   OR (split_part(type, '.', 1) = 'self_enrichment_run' AND user_id = $2::text)
   OR (split_part(type, '.', 1) = 'enrichment_run' AND community_id = ANY($3::text[]))
   OR (split_part(type, '.', 1) = 'member' AND community_id = ANY($4::text[])))`;
 
-function audienceParams(a: EventAudiences): unknown[] {
+export function audienceParams(a: EventAudiences): unknown[] {
   return [a.credentialId, a.userId, a.runCommunities ?? [], a.rosterCommunities ?? []];
 }
 
 export function createEventLogRepository(db: Queryable) {
   return {
-    /** Records the events not recorded before (by id); returns how many were new. */
-    async insert(events: NewEventRow[]): Promise<number> {
-      let recorded = 0;
+    /** Records the events not recorded before (by id); returns those that were new. */
+    async insert(events: NewEventRow[]): Promise<NewEventRow[]> {
+      const recorded: NewEventRow[] = [];
       for (const e of events) {
         const rows = await db.query(
-          `INSERT INTO communities.events (id, type, created_at, credential_id, user_id, community_id, payload)
-           VALUES ($1, $2, $3::timestamptz, $4, $5, $6, $7::jsonb)
+          `INSERT INTO communities.events (id, type, created_at, credential_id, user_id, community_id, owner_type, owner_id, payload)
+           VALUES ($1, $2, $3::timestamptz, $4, $5, $6, $7, $8, $9::jsonb)
            ON CONFLICT (id) DO NOTHING RETURNING id`,
-          [e.id, e.type, e.createdAt, e.credentialId, e.userId, e.communityId, JSON.stringify(e.payload)],
+          [e.id, e.type, e.createdAt, e.credentialId, e.userId, e.communityId, e.ownerType, e.ownerId, JSON.stringify(e.payload)],
         );
-        recorded += rows.length;
+        if (rows.length === 1) recorded.push(e);
       }
       return recorded;
     },

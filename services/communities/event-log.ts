@@ -4,7 +4,7 @@
 // where its resource is readable, decided now: a search's to the key that started it (search:read),
 // a self run's to its person (self:enrich), a community run's (enrich:read) and a roster event
 // (profile:read) to credentials whose live read reach holds the community.
-import type { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
+import { OwnerType, type Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import {
   Event,
   type GetEventRequest,
@@ -24,14 +24,16 @@ import { clampPageSize, pageOf } from '../kit/paging.js';
 import type { CommunitiesContext } from './communities-context.js';
 import { createEventLogRepository, type EventAudiences, type EventRow, type NewEventRow } from './event-log.repository.js';
 import { computeReach } from './reach.js';
+import { createWebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 
 export const EVENTS_PAGE_DEFAULT = 20;
 export const EVENTS_PAGE_MAX = 100;
 
 const ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+const OWNER_TYPES = new Map([[OwnerType.OWNER_TYPE_USER, 'user'], [OwnerType.OWNER_TYPE_ORGANIZATION, 'organization']]);
 
 /** What the caller may see of each kind of resource, from its scopes and its live read reach. */
-async function audiencesOf(context: CommunitiesContext, caller: Caller, requestId: string): Promise<EventAudiences> {
+export async function audiencesOf(context: CommunitiesContext, caller: Caller, requestId: string): Promise<EventAudiences> {
   const has = (resource: keyof typeof EVENT_RESOURCES) => caller.scopes.includes(EVENT_RESOURCES[resource].scope);
   const reach = has('enrichment_run') || has('member') ? [...(await computeReach(context.reachDeps, caller, requestId)).read] : [];
   return {
@@ -80,6 +82,8 @@ function newEventRow(recorded: RecordedEvent): NewEventRow {
   const audience = EVENT_RESOURCES[resourceOf(event.type)].audience;
   const owner = { credential: recorded.credentialId, user: recorded.userId, community: recorded.communityId }[audience];
   if (!owner) throw domainError('invalid_request', `events: a ${event.type} event names its ${audience}`);
+  const credentialOwner = recorded.credentialOwner;
+  const ownerType = OWNER_TYPES.get(credentialOwner?.type ?? OwnerType.OWNER_TYPE_UNSPECIFIED) ?? null;
   return {
     id: event.id,
     type: event.type,
@@ -87,20 +91,33 @@ function newEventRow(recorded: RecordedEvent): NewEventRow {
     credentialId: recorded.credentialId || null,
     userId: recorded.userId || null,
     communityId: recorded.communityId || null,
+    ownerType,
+    ownerId: ownerType && credentialOwner?.id ? credentialOwner.id : null,
     payload: Event.toJSON(event),
   };
+}
+
+/**
+ * Records the events new to the log in transaction `tx`, and in the same transaction their
+ * deliveries to the webhook endpoints that may receive them (so neither is ever without the other).
+ */
+async function insertEvents(tx: Queryable, rows: NewEventRow[]): Promise<number> {
+  const recorded = await createEventLogRepository(tx).insert(rows);
+  const deliveries = createWebhookDeliveriesRepository(tx);
+  for (const row of recorded) await deliveries.fanOut(row);
+  return recorded.length;
 }
 
 /** Records relayed events; an event recorded before (the same id) is not recorded again. */
 export async function recordEvents(context: CommunitiesContext, events: RecordedEvent[]): Promise<number> {
   const rows = events.map(newEventRow);
-  return context.deps.db.transaction((tx) => createEventLogRepository(tx).insert(rows));
+  return context.deps.db.transaction((tx) => insertEvents(tx, rows));
 }
 
 /** Records one of the roster's own events inside the change's transaction `tx`. */
 export async function recordEvent(tx: Queryable, communityId: string, type: EventType, data: Pick<Event, 'member' | 'erasure'>): Promise<void> {
   const event = Event.fromPartial({ id: newId('evt'), type, createdAt: new Date().toISOString(), ...data });
-  await createEventLogRepository(tx).insert([newEventRow({ event, credentialId: '', userId: '', communityId })]);
+  await insertEvents(tx, [newEventRow({ event, credentialId: '', userId: '', communityId })]);
 }
 
 /** The event log's handlers of the communities service. */

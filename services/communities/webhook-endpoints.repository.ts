@@ -1,5 +1,6 @@
 // SQL for webhook endpoints (communities.webhook_endpoints; docs/WEBHOOKS.md). Every read and write
-// is fenced to the owner: another owner's endpoint is not found.
+// is fenced to the owner: another owner's endpoint is not found. A status set by its owner sets the
+// reason too: disabled `manual`, enabled none.
 import type { Queryable } from '../kit/db/database.js';
 
 export interface EndpointOwner {
@@ -13,6 +14,7 @@ export interface EndpointRow {
   events: string[];
   description: string | null;
   status: 'enabled' | 'disabled';
+  disabled_reason: 'manual' | 'gone' | 'failing' | null;
   secret: string;
   previous_secret: string | null;
   previous_until: Date | null;
@@ -51,7 +53,8 @@ export function createWebhookEndpointsRepository(db: Queryable) {
     async update(owner: EndpointOwner, id: string, c: EndpointChanges): Promise<EndpointRow | undefined> {
       const rows = await db.query<EndpointRow>(
         `UPDATE communities.webhook_endpoints
-            SET url = coalesce($4, url), events = coalesce($5::text[], events), description = coalesce($6, description), status = coalesce($7, status)
+            SET url = coalesce($4, url), events = coalesce($5::text[], events), description = coalesce($6, description), status = coalesce($7, status),
+                disabled_reason = CASE $7::text WHEN 'enabled' THEN NULL WHEN 'disabled' THEN 'manual' ELSE disabled_reason END
           WHERE ${OWNED} AND id = $3 RETURNING *`,
         [owner.type, owner.id, id, c.url ?? null, c.events ?? null, c.description ?? null, c.status ?? null],
       );

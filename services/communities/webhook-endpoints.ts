@@ -4,7 +4,6 @@
 // secret (whsec_…, the Standard Webhooks form) is answered at creation and rotation only; after a
 // rotation the previous secret keeps signing beside the new one for 24 hours.
 import { randomBytes } from 'node:crypto';
-import { OwnerType, type Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type {
   CreateWebhookEndpointRequest,
   GetWebhookEndpointRequest,
@@ -13,32 +12,17 @@ import type {
 } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { isEventType } from '../kit/event-types.js';
 import { domainError } from '../kit/grpc/errors.js';
-import { requireCaller } from '../kit/grpc/require-caller.js';
 import type { ServiceContext } from '../kit/grpc/server.js';
 import { newId } from '../kit/ids.js';
 import type { CommunitiesContext } from './communities-context.js';
-import { createWebhookEndpointsRepository, type EndpointOwner, type EndpointRow } from './webhook-endpoints.repository.js';
+import { WEBHOOK_DELIVERY_ACCESS, webhookDeliveryHandlers } from './webhook-deliveries.js';
+import { createWebhookEndpointsRepository, type EndpointRow } from './webhook-endpoints.repository.js';
+import { ownerOfCall } from './webhook-owner.js';
 import { checkedWebhookUrl, type WebhookUrlPolicy } from './webhook-url.js';
 
 export const DESCRIPTION_MAX = 500;
 /** Hours the previous secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_HOURS = 24;
-
-/**
- * Whose endpoints a call manages: a person signed in to the settings web app (a `user` principal:
- * no credential, acting on their own account) manages their own; a credential's caller, its owner's
- * with the scope.
- */
-function ownerOfCall(ctx: ServiceContext, scope: 'webhooks:read' | 'webhooks:write'): EndpointOwner {
-  if (ctx.principal.kind === 'user') return { type: 'user', id: ctx.principal.userId };
-  return ownerOf(requireCaller(ctx, scope));
-}
-
-function ownerOf(caller: Caller): EndpointOwner {
-  if (caller.owner?.type === OwnerType.OWNER_TYPE_ORGANIZATION) return { type: 'organization', id: caller.owner.id };
-  if (!caller.userId) throw domainError('forbidden', 'this credential has no owner to keep webhook endpoints for');
-  return { type: 'user', id: caller.userId };
-}
 
 function checkedEvents(events: string[]): string[] {
   if (events.length === 0) throw domainError('invalid_request', 'events: name at least one event type');
@@ -63,6 +47,7 @@ function toEndpoint(row: EndpointRow, withSecret = false): WebhookEndpoint {
     status: row.status,
     createdAt: row.created_at.toISOString(),
     secret: withSecret ? row.secret : undefined,
+    disabledReason: row.status === 'disabled' ? (row.disabled_reason ?? 'manual') : undefined,
   };
 }
 
@@ -114,6 +99,7 @@ export function webhookEndpointHandlers(context: CommunitiesContext, urls: Webho
       const row = await repo.rotate(owner(ctx, 'webhooks:write'), request.endpointId, newSecret(), ROTATION_OVERLAP_HOURS);
       return { endpoint: toEndpoint(found(row, request.endpointId), true) };
     },
+    ...webhookDeliveryHandlers(context),
   };
 }
 
@@ -125,4 +111,5 @@ export const WEBHOOK_ENDPOINT_ACCESS = {
   updateWebhookEndpoint: ['caller', 'direct', 'user'],
   deleteWebhookEndpoint: ['caller', 'direct', 'user'],
   rotateWebhookSecret: ['caller', 'direct', 'user'],
+  ...WEBHOOK_DELIVERY_ACCESS,
 } as const;

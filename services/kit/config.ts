@@ -88,6 +88,16 @@ const schema = z.object({
   // Local development only: webhook endpoint URLs may be http and name loopback and private
   // addresses (services/communities/webhook-url.ts); by default https and public addresses only.
   WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  // Webhook delivery (docs/WEBHOOKS.md "Delivery"): the seconds between a delivery's attempts,
+  // comma-separated (unset: the documented schedule of about three days; tests shorten it), and
+  // whether this process's communities service delivers at all (off: it records deliveries and
+  // another replica sends them).
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .optional()
+    .transform((s) => (s === undefined || s.trim() === '' ? undefined : s.split(',').map((n) => n.trim())))
+    .pipe(z.array(z.coerce.number<string>().positive('expected seconds above 0').max(604_800, 'expected at most 7 days')).min(1).optional()),
+  WEBHOOK_DELIVERY: onOff.default('on'),
   // MCP surface (docs/MCP.md): the Host and Origin values it accepts (DNS-rebinding protection;
   // unset: localhost forms only) and its public resource URL (unset: built from HOST and MCP_PORT).
   MCP_ALLOWED_HOSTS: z.string().default('').transform((s) => s.split(',').map((h) => h.trim()).filter(Boolean)),

@@ -2,6 +2,7 @@
 // search.event_outbox in the same statement (SEARCH_JOBS.events); this relay sends them, each with
 // the job as its poll shows it, to the event log the communities service keeps, visible to the key
 // that started the search.
+import { Caller } from '../../proto/gen/expertnet/common/v1/common.js';
 import type { RecordedEvent } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { createOutboxRelay, type OutboxRow } from '../kit/events/outbox.js';
 import { asService } from '../kit/grpc/acting.js';
@@ -25,7 +26,10 @@ export function createSearchEventRelay(deps: Deps) {
         const job = byId.get(row.subject_id);
         // A job is kept while its event waits (purgeExpired); one gone anyway has nothing to show.
         if (!job) return [];
-        return [{ event: { id: row.id, type: row.type, createdAt: row.created_at.toISOString(), search: toJob(job) }, credentialId: job.credential_id, userId: '', communityId: '' }];
+        // The credential's owner (kept with the job's caller) receives the event at its webhook endpoints.
+        const credentialOwner = Caller.fromJSON(job.caller ?? {}).owner;
+        const event = { id: row.id, type: row.type, createdAt: row.created_at.toISOString(), search: toJob(job) };
+        return [{ event, credentialId: job.credential_id, userId: '', communityId: '', credentialOwner }];
       });
     },
     async send(events) {

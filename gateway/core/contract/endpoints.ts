@@ -25,6 +25,13 @@ import {
   WebhookEndpointList,
   WebhookEndpointWithSecret,
 } from './webhook-endpoints.js';
+import {
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
+  webhookDeliveryEndpoints,
+  WebhookDeliveryPage,
+  WebhookDeliveryWithAttempts,
+} from './webhook-deliveries.js';
 import { getMeEndpoint, getOwnProfileEndpoint, MeResponse, OwnProfile } from './me.js';
 import {
   AddMemberItem,
@@ -82,6 +89,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   // Events, added within v1 (docs/WEBHOOKS.md).
   ...eventEndpoints,
   ...webhookEndpointEndpoints,
+  ...webhookDeliveryEndpoints,
   openapiEndpoint,
 ];
 
@@ -140,5 +148,9 @@ export const COMPONENTS: readonly ComponentSpec[] = [
   { name: 'WebhookEndpointWithSecret', schema: WebhookEndpointWithSecret, side: 'response' },
   { name: 'WebhookEndpointList', schema: WebhookEndpointList, side: 'response' },
   { name: 'DeletedWebhookEndpoint', schema: DeletedWebhookEndpoint, side: 'response' },
+  { name: 'WebhookDeliveryAttempt', schema: WebhookDeliveryAttempt, side: 'response' },
+  { name: 'WebhookDelivery', schema: WebhookDelivery, side: 'response' },
+  { name: 'WebhookDeliveryWithAttempts', schema: WebhookDeliveryWithAttempts, side: 'response' },
+  { name: 'WebhookDeliveryPage', schema: WebhookDeliveryPage, side: 'response' },
   { name: 'OpenApiDocument', schema: OpenApiDocument, side: 'response' },
 ];

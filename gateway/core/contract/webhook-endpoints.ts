@@ -50,6 +50,12 @@ export const WebhookEndpoint = z
     events: z.array(EventType).describe('The event types it receives.'),
     description: z.string().nullable().describe('What it is for; null when not given.'),
     status: Status,
+    disabled_reason: z
+      .enum(['manual', 'gone', 'failing'])
+      .nullable()
+      .describe(
+        'Why a disabled endpoint is: `manual` (its owner disabled it), `gone` (it answered 410 Gone), `failing` (a delivery failed its whole retry schedule). Null while enabled; enabling it clears it.',
+      ),
     created_at: Timestamp.describe('When it was created.'),
   })
   .describe('A webhook endpoint of the credential’s owner.');

@@ -45,6 +45,10 @@ const ADDED_IN_V1: { method: string; path: string; scope: string | null }[] = [
   { method: 'patch', path: '/v1/webhook_endpoints/{endpoint_id}', scope: 'webhooks:write' },
   { method: 'delete', path: '/v1/webhook_endpoints/{endpoint_id}', scope: 'webhooks:write' },
   { method: 'post', path: '/v1/webhook_endpoints/{endpoint_id}/rotate_secret', scope: 'webhooks:write' },
+  { method: 'get', path: '/v1/webhook_endpoints/{endpoint_id}/deliveries', scope: 'webhooks:read' },
+  { method: 'get', path: '/v1/webhook_endpoints/{endpoint_id}/deliveries/{delivery_id}', scope: 'webhooks:read' },
+  { method: 'post', path: '/v1/webhook_endpoints/{endpoint_id}/deliveries/{delivery_id}/resend', scope: 'webhooks:write' },
+  { method: 'post', path: '/v1/webhook_endpoints/{endpoint_id}/test', scope: 'webhooks:write' },
 ];
 
 type Operation = JsonObject & { responses: Record<string, JsonObject>; parameters: JsonObject[] };

@@ -40,6 +40,8 @@ export interface LeasedTable {
    * type, null for an end that records none.
    */
   events?: { outbox: string; type: string };
+  /** An SQL condition a waiting job must also meet to be claimable, e.g. a retry's `next_attempt_at <= now()`. */
+  due?: string;
 }
 
 export interface LeasePolicy {
@@ -89,7 +91,7 @@ export function createLeasedQueue<Row extends LeasedRow>(db: Queryable, spec: Le
                 ${spec.onClaim ? `, ${spec.onClaim}` : ''}
           WHERE j.id = (
                 SELECT id FROM ${t}
-                 WHERE (status = $4 OR (status = '${RUNNING}' AND lease_until < now()))
+                 WHERE ((status = $4${spec.due ? ` AND (${spec.due})` : ''}) OR (status = '${RUNNING}' AND lease_until < now()))
                    AND attempts < $2 AND ($3::text IS NULL OR id = $3::text)
                  ORDER BY created_at
                  LIMIT 1

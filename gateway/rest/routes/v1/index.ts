@@ -5,6 +5,7 @@ import type { Edge } from '../../../core/edge.js';
 import discoveryRoutes from './discovery.js';
 import enrichmentRoutes from './enrichment.js';
 import eventRoutes from './events.js';
+import webhookDeliveryRoutes from './webhook-deliveries.js';
 import webhookEndpointRoutes from './webhook-endpoints.js';
 import meRoutes from './me.js';
 import membersReadRoutes from './members-read.js';
@@ -23,5 +24,6 @@ export default async function v1Routes(app: FastifyInstance, { edge }: { edge: E
   await app.register(discoveryRoutes, { edge });
   await app.register(eventRoutes, { edge });
   await app.register(webhookEndpointRoutes, { edge });
+  await app.register(webhookDeliveryRoutes, { edge });
   await app.register(openapiRoutes);
 }

@@ -722,6 +722,8 @@ export interface RecordedEvent {
   credentialId: string;
   userId: string;
   communityId: string;
+  /** A search event: the owner of the credential that started it, whose webhook endpoints receive it. */
+  credentialOwner?: OwnerRef | undefined;
 }
 
 export interface RecordEventsRequest {
@@ -748,7 +750,14 @@ export interface WebhookEndpoint {
     | string
     | undefined;
   /** whsec_…: set only in the answers of Create and RotateWebhookSecret. */
-  secret?: string | undefined;
+  secret?:
+    | string
+    | undefined;
+  /**
+   * Why a disabled endpoint is: manual (its owner), gone (it answered 410), failing (a delivery
+   * failed its whole retry schedule). Unset while enabled.
+   */
+  disabledReason?: string | undefined;
 }
 
 export interface CreateWebhookEndpointRequest {
@@ -808,6 +817,69 @@ export interface UpdateWebhookEndpointResponse {
 
 export interface DeleteWebhookEndpointResponse {
   endpointId: string;
+}
+
+export interface WebhookDeliveryAttempt {
+  /** 1 for the first attempt. */
+  attempt: number;
+  at:
+    | string
+    | undefined;
+  /** The receiver's HTTP status; unset when no answer came (refused address, timeout, connection error). */
+  statusCode?: number | undefined;
+  latencyMs: number;
+  error?:
+    | string
+    | undefined;
+  /** The first 1 KiB of the answer's body (UTF-8, invalid bytes replaced). */
+  responseExcerpt: string;
+}
+
+export interface WebhookDelivery {
+  /** wdl_… */
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  /** pending, succeeded, failed or skipped. */
+  status: string;
+  /** Attempts made. */
+  attempts: number;
+  /** When the next attempt is due; unset once the delivery has ended. */
+  nextAttemptAt: string | undefined;
+  createdAt: string | undefined;
+  lastAttempt:
+    | WebhookDeliveryAttempt
+    | undefined;
+  /** Every attempt, oldest first: GetWebhookDelivery and the answers of Resend and SendTest only. */
+  attemptLog: WebhookDeliveryAttempt[];
+  /** Why a skipped or failed delivery ended so, when not the receiver's answer. */
+  error?: string | undefined;
+}
+
+export interface ListWebhookDeliveriesRequest {
+  endpointId: string;
+  pageSize: number;
+  pageToken: string;
+}
+
+export interface ListWebhookDeliveriesResponse {
+  /** Newest first. */
+  deliveries: WebhookDelivery[];
+  nextPageToken: string;
+}
+
+export interface GetWebhookDeliveryRequest {
+  endpointId: string;
+  deliveryId: string;
+}
+
+export interface SendTestWebhookRequest {
+  endpointId: string;
+}
+
+export interface WebhookDeliveryResponse {
+  delivery: WebhookDelivery | undefined;
 }
 
 function createBaseCommunity(): Community {
@@ -8087,7 +8159,7 @@ export const GetEventResponse: MessageFns<GetEventResponse> = {
 };
 
 function createBaseRecordedEvent(): RecordedEvent {
-  return { event: undefined, credentialId: "", userId: "", communityId: "" };
+  return { event: undefined, credentialId: "", userId: "", communityId: "", credentialOwner: undefined };
 }
 
 export const RecordedEvent: MessageFns<RecordedEvent> = {
@@ -8103,6 +8175,9 @@ export const RecordedEvent: MessageFns<RecordedEvent> = {
     }
     if (message.communityId !== "") {
       writer.uint32(34).string(message.communityId);
+    }
+    if (message.credentialOwner !== undefined) {
+      OwnerRef.encode(message.credentialOwner, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -8152,6 +8227,14 @@ export const RecordedEvent: MessageFns<RecordedEvent> = {
             message.communityId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.credentialOwner = OwnerRef.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -8182,6 +8265,11 @@ export const RecordedEvent: MessageFns<RecordedEvent> = {
         : isSet(object.community_id)
         ? globalThis.String(object.community_id)
         : "",
+      credentialOwner: isSet(object.credentialOwner)
+        ? OwnerRef.fromJSON(object.credentialOwner)
+        : isSet(object.credential_owner)
+        ? OwnerRef.fromJSON(object.credential_owner)
+        : undefined,
     };
   },
 
@@ -8199,6 +8287,9 @@ export const RecordedEvent: MessageFns<RecordedEvent> = {
     if (message.communityId !== "") {
       obj.communityId = message.communityId;
     }
+    if (message.credentialOwner !== undefined) {
+      obj.credentialOwner = OwnerRef.toJSON(message.credentialOwner);
+    }
     return obj;
   },
 
@@ -8211,6 +8302,9 @@ export const RecordedEvent: MessageFns<RecordedEvent> = {
     message.credentialId = object.credentialId ?? "";
     message.userId = object.userId ?? "";
     message.communityId = object.communityId ?? "";
+    message.credentialOwner = (object.credentialOwner !== undefined && object.credentialOwner !== null)
+      ? OwnerRef.fromPartial(object.credentialOwner)
+      : undefined;
     return message;
   },
 };
@@ -8352,7 +8446,16 @@ export const RecordEventsResponse: MessageFns<RecordEventsResponse> = {
 };
 
 function createBaseWebhookEndpoint(): WebhookEndpoint {
-  return { id: "", url: "", events: [], description: undefined, status: "", createdAt: undefined, secret: undefined };
+  return {
+    id: "",
+    url: "",
+    events: [],
+    description: undefined,
+    status: "",
+    createdAt: undefined,
+    secret: undefined,
+    disabledReason: undefined,
+  };
 }
 
 export const WebhookEndpoint: MessageFns<WebhookEndpoint> = {
@@ -8377,6 +8480,9 @@ export const WebhookEndpoint: MessageFns<WebhookEndpoint> = {
     }
     if (message.secret !== undefined) {
       writer.uint32(58).string(message.secret);
+    }
+    if (message.disabledReason !== undefined) {
+      writer.uint32(66).string(message.disabledReason);
     }
     return writer;
   },
@@ -8450,6 +8556,14 @@ export const WebhookEndpoint: MessageFns<WebhookEndpoint> = {
             message.secret = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.disabledReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -8475,6 +8589,11 @@ export const WebhookEndpoint: MessageFns<WebhookEndpoint> = {
         ? globalThis.String(object.created_at)
         : undefined,
       secret: isSet(object.secret) ? globalThis.String(object.secret) : undefined,
+      disabledReason: isSet(object.disabledReason)
+        ? globalThis.String(object.disabledReason)
+        : isSet(object.disabled_reason)
+        ? globalThis.String(object.disabled_reason)
+        : undefined,
     };
   },
 
@@ -8501,6 +8620,9 @@ export const WebhookEndpoint: MessageFns<WebhookEndpoint> = {
     if (message.secret !== undefined) {
       obj.secret = message.secret;
     }
+    if (message.disabledReason !== undefined) {
+      obj.disabledReason = message.disabledReason;
+    }
     return obj;
   },
 
@@ -8516,6 +8638,7 @@ export const WebhookEndpoint: MessageFns<WebhookEndpoint> = {
     message.status = object.status ?? "";
     message.createdAt = object.createdAt ?? undefined;
     message.secret = object.secret ?? undefined;
+    message.disabledReason = object.disabledReason ?? undefined;
     return message;
   },
 };
@@ -9469,6 +9592,877 @@ export const DeleteWebhookEndpointResponse: MessageFns<DeleteWebhookEndpointResp
   },
 };
 
+function createBaseWebhookDeliveryAttempt(): WebhookDeliveryAttempt {
+  return { attempt: 0, at: undefined, statusCode: undefined, latencyMs: 0, error: undefined, responseExcerpt: "" };
+}
+
+export const WebhookDeliveryAttempt: MessageFns<WebhookDeliveryAttempt> = {
+  encode(message: WebhookDeliveryAttempt, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.attempt !== 0) {
+      writer.uint32(8).uint32(message.attempt);
+    }
+    if (message.at !== undefined) {
+      Timestamp.encode(toTimestamp(message.at), writer.uint32(18).fork()).join();
+    }
+    if (message.statusCode !== undefined) {
+      writer.uint32(24).uint32(message.statusCode);
+    }
+    if (message.latencyMs !== 0) {
+      writer.uint32(32).uint32(message.latencyMs);
+    }
+    if (message.error !== undefined) {
+      writer.uint32(42).string(message.error);
+    }
+    if (message.responseExcerpt !== "") {
+      writer.uint32(50).string(message.responseExcerpt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookDeliveryAttempt {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookDeliveryAttempt();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.attempt = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.statusCode = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.latencyMs = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.responseExcerpt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WebhookDeliveryAttempt {
+    return {
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      at: isSet(object.at) ? globalThis.String(object.at) : undefined,
+      statusCode: isSet(object.statusCode)
+        ? globalThis.Number(object.statusCode)
+        : isSet(object.status_code)
+        ? globalThis.Number(object.status_code)
+        : undefined,
+      latencyMs: isSet(object.latencyMs)
+        ? globalThis.Number(object.latencyMs)
+        : isSet(object.latency_ms)
+        ? globalThis.Number(object.latency_ms)
+        : 0,
+      error: isSet(object.error) ? globalThis.String(object.error) : undefined,
+      responseExcerpt: isSet(object.responseExcerpt)
+        ? globalThis.String(object.responseExcerpt)
+        : isSet(object.response_excerpt)
+        ? globalThis.String(object.response_excerpt)
+        : "",
+    };
+  },
+
+  toJSON(message: WebhookDeliveryAttempt): unknown {
+    const obj: any = {};
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
+    if (message.at !== undefined) {
+      obj.at = message.at;
+    }
+    if (message.statusCode !== undefined) {
+      obj.statusCode = Math.round(message.statusCode);
+    }
+    if (message.latencyMs !== 0) {
+      obj.latencyMs = Math.round(message.latencyMs);
+    }
+    if (message.error !== undefined) {
+      obj.error = message.error;
+    }
+    if (message.responseExcerpt !== "") {
+      obj.responseExcerpt = message.responseExcerpt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WebhookDeliveryAttempt>): WebhookDeliveryAttempt {
+    return WebhookDeliveryAttempt.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WebhookDeliveryAttempt>): WebhookDeliveryAttempt {
+    const message = createBaseWebhookDeliveryAttempt();
+    message.attempt = object.attempt ?? 0;
+    message.at = object.at ?? undefined;
+    message.statusCode = object.statusCode ?? undefined;
+    message.latencyMs = object.latencyMs ?? 0;
+    message.error = object.error ?? undefined;
+    message.responseExcerpt = object.responseExcerpt ?? "";
+    return message;
+  },
+};
+
+function createBaseWebhookDelivery(): WebhookDelivery {
+  return {
+    id: "",
+    endpointId: "",
+    eventId: "",
+    eventType: "",
+    status: "",
+    attempts: 0,
+    nextAttemptAt: undefined,
+    createdAt: undefined,
+    lastAttempt: undefined,
+    attemptLog: [],
+    error: undefined,
+  };
+}
+
+export const WebhookDelivery: MessageFns<WebhookDelivery> = {
+  encode(message: WebhookDelivery, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.endpointId !== "") {
+      writer.uint32(18).string(message.endpointId);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(26).string(message.eventId);
+    }
+    if (message.eventType !== "") {
+      writer.uint32(34).string(message.eventType);
+    }
+    if (message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.attempts !== 0) {
+      writer.uint32(48).uint32(message.attempts);
+    }
+    if (message.nextAttemptAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.nextAttemptAt), writer.uint32(58).fork()).join();
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(66).fork()).join();
+    }
+    if (message.lastAttempt !== undefined) {
+      WebhookDeliveryAttempt.encode(message.lastAttempt, writer.uint32(74).fork()).join();
+    }
+    for (const v of message.attemptLog) {
+      WebhookDeliveryAttempt.encode(v!, writer.uint32(82).fork()).join();
+    }
+    if (message.error !== undefined) {
+      writer.uint32(90).string(message.error);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookDelivery {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookDelivery();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.endpointId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.eventType = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.attempts = reader.uint32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.nextAttemptAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.lastAttempt = WebhookDeliveryAttempt.decode(reader, reader.uint32());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.attemptLog.push(WebhookDeliveryAttempt.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WebhookDelivery {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      endpointId: isSet(object.endpointId)
+        ? globalThis.String(object.endpointId)
+        : isSet(object.endpoint_id)
+        ? globalThis.String(object.endpoint_id)
+        : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      eventType: isSet(object.eventType)
+        ? globalThis.String(object.eventType)
+        : isSet(object.event_type)
+        ? globalThis.String(object.event_type)
+        : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      attempts: isSet(object.attempts) ? globalThis.Number(object.attempts) : 0,
+      nextAttemptAt: isSet(object.nextAttemptAt)
+        ? globalThis.String(object.nextAttemptAt)
+        : isSet(object.next_attempt_at)
+        ? globalThis.String(object.next_attempt_at)
+        : undefined,
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : undefined,
+      lastAttempt: isSet(object.lastAttempt)
+        ? WebhookDeliveryAttempt.fromJSON(object.lastAttempt)
+        : isSet(object.last_attempt)
+        ? WebhookDeliveryAttempt.fromJSON(object.last_attempt)
+        : undefined,
+      attemptLog: globalThis.Array.isArray(object?.attemptLog)
+        ? object.attemptLog.map((e: any) => WebhookDeliveryAttempt.fromJSON(e))
+        : globalThis.Array.isArray(object?.attempt_log)
+        ? object.attempt_log.map((e: any) => WebhookDeliveryAttempt.fromJSON(e))
+        : [],
+      error: isSet(object.error) ? globalThis.String(object.error) : undefined,
+    };
+  },
+
+  toJSON(message: WebhookDelivery): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.endpointId !== "") {
+      obj.endpointId = message.endpointId;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.eventType !== "") {
+      obj.eventType = message.eventType;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.attempts !== 0) {
+      obj.attempts = Math.round(message.attempts);
+    }
+    if (message.nextAttemptAt !== undefined) {
+      obj.nextAttemptAt = message.nextAttemptAt;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.lastAttempt !== undefined) {
+      obj.lastAttempt = WebhookDeliveryAttempt.toJSON(message.lastAttempt);
+    }
+    if (message.attemptLog?.length) {
+      obj.attemptLog = message.attemptLog.map((e) => WebhookDeliveryAttempt.toJSON(e));
+    }
+    if (message.error !== undefined) {
+      obj.error = message.error;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WebhookDelivery>): WebhookDelivery {
+    return WebhookDelivery.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WebhookDelivery>): WebhookDelivery {
+    const message = createBaseWebhookDelivery();
+    message.id = object.id ?? "";
+    message.endpointId = object.endpointId ?? "";
+    message.eventId = object.eventId ?? "";
+    message.eventType = object.eventType ?? "";
+    message.status = object.status ?? "";
+    message.attempts = object.attempts ?? 0;
+    message.nextAttemptAt = object.nextAttemptAt ?? undefined;
+    message.createdAt = object.createdAt ?? undefined;
+    message.lastAttempt = (object.lastAttempt !== undefined && object.lastAttempt !== null)
+      ? WebhookDeliveryAttempt.fromPartial(object.lastAttempt)
+      : undefined;
+    message.attemptLog = object.attemptLog?.map((e) => WebhookDeliveryAttempt.fromPartial(e)) || [];
+    message.error = object.error ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListWebhookDeliveriesRequest(): ListWebhookDeliveriesRequest {
+  return { endpointId: "", pageSize: 0, pageToken: "" };
+}
+
+export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesRequest> = {
+  encode(message: ListWebhookDeliveriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpointId !== "") {
+      writer.uint32(10).string(message.endpointId);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(16).uint32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(26).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWebhookDeliveriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWebhookDeliveriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpointId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pageSize = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListWebhookDeliveriesRequest {
+    return {
+      endpointId: isSet(object.endpointId)
+        ? globalThis.String(object.endpointId)
+        : isSet(object.endpoint_id)
+        ? globalThis.String(object.endpoint_id)
+        : "",
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListWebhookDeliveriesRequest): unknown {
+    const obj: any = {};
+    if (message.endpointId !== "") {
+      obj.endpointId = message.endpointId;
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListWebhookDeliveriesRequest>): ListWebhookDeliveriesRequest {
+    return ListWebhookDeliveriesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListWebhookDeliveriesRequest>): ListWebhookDeliveriesRequest {
+    const message = createBaseListWebhookDeliveriesRequest();
+    message.endpointId = object.endpointId ?? "";
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListWebhookDeliveriesResponse(): ListWebhookDeliveriesResponse {
+  return { deliveries: [], nextPageToken: "" };
+}
+
+export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResponse> = {
+  encode(message: ListWebhookDeliveriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.deliveries) {
+      WebhookDelivery.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWebhookDeliveriesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWebhookDeliveriesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deliveries.push(WebhookDelivery.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListWebhookDeliveriesResponse {
+    return {
+      deliveries: globalThis.Array.isArray(object?.deliveries)
+        ? object.deliveries.map((e: any) => WebhookDelivery.fromJSON(e))
+        : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListWebhookDeliveriesResponse): unknown {
+    const obj: any = {};
+    if (message.deliveries?.length) {
+      obj.deliveries = message.deliveries.map((e) => WebhookDelivery.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListWebhookDeliveriesResponse>): ListWebhookDeliveriesResponse {
+    return ListWebhookDeliveriesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListWebhookDeliveriesResponse>): ListWebhookDeliveriesResponse {
+    const message = createBaseListWebhookDeliveriesResponse();
+    message.deliveries = object.deliveries?.map((e) => WebhookDelivery.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseGetWebhookDeliveryRequest(): GetWebhookDeliveryRequest {
+  return { endpointId: "", deliveryId: "" };
+}
+
+export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = {
+  encode(message: GetWebhookDeliveryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpointId !== "") {
+      writer.uint32(10).string(message.endpointId);
+    }
+    if (message.deliveryId !== "") {
+      writer.uint32(18).string(message.deliveryId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWebhookDeliveryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWebhookDeliveryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpointId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.deliveryId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetWebhookDeliveryRequest {
+    return {
+      endpointId: isSet(object.endpointId)
+        ? globalThis.String(object.endpointId)
+        : isSet(object.endpoint_id)
+        ? globalThis.String(object.endpoint_id)
+        : "",
+      deliveryId: isSet(object.deliveryId)
+        ? globalThis.String(object.deliveryId)
+        : isSet(object.delivery_id)
+        ? globalThis.String(object.delivery_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetWebhookDeliveryRequest): unknown {
+    const obj: any = {};
+    if (message.endpointId !== "") {
+      obj.endpointId = message.endpointId;
+    }
+    if (message.deliveryId !== "") {
+      obj.deliveryId = message.deliveryId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetWebhookDeliveryRequest>): GetWebhookDeliveryRequest {
+    return GetWebhookDeliveryRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetWebhookDeliveryRequest>): GetWebhookDeliveryRequest {
+    const message = createBaseGetWebhookDeliveryRequest();
+    message.endpointId = object.endpointId ?? "";
+    message.deliveryId = object.deliveryId ?? "";
+    return message;
+  },
+};
+
+function createBaseSendTestWebhookRequest(): SendTestWebhookRequest {
+  return { endpointId: "" };
+}
+
+export const SendTestWebhookRequest: MessageFns<SendTestWebhookRequest> = {
+  encode(message: SendTestWebhookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpointId !== "") {
+      writer.uint32(10).string(message.endpointId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendTestWebhookRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendTestWebhookRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpointId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendTestWebhookRequest {
+    return {
+      endpointId: isSet(object.endpointId)
+        ? globalThis.String(object.endpointId)
+        : isSet(object.endpoint_id)
+        ? globalThis.String(object.endpoint_id)
+        : "",
+    };
+  },
+
+  toJSON(message: SendTestWebhookRequest): unknown {
+    const obj: any = {};
+    if (message.endpointId !== "") {
+      obj.endpointId = message.endpointId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SendTestWebhookRequest>): SendTestWebhookRequest {
+    return SendTestWebhookRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SendTestWebhookRequest>): SendTestWebhookRequest {
+    const message = createBaseSendTestWebhookRequest();
+    message.endpointId = object.endpointId ?? "";
+    return message;
+  },
+};
+
+function createBaseWebhookDeliveryResponse(): WebhookDeliveryResponse {
+  return { delivery: undefined };
+}
+
+export const WebhookDeliveryResponse: MessageFns<WebhookDeliveryResponse> = {
+  encode(message: WebhookDeliveryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.delivery !== undefined) {
+      WebhookDelivery.encode(message.delivery, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookDeliveryResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookDeliveryResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.delivery = WebhookDelivery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WebhookDeliveryResponse {
+    return { delivery: isSet(object.delivery) ? WebhookDelivery.fromJSON(object.delivery) : undefined };
+  },
+
+  toJSON(message: WebhookDeliveryResponse): unknown {
+    const obj: any = {};
+    if (message.delivery !== undefined) {
+      obj.delivery = WebhookDelivery.toJSON(message.delivery);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WebhookDeliveryResponse>): WebhookDeliveryResponse {
+    return WebhookDeliveryResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WebhookDeliveryResponse>): WebhookDeliveryResponse {
+    const message = createBaseWebhookDeliveryResponse();
+    message.delivery = (object.delivery !== undefined && object.delivery !== null)
+      ? WebhookDelivery.fromPartial(object.delivery)
+      : undefined;
+    return message;
+  },
+};
+
 /** Communities, profiles and memberships: reach, rosters, bulk add, erasure and write gating. */
 export type CommunitiesServiceDefinition = typeof CommunitiesServiceDefinition;
 export const CommunitiesServiceDefinition = {
@@ -9835,6 +10829,55 @@ export const CommunitiesServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Deliveries of an endpoint (docs/WEBHOOKS.md "Delivery"), fenced to the endpoint's owner and,
+     * like the event log, to the events the caller may see now; newest first, one keyset page.
+     * @public
+     */
+    listWebhookDeliveries: {
+      name: "ListWebhookDeliveries",
+      requestType: ListWebhookDeliveriesRequest as typeof ListWebhookDeliveriesRequest,
+      requestStream: false,
+      responseType: ListWebhookDeliveriesResponse as typeof ListWebhookDeliveriesResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * One delivery with every attempt.
+     * @public
+     */
+    getWebhookDelivery: {
+      name: "GetWebhookDelivery",
+      requestType: GetWebhookDeliveryRequest as typeof GetWebhookDeliveryRequest,
+      requestStream: false,
+      responseType: WebhookDeliveryResponse as typeof WebhookDeliveryResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Queues the delivery again now (webhooks:write).
+     * @public
+     */
+    resendWebhookDelivery: {
+      name: "ResendWebhookDelivery",
+      requestType: GetWebhookDeliveryRequest as typeof GetWebhookDeliveryRequest,
+      requestStream: false,
+      responseType: WebhookDeliveryResponse as typeof WebhookDeliveryResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Queues a delivery of a synthetic webhook.test event to the endpoint (webhooks:write).
+     * @public
+     */
+    sendTestWebhook: {
+      name: "SendTestWebhook",
+      requestType: SendTestWebhookRequest as typeof SendTestWebhookRequest,
+      requestStream: false,
+      responseType: WebhookDeliveryResponse as typeof WebhookDeliveryResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -10046,6 +11089,39 @@ export interface CommunitiesServiceImplementation<CallContextExt = {}> {
     request: RotateWebhookSecretRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<RotateWebhookSecretResponse>>;
+  /**
+   * Deliveries of an endpoint (docs/WEBHOOKS.md "Delivery"), fenced to the endpoint's owner and,
+   * like the event log, to the events the caller may see now; newest first, one keyset page.
+   * @public
+   */
+  listWebhookDeliveries(
+    request: ListWebhookDeliveriesRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListWebhookDeliveriesResponse>>;
+  /**
+   * One delivery with every attempt.
+   * @public
+   */
+  getWebhookDelivery(
+    request: GetWebhookDeliveryRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<WebhookDeliveryResponse>>;
+  /**
+   * Queues the delivery again now (webhooks:write).
+   * @public
+   */
+  resendWebhookDelivery(
+    request: GetWebhookDeliveryRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<WebhookDeliveryResponse>>;
+  /**
+   * Queues a delivery of a synthetic webhook.test event to the endpoint (webhooks:write).
+   * @public
+   */
+  sendTestWebhook(
+    request: SendTestWebhookRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<WebhookDeliveryResponse>>;
 }
 
 export interface CommunitiesServiceClient<CallOptionsExt = {}> {
@@ -10256,6 +11332,39 @@ export interface CommunitiesServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<RotateWebhookSecretRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<RotateWebhookSecretResponse>;
+  /**
+   * Deliveries of an endpoint (docs/WEBHOOKS.md "Delivery"), fenced to the endpoint's owner and,
+   * like the event log, to the events the caller may see now; newest first, one keyset page.
+   * @public
+   */
+  listWebhookDeliveries(
+    request: DeepPartial<ListWebhookDeliveriesRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListWebhookDeliveriesResponse>;
+  /**
+   * One delivery with every attempt.
+   * @public
+   */
+  getWebhookDelivery(
+    request: DeepPartial<GetWebhookDeliveryRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<WebhookDeliveryResponse>;
+  /**
+   * Queues the delivery again now (webhooks:write).
+   * @public
+   */
+  resendWebhookDelivery(
+    request: DeepPartial<GetWebhookDeliveryRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<WebhookDeliveryResponse>;
+  /**
+   * Queues a delivery of a synthetic webhook.test event to the endpoint (webhooks:write).
+   * @public
+   */
+  sendTestWebhook(
+    request: DeepPartial<SendTestWebhookRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<WebhookDeliveryResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
