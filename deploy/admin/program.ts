@@ -14,6 +14,7 @@ import { registerServiceAccounts } from './commands/service-accounts.js';
 import { registerTokens } from './commands/tokens.js';
 import { registerUsers } from './commands/users.js';
 import { registerWallets } from './commands/wallets.js';
+import { registerWebhooks } from './commands/webhooks.js';
 import { registerWrites } from './commands/writes.js';
 
 export function buildProgram(ctx: AdminContext): Command {
@@ -36,6 +37,7 @@ system started from the same DATA_DIR is reached without its ports (DATA_DIR/run
   registerWallets(program, ctx);
   registerBilling(program, ctx);
   registerSearch(program, ctx);
+  registerWebhooks(program, ctx);
   registerHealth(program, ctx);
   registerGrpc(program);
   return program;

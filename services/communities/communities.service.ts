@@ -14,6 +14,7 @@ import { listCommunities } from './community-listing.js';
 import * as consentQueue from './consent-queue.js';
 import * as enrichmentSupport from './enrichment-support.js';
 import * as eventLog from './event-log.js';
+import { OPERATOR_WEBHOOK_ACCESS, operatorWebhookHandlers } from './operator-webhooks.js';
 import { WEBHOOK_ENDPOINT_ACCESS, webhookEndpointHandlers } from './webhook-endpoints.js';
 import * as memberships from './memberships.js';
 import * as memberWrites from './member-writes.js';
@@ -24,8 +25,9 @@ import * as roster from './roster.js';
 import { startTaskSweeper } from './task-sweeper.js';
 import { listUserReach } from './user-reach.js';
 import { reindexAll } from './search-index.js';
+import { startWebhookDelivery, type WebhookDeliveryOptions } from './webhook-worker.js';
 
-export function createCommunitiesService(deps: CommunitiesDeps, options: { webhookAllowPrivateUrls?: boolean } = {}) {
+export function createCommunitiesService(deps: CommunitiesDeps, options: { webhookAllowPrivateUrls?: boolean; webhooks?: WebhookDeliveryOptions } = {}) {
   const context = createCommunitiesContext(deps);
 
   const implementation: ServiceRegistration<typeof CommunitiesServiceDefinition>['implementation'] = {
@@ -99,9 +101,7 @@ export function createCommunitiesService(deps: CommunitiesDeps, options: { webho
       return reindexAll(context, batchSize, ctx.requestId);
     },
 
-    async listMembers(request, ctx) {
-      return roster.listMembers(context, request, ctx);
-    },
+    listMembers: (request, ctx) => roster.listMembers(context, request, ctx),
 
     async getMember(request, ctx) {
       return roster.getMember(context, request, ctx);
@@ -151,7 +151,7 @@ export function createCommunitiesService(deps: CommunitiesDeps, options: { webho
     async applyOwnEnrichment(request, ctx) {
       return { profile: await enrichmentSupport.applyOwnEnrichment(context, request, ctx.requestId) };
     },
-    ...eventLog.eventHandlers(context), ...webhookEndpointHandlers(context, { allowPrivate: options.webhookAllowPrivateUrls === true }),
+    ...eventLog.eventHandlers(context), ...webhookEndpointHandlers(context, { allowPrivate: options.webhookAllowPrivateUrls === true }), ...operatorWebhookHandlers(context),
   };
 
   const registration: ServiceRegistration<typeof CommunitiesServiceDefinition> = {
@@ -188,12 +188,12 @@ export function createCommunitiesService(deps: CommunitiesDeps, options: { webho
       scanMembers: ['service'],
       indexEnrichedMembers: ['service'],
       applyOwnEnrichment: ['service'],
-      ...eventLog.EVENT_ACCESS, ...WEBHOOK_ENDPOINT_ACCESS,
+      ...eventLog.EVENT_ACCESS, ...WEBHOOK_ENDPOINT_ACCESS, ...OPERATOR_WEBHOOK_ACCESS,
     },
     // A bulk add answers each item on its own: an item's unstorable text rejects that item (add-members.ts).
     itemized: { addMembers: 'members' },
   };
-  // Finishes placeholder-account work, an add's indexing and erasure follow-ups left undone (task-sweeper.ts).
-  const sweeper = startTaskSweeper(context, { atStart: true });
-  return { registration, stop: () => sweeper.stop() };
+  // Finishes the work adds and erasures left undone (task-sweeper.ts); sends webhook deliveries (webhook-worker.ts).
+  const workers = [startTaskSweeper(context, { atStart: true }), startWebhookDelivery(context, options.webhookAllowPrivateUrls === true, options.webhooks)];
+  return { registration, stop: async () => void (await Promise.all(workers.map((w) => w.stop()))) };
 }

@@ -882,6 +882,34 @@ export interface WebhookDeliveryResponse {
   delivery: WebhookDelivery | undefined;
 }
 
+export interface ListAllWebhookEndpointsRequest {
+  /** Only this owner's endpoints (unset: every owner's). */
+  owner:
+    | OwnerRef
+    | undefined;
+  /** 0: the default (50); more than 200 is served as 200. */
+  pageSize: number;
+  pageToken: string;
+}
+
+/** An endpoint with whose it is (the endpoint's `secret` is never set here). */
+export interface OwnedWebhookEndpoint {
+  owner: OwnerRef | undefined;
+  endpoint: WebhookEndpoint | undefined;
+}
+
+export interface ListAllWebhookEndpointsResponse {
+  /** Newest first. */
+  endpoints: OwnedWebhookEndpoint[];
+  nextPageToken: string;
+}
+
+export interface ListAllEventsResponse {
+  /** Newest first, each with whose it is. */
+  events: RecordedEvent[];
+  nextPageToken: string;
+}
+
 function createBaseCommunity(): Community {
   return { id: "", name: "", billingOwner: undefined, archived: false, apiWrites: false, createdAt: undefined };
 }
@@ -10463,6 +10491,386 @@ export const WebhookDeliveryResponse: MessageFns<WebhookDeliveryResponse> = {
   },
 };
 
+function createBaseListAllWebhookEndpointsRequest(): ListAllWebhookEndpointsRequest {
+  return { owner: undefined, pageSize: 0, pageToken: "" };
+}
+
+export const ListAllWebhookEndpointsRequest: MessageFns<ListAllWebhookEndpointsRequest> = {
+  encode(message: ListAllWebhookEndpointsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.owner !== undefined) {
+      OwnerRef.encode(message.owner, writer.uint32(10).fork()).join();
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(16).uint32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(26).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAllWebhookEndpointsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAllWebhookEndpointsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.owner = OwnerRef.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pageSize = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAllWebhookEndpointsRequest {
+    return {
+      owner: isSet(object.owner) ? OwnerRef.fromJSON(object.owner) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListAllWebhookEndpointsRequest): unknown {
+    const obj: any = {};
+    if (message.owner !== undefined) {
+      obj.owner = OwnerRef.toJSON(message.owner);
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAllWebhookEndpointsRequest>): ListAllWebhookEndpointsRequest {
+    return ListAllWebhookEndpointsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAllWebhookEndpointsRequest>): ListAllWebhookEndpointsRequest {
+    const message = createBaseListAllWebhookEndpointsRequest();
+    message.owner = (object.owner !== undefined && object.owner !== null)
+      ? OwnerRef.fromPartial(object.owner)
+      : undefined;
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseOwnedWebhookEndpoint(): OwnedWebhookEndpoint {
+  return { owner: undefined, endpoint: undefined };
+}
+
+export const OwnedWebhookEndpoint: MessageFns<OwnedWebhookEndpoint> = {
+  encode(message: OwnedWebhookEndpoint, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.owner !== undefined) {
+      OwnerRef.encode(message.owner, writer.uint32(10).fork()).join();
+    }
+    if (message.endpoint !== undefined) {
+      WebhookEndpoint.encode(message.endpoint, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OwnedWebhookEndpoint {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOwnedWebhookEndpoint();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.owner = OwnerRef.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.endpoint = WebhookEndpoint.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OwnedWebhookEndpoint {
+    return {
+      owner: isSet(object.owner) ? OwnerRef.fromJSON(object.owner) : undefined,
+      endpoint: isSet(object.endpoint) ? WebhookEndpoint.fromJSON(object.endpoint) : undefined,
+    };
+  },
+
+  toJSON(message: OwnedWebhookEndpoint): unknown {
+    const obj: any = {};
+    if (message.owner !== undefined) {
+      obj.owner = OwnerRef.toJSON(message.owner);
+    }
+    if (message.endpoint !== undefined) {
+      obj.endpoint = WebhookEndpoint.toJSON(message.endpoint);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<OwnedWebhookEndpoint>): OwnedWebhookEndpoint {
+    return OwnedWebhookEndpoint.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OwnedWebhookEndpoint>): OwnedWebhookEndpoint {
+    const message = createBaseOwnedWebhookEndpoint();
+    message.owner = (object.owner !== undefined && object.owner !== null)
+      ? OwnerRef.fromPartial(object.owner)
+      : undefined;
+    message.endpoint = (object.endpoint !== undefined && object.endpoint !== null)
+      ? WebhookEndpoint.fromPartial(object.endpoint)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListAllWebhookEndpointsResponse(): ListAllWebhookEndpointsResponse {
+  return { endpoints: [], nextPageToken: "" };
+}
+
+export const ListAllWebhookEndpointsResponse: MessageFns<ListAllWebhookEndpointsResponse> = {
+  encode(message: ListAllWebhookEndpointsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.endpoints) {
+      OwnedWebhookEndpoint.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAllWebhookEndpointsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAllWebhookEndpointsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpoints.push(OwnedWebhookEndpoint.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAllWebhookEndpointsResponse {
+    return {
+      endpoints: globalThis.Array.isArray(object?.endpoints)
+        ? object.endpoints.map((e: any) => OwnedWebhookEndpoint.fromJSON(e))
+        : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListAllWebhookEndpointsResponse): unknown {
+    const obj: any = {};
+    if (message.endpoints?.length) {
+      obj.endpoints = message.endpoints.map((e) => OwnedWebhookEndpoint.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAllWebhookEndpointsResponse>): ListAllWebhookEndpointsResponse {
+    return ListAllWebhookEndpointsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAllWebhookEndpointsResponse>): ListAllWebhookEndpointsResponse {
+    const message = createBaseListAllWebhookEndpointsResponse();
+    message.endpoints = object.endpoints?.map((e) => OwnedWebhookEndpoint.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListAllEventsResponse(): ListAllEventsResponse {
+  return { events: [], nextPageToken: "" };
+}
+
+export const ListAllEventsResponse: MessageFns<ListAllEventsResponse> = {
+  encode(message: ListAllEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.events) {
+      RecordedEvent.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAllEventsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAllEventsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.events.push(RecordedEvent.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAllEventsResponse {
+    return {
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => RecordedEvent.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListAllEventsResponse): unknown {
+    const obj: any = {};
+    if (message.events?.length) {
+      obj.events = message.events.map((e) => RecordedEvent.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAllEventsResponse>): ListAllEventsResponse {
+    return ListAllEventsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAllEventsResponse>): ListAllEventsResponse {
+    const message = createBaseListAllEventsResponse();
+    message.events = object.events?.map((e) => RecordedEvent.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
 /** Communities, profiles and memberships: reach, rosters, bulk add, erasure and write gating. */
 export type CommunitiesServiceDefinition = typeof CommunitiesServiceDefinition;
 export const CommunitiesServiceDefinition = {
@@ -10878,6 +11286,27 @@ export const CommunitiesServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The operator's reads (npm run admin -- webhooks endpoints, events list; docs/CLI.md): every
+     * owner's webhook endpoints, or one owner's, never a secret; and the whole event log with whose
+     * each event is, without a caller's fence. Newest first, one keyset page.
+     */
+    listAllWebhookEndpoints: {
+      name: "ListAllWebhookEndpoints",
+      requestType: ListAllWebhookEndpointsRequest as typeof ListAllWebhookEndpointsRequest,
+      requestStream: false,
+      responseType: ListAllWebhookEndpointsResponse as typeof ListAllWebhookEndpointsResponse,
+      responseStream: false,
+      options: {},
+    },
+    listAllEvents: {
+      name: "ListAllEvents",
+      requestType: ListEventsRequest as typeof ListEventsRequest,
+      requestStream: false,
+      responseType: ListAllEventsResponse as typeof ListAllEventsResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -11122,6 +11551,19 @@ export interface CommunitiesServiceImplementation<CallContextExt = {}> {
     request: SendTestWebhookRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<WebhookDeliveryResponse>>;
+  /**
+   * The operator's reads (npm run admin -- webhooks endpoints, events list; docs/CLI.md): every
+   * owner's webhook endpoints, or one owner's, never a secret; and the whole event log with whose
+   * each event is, without a caller's fence. Newest first, one keyset page.
+   */
+  listAllWebhookEndpoints(
+    request: ListAllWebhookEndpointsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListAllWebhookEndpointsResponse>>;
+  listAllEvents(
+    request: ListEventsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListAllEventsResponse>>;
 }
 
 export interface CommunitiesServiceClient<CallOptionsExt = {}> {
@@ -11365,6 +11807,19 @@ export interface CommunitiesServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<SendTestWebhookRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<WebhookDeliveryResponse>;
+  /**
+   * The operator's reads (npm run admin -- webhooks endpoints, events list; docs/CLI.md): every
+   * owner's webhook endpoints, or one owner's, never a secret; and the whole event log with whose
+   * each event is, without a caller's fence. Newest first, one keyset page.
+   */
+  listAllWebhookEndpoints(
+    request: DeepPartial<ListAllWebhookEndpointsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListAllWebhookEndpointsResponse>;
+  listAllEvents(
+    request: DeepPartial<ListEventsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListAllEventsResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
