@@ -174,7 +174,7 @@ interface StoreRun {
   sizes: CorpusSizes;
   rows: SearchBenchRow[];
   loadSeconds: number;
-  ginIndexes: number;
+  indexes: number;
   pgvector: boolean;
   reindex: ReindexRow | null;
 }
@@ -185,8 +185,8 @@ async function benchStore(bench: BenchDatabase, sizes: CorpusSizes): Promise<Sto
   await migrateAll(db);
   const loaded = Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM search.documents'))[0]!.n);
   let loadSeconds = NaN;
-  let ginIndexes = 0;
-  if (loaded === 0) ({ loadSeconds, ginIndexes } = await loadCorpora(bench, sizes, createSearchPipeline({ reranker: null })));
+  let indexes = 0;
+  if (loaded === 0) ({ loadSeconds, indexes } = await loadCorpora(bench, sizes, createSearchPipeline({ reranker: null })));
   else console.log(`search bench (${store}): reusing the ${loaded} documents of ${KEEP_DATABASE}`);
   const queries = pickQueries(QUERIES);
   const perCommunity = Math.ceil(sizes.community / sizes.communities);
@@ -198,7 +198,7 @@ async function benchStore(bench: BenchDatabase, sizes: CorpusSizes): Promise<Sto
   const pgvector = (await db.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`)).length === 1;
   // A kept corpus stays as loaded: re-embedding would leave its sample marked for the next run.
   const reindex = KEEP_DATABASE || store !== 'postgres' ? null : await measureReindex(db, Math.min(REINDEX_SAMPLE, sizes.community));
-  return { store, sizes, rows, loadSeconds, ginIndexes, pgvector, reindex };
+  return { store, sizes, rows, loadSeconds, indexes, pgvector, reindex };
 }
 
 /** Runs the search benchmark on each store; returns the markdown section for docs/BENCHMARKS.md. */
@@ -235,7 +235,7 @@ function section(runs: StoreRun[], skipped: string[]): string {
   ].join('\n');
   const stores = runs.map((run) => {
     const total = (run.sizes.community + run.sizes.public).toLocaleString('en');
-    const loaded = Number.isNaN(run.loadSeconds) ? 'kept from an earlier run' : `loaded in ${run.loadSeconds.toFixed(0)} s (${run.ginIndexes} GIN indexes built after, then VACUUM ANALYZE)`;
+    const loaded = Number.isNaN(run.loadSeconds) ? 'kept from an earlier run' : `loaded in ${run.loadSeconds.toFixed(0)} s (its ${run.indexes} secondary indexes built after, then VACUUM ANALYZE)`;
     const vectors = run.pgvector ? 'pgvector present, so the nearest-neighbour leg ran' : 'no pgvector, so no nearest-neighbour leg';
     return `- ${STORE_NAME[run.store]}: ${total} documents, ${loaded}; ${vectors}.`;
   });
