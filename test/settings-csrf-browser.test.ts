@@ -61,6 +61,7 @@ describe('settings web app in a browser: forged forms from another port of the s
   let clientId: string;
   let serviceAccountId: string;
   let endpointId: string;
+  let deliveryId: string;
   beforeAll(async () => {
     forgeries = await startForgeryServer();
     grantId = (await suite.sys.clients.identity.issueAccessToken(
@@ -77,6 +78,7 @@ describe('settings web app in a browser: forged forms from another port of the s
       { owner: lab, name: 'Nightly sync', scopes: ['profile:read'], communityIds: ['c_lab'], requestedRate: 0, publicJwk: '' }, await operator())).serviceAccount!.id;
     endpointId = (await suite.sys.clients.communities.createWebhookEndpoint(
       { url: 'https://93.184.216.34/hooks', events: ['member.added'] }, await asAda())).endpoint!.id;
+    deliveryId = (await suite.sys.clients.communities.sendTestWebhook({ endpointId }, await asAda())).delivery!.id;
   });
   afterAll(async () => forgeries?.close());
 
@@ -88,7 +90,7 @@ describe('settings web app in a browser: forged forms from another port of the s
   /** Everything the forms could change, as stored by the services. */
   async function storedState() {
     const { identity, communities, billing } = suite.sys.clients;
-    const [keys, grants, controlled, user, organization, wallets, pending, accounts, endpoints] = await Promise.all([
+    const [keys, grants, controlled, user, organization, wallets, pending, accounts, endpoints, deliveries] = await Promise.all([
       identity.listKeys({ userId: 'u_ada', pageSize: 100, pageToken: '' }, await operator()),
       identity.listGrants({ userId: 'u_ada', pageSize: 100, pageToken: '' }, await asAda()),
       communities.listControlledCommunities({ userId: 'u_ada' }, await asAda()),
@@ -98,6 +100,7 @@ describe('settings web app in a browser: forged forms from another port of the s
       pendingConsents(),
       identity.listServiceAccounts({ owner: lab, pageSize: 100, pageToken: '' }, await operator()),
       communities.listWebhookEndpoints({}, await asAda()),
+      communities.listWebhookDeliveries({ endpointId, pageSize: 100, pageToken: '' }, await asAda()),
     ]);
     return {
       keys: keys.keys.map((k) => `${k.id}:${k.name}:${k.revokedAt ? 'revoked' : 'active'}:${k.expiresAt ?? ''}`).sort(),
@@ -109,6 +112,8 @@ describe('settings web app in a browser: forged forms from another port of the s
       serviceAccounts: accounts.serviceAccounts.map((a) => `${a.id}:${a.name}:${a.revokedAt ? 'revoked' : 'active'}`).sort(),
       // A rotation shows only in a delivery's signatures: the endpoint page shows no secret to compare.
       webhookEndpoints: endpoints.endpoints.map((e) => `${e.id}:${e.url}:${e.status}`).sort(),
+      // The deliveries made: a forged test would add one (a resend's new attempt races the worker's own retries).
+      webhookDeliveries: deliveries.deliveries.map((d) => d.id).sort(),
     };
   }
 
@@ -175,6 +180,8 @@ describe('settings web app in a browser: forged forms from another port of the s
     { name: 'webhook endpoint add', route: '/webhooks', prepare: async () => ({ path: '/webhooks', fields: { url: 'https://93.184.216.34/forged', events: 'member.added' } }) },
     { name: 'webhook endpoint disable', route: '/webhooks/:id/status', prepare: async () => ({ path: `/webhooks/${endpointId}/status`, fields: { status: 'disabled' } }) },
     { name: 'webhook secret rotate', route: '/webhooks/:id/rotate', prepare: async () => ({ path: `/webhooks/${endpointId}/rotate`, fields: {} }) },
+    { name: 'webhook test event', route: '/webhooks/:id/test', prepare: async () => ({ path: `/webhooks/${endpointId}/test`, fields: {} }) },
+    { name: 'webhook delivery resend', route: '/webhooks/:id/deliveries/:deliveryId/resend', prepare: async () => ({ path: `/webhooks/${endpointId}/deliveries/${deliveryId}/resend`, fields: {} }) },
     { name: 'webhook endpoint delete', route: '/webhooks/:id/delete', prepare: async () => ({ path: `/webhooks/${endpointId}/delete`, fields: {} }) },
     { name: 'OAuth consent approve', route: '/authorize/:uid', prepare: (page) => consentForm(page, 'approve') },
     { name: 'OAuth consent deny', route: '/authorize/:uid', prepare: (page) => consentForm(page, 'deny') },

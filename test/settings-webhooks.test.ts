@@ -3,7 +3,9 @@
 // rotate (the new secret once) and delete; a form without a token, or with another session's, is
 // refused (403) and changes nothing; what was entered is escaped on every page; another person's
 // endpoint is 404 for every page and form; a refused URL or form shows the precise reason with what
-// was entered, storing nothing. In Chromium: settings-webhooks-browser.test.ts.
+// was entered, storing nothing. From an endpoint's page a test event and a resend are queued and the
+// delivery log lists them; a disabled endpoint offers neither and refuses both (409), another
+// person's endpoint is 404. In Chromium, with a receiver: settings-webhooks-browser.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { bearer, request } from './helpers/http.js';
@@ -80,6 +82,9 @@ describe('settings web app: the webhooks screen', () => {
 
   it('refuses a form without a CSRF token, or with another session’s, and changes nothing (403)', async () => {
     const { id } = await add(ada, { url: PUBLIC_URL, events: 'member.added' });
+    await ada.submit(`/webhooks/${id}`, `/webhooks/${id}/test`);
+    const deliveryIds = async () => ((await request(sys.restUrl, 'GET', `/v1/webhook_endpoints/${id}/deliveries`, { headers: bearer(adaKey) })).body.deliveries as { id: string }[]).map((d) => d.id);
+    const [deliveryId] = await deliveryIds();
     const before = await adasEndpoints();
     const malloryToken = csrfTokenOf((await mallory.get('/webhooks')).text);
     const forms: [string, Record<string, string>][] = [
@@ -87,6 +92,8 @@ describe('settings web app: the webhooks screen', () => {
       [`/webhooks/${id}/status`, { status: 'disabled' }],
       [`/webhooks/${id}/rotate`, {}],
       [`/webhooks/${id}/delete`, {}],
+      [`/webhooks/${id}/test`, {}],
+      [`/webhooks/${id}/deliveries/${deliveryId}/resend`, {}],
     ];
     for (const [action, fields] of forms) {
       for (const token of [undefined, malloryToken]) {
@@ -96,6 +103,7 @@ describe('settings web app: the webhooks screen', () => {
       }
     }
     expect(await adasEndpoints()).toEqual(before);
+    expect(await deliveryIds()).toEqual([deliveryId]);
     // The rotation did not happen either: the secret is not on any page, and none waits to be shown.
     expect((await ada.get(`/webhooks/${id}/rotated`)).text).not.toContain('id="new-secret"');
   });
@@ -152,5 +160,37 @@ describe('settings web app: the webhooks screen', () => {
     expect(kept).toMatch(/value="search.failed" checked/);
     expect(kept).toContain('value="kept"');
     expect(await adasEndpoints()).toEqual(before);
+  });
+
+  it('queues a test event and a resend from the endpoint page, listed in its delivery log; a disabled endpoint offers neither (409)', async () => {
+    const { id } = await add(ada, { url: PUBLIC_URL, events: 'member.added' });
+    expect((await ada.get(`/webhooks/${id}`)).text).toContain('No deliveries yet.');
+    const sent = await ada.submit(`/webhooks/${id}`, `/webhooks/${id}/test`);
+    expect([sent.status, sent.headers.get('location')]).toEqual([303, `/webhooks/${id}?done=test#deliveries`]);
+    const deliveries = async () => (await request(sys.restUrl, 'GET', `/v1/webhook_endpoints/${id}/deliveries`, { headers: bearer(adaKey) })).body.deliveries as { id: string; event_id: string; event_type: string }[];
+    const [delivery] = await deliveries();
+    expect(delivery).toMatchObject({ event_type: 'webhook.test' });
+    const page = (await ada.get(`/webhooks/${id}?done=test`)).text;
+    expect(page).toContain('A test event was queued');
+    expect(page).toContain(`webhook.test <code>${delivery!.event_id}</code>`);
+    const resendAction = `/webhooks/${id}/deliveries/${delivery!.id}/resend`;
+    expect(page).toContain(`action="${resendAction}"`);
+    const resent = await ada.submit(`/webhooks/${id}`, resendAction);
+    expect([resent.status, resent.headers.get('location')]).toEqual([303, `/webhooks/${id}?done=resent#deliveries`]);
+    expect((await deliveries()).map((d) => d.id)).toEqual([delivery!.id]);
+
+    await ada.submit(`/webhooks/${id}`, `/webhooks/${id}/status`, { status: 'disabled' });
+    const disabled = (await ada.get(`/webhooks/${id}`)).text;
+    expect(disabled).not.toContain(`action="/webhooks/${id}/test"`);
+    expect(disabled).not.toContain(`action="${resendAction}"`);
+    expect(disabled).toContain('A disabled endpoint receives nothing');
+    for (const action of [`/webhooks/${id}/test`, resendAction]) {
+      const refused = await ada.submit(`/webhooks/${id}`, action);
+      expect(refused.status, action).toBe(409);
+      expect(refused.text).toContain('the endpoint is disabled');
+    }
+    expect((await deliveries()).map((d) => d.id)).toEqual([delivery!.id]);
+
+    for (const action of [`/webhooks/${id}/test`, resendAction]) expect((await mallory.submit('/webhooks', action)).status, action).toBe(404);
   });
 });

@@ -13,6 +13,7 @@ import { html, page } from './html.js';
 import { FormError, single, type MintForm } from './mint-form.js';
 import { createSecretFlash } from './secret-flash.js';
 import { requireSession } from './session.js';
+import { deliveryLogOf, registerWebhookDeliveryRoutes } from './webhook-deliveries-routes.js';
 import { createRequestOf } from './webhook-form.js';
 import { addForm, deleteConfirmation, endpointDetails, endpointsList, secretPage, WEBHOOKS_INTRO } from './webhooks-view.js';
 
@@ -27,6 +28,8 @@ export async function ownEndpoint(context: SettingsContext, request: FastifyRequ
 const DONE: Record<string, string> = {
   enabled: 'The endpoint was enabled: it receives its events again.',
   disabled: 'The endpoint was disabled: it receives no events until you enable it.',
+  test: 'A test event was queued: its delivery shows in the log below (reload to see its answer).',
+  resent: 'The delivery was queued again: its new attempt shows in the log below (reload to see its answer).',
 };
 
 /** An add form refused: what was sent, and why. */
@@ -74,13 +77,13 @@ export function registerWebhookRoutes(app: FastifyInstance, context: SettingsCon
     });
   }
 
-  app.get<EndpointParams & { Querystring: { done?: string } }>('/webhooks/:id', signedIn, async (request, reply) => {
+  app.get<EndpointParams & { Querystring: { done?: string; after?: string } }>('/webhooks/:id', signedIn, async (request, reply) => {
     const endpoint = await ownEndpoint(context, request, request.params.id);
     const csrf = reply.generateCsrf();
     const done = typeof request.query.done === 'string' ? DONE[request.query.done] : undefined;
     return reply.type('text/html').send(page({
       title: 'Webhook endpoint', user: request.user!, csrf, current: '/webhooks', ...(done && { notice: { kind: 'ok' as const, text: done } }),
-      body: html`${endpointDetails(endpoint, csrf)}<p><a href="/webhooks">Back to your webhooks</a></p>`,
+      body: html`${endpointDetails(endpoint, csrf)}${await deliveryLogOf(context, request, endpoint, csrf, request.query.after)}<p><a href="/webhooks">Back to your webhooks</a></p>`,
     }));
   });
 
@@ -108,5 +111,7 @@ export function registerWebhookRoutes(app: FastifyInstance, context: SettingsCon
     await context.clients.communities.deleteWebhookEndpoint({ endpointId: request.params.id }, await asUser(context, request));
     return reply.redirect(`/webhooks?deleted=${encodeURIComponent(request.params.id)}`, 303);
   });
+
+  registerWebhookDeliveryRoutes(app, context);
 
 }
