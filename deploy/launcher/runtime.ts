@@ -42,7 +42,7 @@ import { startSettingsSurface } from './settings-surface.js';
 import { oauthIssuerOf } from '../../services/kit/public-urls.js';
 import { urlHost } from '../../services/kit/url-host.js';
 import { mintSignInLink, type SignInLink } from './sign-in-link.js';
-import { edgeLimiter, edgeOver, inProcessClients } from './wiring.js';
+import { edgeLimiter, edgeOver, inProcessClients, webhookDelivery } from './wiring.js';
 import { grpcTransportOf } from './grpc-tls.js';
 import type { GrpcTls } from '../../services/kit/tls.js';
 
@@ -77,7 +77,7 @@ function counted(limiter: RateLimiter): RateLimiter {
 /** Every service: how to build it. Its schema is named after it; its migrations sit in its folder. */
 const SERVICE_FACTORIES: Record<ServiceRole, (deps: ServiceDeps, config: Config, secrets: ServerSecrets) => ServiceInstance> = {
   identity: (d, config, secrets) => createIdentityService(d, { oauth: oauthOptionsFrom(config, secrets) }),
-  communities: (d, config) => createCommunitiesService(d, { webhookAllowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS }),
+  communities: (d, config) => createCommunitiesService(d, { webhookAllowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS, webhooks: webhookDelivery(config) }),
   search: (d, config) => createSearchService(d, { worker: { leaseMs: config.SEARCH_JOB_LEASE_MS } }),
   enrichment: (d, config) => createEnrichmentService({ ...d, config }),
   billing: (d, config) => createBillingService({ ...d, enforcement: config.CREDIT_ENFORCEMENT === 'on' }),

@@ -1,7 +1,10 @@
 // The wiring every entry point shares, built in one place: the gRPC clients and caller-token signer
 // of a process that calls the services (the operator CLI, the MCP stdio entry, the launcher's edge
-// roles), and the edge core with its rate limiter that both surfaces (REST, MCP) stand on.
+// roles), the edge core with its rate limiter that both surfaces (REST, MCP) stand on, and how the
+// communities service renders a webhook delivery's data: by the edge's own event view.
 import { createEdge, type Edge } from '../../gateway/core/edge.js';
+import { eventView } from '../../gateway/core/events.js';
+import type { WebhookDeliveryOptions } from '../../services/communities/webhook-worker.js';
 import type { RateLimiter } from '../../services/kit/rate-limit/limiter.js';
 import { MemoryRateLimiter } from '../../services/kit/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from '../../services/kit/rate-limit/redis-limiter.js';
@@ -70,4 +73,14 @@ export function inProcessClients(
     local[role] = inProcessClient(registration, callMiddleware({ services: [registration], verifier, logger, ...(direct && { direct }) }));
   }
   return local as LocalClients;
+}
+
+/**
+ * The communities service's webhook delivery (docs/WEBHOOKS.md "Delivery"): an event's `data` is
+ * what `GET /v1/events` shows for it (gateway/core/events.ts), handed in here because a service
+ * never imports the edge. Undefined where WEBHOOK_DELIVERY=off: that process sends nothing.
+ */
+export function webhookDelivery(config: Config): WebhookDeliveryOptions | undefined {
+  if (config.WEBHOOK_DELIVERY === 'off') return undefined;
+  return { render: (event) => eventView(event).data, retrySchedule: config.WEBHOOK_RETRY_SCHEDULE };
 }

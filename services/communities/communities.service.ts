@@ -25,8 +25,9 @@ import * as roster from './roster.js';
 import { startTaskSweeper } from './task-sweeper.js';
 import { listUserReach } from './user-reach.js';
 import { reindexAll } from './search-index.js';
+import { startWebhookDelivery, type WebhookDeliveryOptions } from './webhook-worker.js';
 
-export function createCommunitiesService(deps: CommunitiesDeps, options: { webhookAllowPrivateUrls?: boolean } = {}) {
+export function createCommunitiesService(deps: CommunitiesDeps, options: { webhookAllowPrivateUrls?: boolean; webhooks?: WebhookDeliveryOptions } = {}) {
   const context = createCommunitiesContext(deps);
 
   const implementation: ServiceRegistration<typeof CommunitiesServiceDefinition>['implementation'] = {
@@ -192,7 +193,7 @@ export function createCommunitiesService(deps: CommunitiesDeps, options: { webho
     // A bulk add answers each item on its own: an item's unstorable text rejects that item (add-members.ts).
     itemized: { addMembers: 'members' },
   };
-  // Finishes placeholder-account work, an add's indexing and erasure follow-ups left undone (task-sweeper.ts).
-  const sweeper = startTaskSweeper(context, { atStart: true });
-  return { registration, stop: () => sweeper.stop() };
+  // Finishes the work adds and erasures left undone (task-sweeper.ts); sends webhook deliveries (webhook-worker.ts).
+  const workers = [startTaskSweeper(context, { atStart: true }), startWebhookDelivery(context, options.webhookAllowPrivateUrls === true, options.webhooks)];
+  return { registration, stop: async () => void (await Promise.all(workers.map((w) => w.stop()))) };
 }
