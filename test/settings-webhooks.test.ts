@@ -162,7 +162,7 @@ describe('settings web app: the webhooks screen', () => {
     expect(await adasEndpoints()).toEqual(before);
   });
 
-  it('queues a test event and a resend from the endpoint page, listed in its delivery log; a disabled endpoint offers neither (409)', async () => {
+  it('queues a test event and a resend from the endpoint page, listed in its delivery log with a page of its attempts; a disabled endpoint offers neither (409)', async () => {
     const { id } = await add(ada, { url: PUBLIC_URL, events: 'member.added' });
     expect((await ada.get(`/webhooks/${id}`)).text).toContain('No deliveries yet.');
     const sent = await ada.submit(`/webhooks/${id}`, `/webhooks/${id}/test`);
@@ -178,6 +178,12 @@ describe('settings web app: the webhooks screen', () => {
     const resent = await ada.submit(`/webhooks/${id}`, resendAction);
     expect([resent.status, resent.headers.get('location')]).toEqual([303, `/webhooks/${id}?done=resent#deliveries`]);
     expect((await deliveries()).map((d) => d.id)).toEqual([delivery!.id]);
+    const details = await ada.get(`/webhooks/${id}/deliveries/${delivery!.id}`);
+    expect(details.status).toBe(200);
+    expect(details.text).toContain(`webhook.test <code>${delivery!.event_id}</code>`);
+    expect(details.text).toContain('<h2>Attempts</h2>');
+    expect((await mallory.get(`/webhooks/${id}/deliveries/${delivery!.id}`)).status).toBe(404);
+    expect((await ada.get(`/webhooks/${id}/deliveries/wdl_nothing`)).status).toBe(404);
 
     await ada.submit(`/webhooks/${id}`, `/webhooks/${id}/status`, { status: 'disabled' });
     const disabled = (await ada.get(`/webhooks/${id}`)).text;

@@ -6,11 +6,11 @@
 // never adds or rotates again. A refused add form is the screen again with the reason and what was
 // entered. Every form is CSRF-protected (csrf.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { WebhookEndpoint } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { asUser, type SettingsContext } from './context.js';
 import { formRefusalOf, type FormRefusal } from './form-refusal.js';
 import { html, page } from './html.js';
 import { FormError, single, type MintForm } from './mint-form.js';
+import { ownEndpoint } from './own-webhook-endpoint.js';
 import { createSecretFlash } from './secret-flash.js';
 import { requireSession } from './session.js';
 import { deliveryLogOf, registerWebhookDeliveryRoutes } from './webhook-deliveries-routes.js';
@@ -18,11 +18,6 @@ import { createRequestOf } from './webhook-form.js';
 import { addForm, deleteConfirmation, endpointDetails, endpointsList, secretPage, WEBHOOKS_INTRO } from './webhooks-view.js';
 
 type EndpointParams = { Params: { id: string } };
-
-/** One of the user's own endpoints (another owner's, or none: the service's not_found, a 404 page). */
-export async function ownEndpoint(context: SettingsContext, request: FastifyRequest, id: string): Promise<WebhookEndpoint> {
-  return (await context.clients.communities.getWebhookEndpoint({ endpointId: id }, await asUser(context, request))).endpoint!;
-}
 
 /** What the endpoint page says after an action it was sent back from. */
 const DONE: Record<string, string> = {
