@@ -5,7 +5,6 @@ import type { Queryable } from '../kit/db/database.js';
 
 /** created_at to the microsecond, as a list cursor carries it. */
 const CREATED_KEY = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key`;
-const AFTER = `($A::timestamptz IS NULL OR (created_at, id) < ($A::timestamptz, $B::text))`;
 
 export interface Position {
   at: string;
@@ -36,8 +35,8 @@ export interface LoggedEventRow {
   created_key: string;
 }
 
-/** `AFTER` with its two parameters numbered from `first`. */
-const after = (first: number) => AFTER.replace(/\$A/g, `$${first}`).replace('$B', `$${first + 1}`);
+/** After a keyset position: its time and id are parameters `first` and `first + 1` (the time null: from the start). */
+const after = (first: number) => `($${first}::timestamptz IS NULL OR (created_at, id) < ($${first}::timestamptz, $${first + 1}::text))`;
 
 export function createOperatorWebhooksRepository(db: Queryable) {
   return {
