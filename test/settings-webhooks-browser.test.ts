@@ -3,7 +3,7 @@
 // and rotates its secret (the new one once); sends a test event to a receiver of the test's own and
 // sees it in the delivery log (2xx, latency, the answer's first bytes), then resends it; an endpoint
 // whose receiver answers 410, or fails every attempt of the (shortened) schedule, is disabled and
-// the screen says why. At 1280 and
+// the screen says why; adding an endpoint and sending it a test event take the keyboard alone. At 1280 and
 // 375 px every page fits the window and has no serious or critical axe-core violation, nor any
 // Content-Security-Policy violation.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
 import { launchChromium, signedInPage } from './helpers/chromium.js';
-import { overflowOf, seriousViolations } from './helpers/settings-access.js';
+import { overflowOf, seriousViolations, tabTo } from './helpers/settings-access.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 
 const seed: SeedInput = { users: [{ id: 'u_ada', email: 'ada@example.org', name: 'Ada Lovelace', plan: 'paid' }] };
@@ -153,7 +153,10 @@ describe('settings web app in a browser: the webhooks screen', () => {
     const attempts = await page.locator('tbody tr').evaluateAll((rows) => rows.map((tr) =>
       [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim()).filter((_, i) => i === 0 || i === 2 || i === 5)));
     expect(attempts).toEqual([['1', '200', 'thanks, got it <b>escaped</b>'], ['2', '200', 'thanks, got it <b>escaped</b>']]);
-    problems.push(...(await problemsOf(page, 'delivery')));
+    for (const width of [1280, 375]) {
+      await page.setViewportSize({ width, height: 900 });
+      problems.push(...(await problemsOf(page, `a delivery's attempts at ${width} px`)));
+    }
     expect(problems).toEqual([]);
     expect(violations).toEqual([]);
     await page.context().close();
@@ -177,6 +180,27 @@ describe('settings web app in a browser: the webhooks screen', () => {
     await expect(page.getByRole('button', { name: 'Send test event' }).count()).resolves.toBe(0);
     await page.goto(`${sys.settingsUrl}/webhooks`);
     expect(await page.locator('tr', { hasText: `${receiverUrl}/${path}` }).locator('td[data-label=Status]').textContent()).toBe(words);
+    expect(violations).toEqual([]);
+    await page.context().close();
+  });
+
+  it('adds an endpoint and sends it a test event by keyboard alone (Tab, Space, Enter)', async () => {
+    const { page, violations } = await signedInPage(suite, 'u_ada', 375);
+    await page.goto(`${sys.settingsUrl}/webhooks`);
+    await tabTo(page, 'URL');
+    await page.keyboard.type(`${receiverUrl}/hooks`);
+    await tabTo(page, 'member.erased');
+    await page.keyboard.press('Space');
+    await tabTo(page, 'Add endpoint');
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/webhooks/*/created');
+    await tabTo(page, 'Go to the endpoint');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/webhooks\/we_[\w-]+$/);
+    await tabTo(page, 'Send test event');
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/webhooks/*?done=test#deliveries');
+    expect(await untilFirstDelivery(page, (r) => r.Result === '200 (succeeded)')).toMatchObject({ Attempts: '1' });
     expect(violations).toEqual([]);
     await page.context().close();
   });
