@@ -36,6 +36,15 @@ describe('configuration', () => {
     expect(() => loadConfig({ SEARCH_JOB_LEASE_MS: '999' })).toThrow(/SEARCH_JOB_LEASE_MS/);
   });
 
+  it('reads WEBHOOK_RETRY_SCHEDULE as seconds between attempts (unset: the default schedule), refusing anything else naming it', () => {
+    expect(loadConfig({}).WEBHOOK_RETRY_SCHEDULE).toBeUndefined();
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1, 2,4' }).WEBHOOK_RETRY_SCHEDULE).toEqual([1, 2, 4]);
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '0.5' }).WEBHOOK_RETRY_SCHEDULE).toEqual([0.5]);
+    for (const bad of ['1,,2', 'soon', '-1', '0', '604801']) expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: bad })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+    expect(loadConfig({}).WEBHOOK_DELIVERY).toBe('on');
+    expect(() => loadConfig({ WEBHOOK_DELIVERY: 'no' })).toThrow(/WEBHOOK_DELIVERY/);
+  });
+
   it('treats empty variables as unset and requires the caller-token key pair together', () => {
     expect(loadConfig({ PORT: '' }).PORT).toBe(8080);
     expect(() => loadConfig({ CALLER_TOKEN_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----' })).toThrow(/together/);

@@ -52,6 +52,18 @@ describe.each(storeNames())('leased queue on %s', (store) => {
   /** Time passes beyond the job's lease (its worker is gone). */
   const expire = (id: string) => db.query(`UPDATE public.leased_test_jobs SET lease_until = now() - interval '1 second' WHERE id = $1`, [id]);
 
+  it('claims a waiting job only once its due condition holds, and a job whose worker died whatever the condition', async () => {
+    const [id] = await addJobs(1);
+    const due = createLeasedQueue<TestJob>(db, { ...TABLE, due: "result IS DISTINCT FROM 'later'" }, { leaseMs: 60_000, maxAttempts: 3 });
+    await db.query(`UPDATE public.leased_test_jobs SET result = 'later' WHERE id = $1`, [id]);
+    expect(await due.claim(id)).toBeUndefined();
+    await db.query('UPDATE public.leased_test_jobs SET result = NULL WHERE id = $1', [id]);
+    expect((await due.claim(id))?.attempts).toBe(1);
+    await db.query(`UPDATE public.leased_test_jobs SET result = 'later' WHERE id = $1`, [id]);
+    await expire(id!);
+    expect((await due.claim(id))?.attempts).toBe(2);
+  });
+
   it('gives every job to exactly one of 20 parallel claimers', async () => {
     const ids = await addJobs(30);
     const q = queue();
