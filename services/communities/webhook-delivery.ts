@@ -57,6 +57,15 @@ function outcomeOf(t: DeliveryTarget, result: SendResult, settings: DeliverySett
 
 const skipped = (t: DeliveryTarget, error: string): Outcome => ({ status: 'skipped', retries: t.retries, nextAttemptAt: new Date(), error });
 
+/** Why the delivery is not to be sent now (the endpoint disabled, the event out of its owner's sight), if it is not. */
+async function reasonToSkip(context: CommunitiesContext, t: DeliveryTarget, requestId: string): Promise<string | undefined> {
+  if (t.endpoint_status !== 'enabled') return 'the endpoint is disabled';
+  if (t.event_type === TEST_EVENT_TYPE) return undefined;
+  const event = t.type && { type: t.type, user_id: t.user_id, community_id: t.community_id, owner_type: t.event_owner_type, owner_id: t.event_owner_id };
+  const sees = event ? await ownerMaySee(context, { type: t.owner_type, id: t.owner_id }, event, requestId) : false;
+  return sees ? undefined : 'the endpoint’s owner cannot see this event now';
+}
+
 /** Works one claimed delivery to its outcome, under the claim `lease`. */
 export async function deliver(context: CommunitiesContext, settings: DeliverySettings, job: LeasedRow, lease: Lease): Promise<void> {
   const db = context.deps.db;
@@ -64,11 +73,10 @@ export async function deliver(context: CommunitiesContext, settings: DeliverySet
   if (!target) return;
   let outcome: Outcome;
   let attempt: SendResult | undefined;
-  const owner = { type: target.owner_type, id: target.owner_id };
-  if (target.endpoint_status !== 'enabled') outcome = skipped(target, 'the endpoint is disabled');
-  else if (target.event_type !== TEST_EVENT_TYPE && !(target.type && (await ownerMaySee(context, owner, { ...target, type: target.type, owner_type: target.event_owner_type, owner_id: target.event_owner_id }, `webhook:${job.id}`)))) {
-    outcome = skipped(target, 'the endpoint’s owner cannot see this event now');
-  } else {
+  const skip = await reasonToSkip(context, target, `webhook:${job.id}`);
+  if (skip) outcome = skipped(target, skip);
+  else {
+    // A body that cannot be made is a defect, not the receiver's doing: logged, and the claim left to expire.
     let body: string;
     try {
       body = bodyOf(target, settings);
@@ -77,7 +85,8 @@ export async function deliver(context: CommunitiesContext, settings: DeliverySet
       throw error;
     }
     if (lease.lost || lease.stopping) return;
-    attempt = await sendWebhook({ url: target.url, headers: signedHeaders(target, body), body, allowPrivate: settings.allowPrivate, ...(settings.timeoutMs && { timeoutMs: settings.timeoutMs }) });
+    const timeout = settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs };
+    attempt = await sendWebhook({ url: target.url, headers: signedHeaders(target, body), body, allowPrivate: settings.allowPrivate, ...timeout });
     outcome = outcomeOf(target, attempt, settings);
   }
   await db.transaction(async (tx) => {
