@@ -22,6 +22,7 @@ export const heavyTestFiles = [
   'test/fuzz-*.test.ts',
   'test/start-*.test.ts',
   'test/idempotency-crash.test.ts',
+  'test/webhook-delivery-crash.test.ts',
   'test/seed-restart.test.ts',
   'test/admin-cli-running.test.ts',
   'test/runtime-flags.test.ts',

@@ -1,20 +1,21 @@
-// Webhook deliveries survive a crash (docs/WEBHOOKS.md "Delivery"): the one-process system
-// (deploy/launcher/main.ts, a child process) is killed with SIGKILL while its deliveries are in
-// flight — the receiver holds every request unanswered — and while others wait; restarted over the
-// same store, it delivers every event (the dead claims' leases expire and are claimed again): at
-// least once, none lost.
+// Webhook deliveries survive a crash, on every store (docs/WEBHOOKS.md "Delivery"): the
+// one-process system (deploy/launcher/main.ts, a child process) is killed with SIGKILL while its
+// deliveries are in flight — the receiver holds every request unanswered — and while others wait;
+// restarted over the same store (a PostgreSQL database, or the embedded store's data folder), it
+// delivers every event (the dead claims' leases expire and are claimed again): at least once, none
+// lost.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPES } from '../../services/kit/scopes.js';
-import { generateSecrets } from '../../services/kit/secrets.js';
-import { bearer, request } from '../helpers/http.js';
-import { liveKey } from '../helpers/keys.js';
-import { startMainProcess, type MainProcess } from '../helpers/main-process.js';
-import { redisTestPrefix } from '../helpers/redis-prefix.js';
-import { freshPostgresDatabase, type FreshDatabase } from '../helpers/stores.js';
-import { startWebhookReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { SCOPES } from '../services/kit/scopes.js';
+import { generateSecrets } from '../services/kit/secrets.js';
+import { bearer, request } from './helpers/http.js';
+import { liveKey } from './helpers/keys.js';
+import { startMainProcess, type MainProcess } from './helpers/main-process.js';
+import { redisTestPrefix } from './helpers/redis-prefix.js';
+import { freshPostgresDatabase, storeNames, type FreshDatabase } from './helpers/stores.js';
+import { startWebhookReceiver, type Receiver } from './helpers/webhook-receiver.js';
 
 const secret = liveKey();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -27,14 +28,14 @@ async function until<T>(ask: () => T | Promise<T>, done: (value: T) => boolean, 
   throw new Error('gave up waiting');
 }
 
-describe('webhook deliveries across a SIGKILL of the system (PostgreSQL)', () => {
+describe.each(storeNames())('webhook deliveries across a SIGKILL of the system on %s', (store) => {
   const redisPrefix = redisTestPrefix();
-  let db: FreshDatabase;
+  let db: FreshDatabase | undefined;
   let receiver: Receiver;
   let env: Record<string, string>;
   let proc: MainProcess | undefined;
   beforeAll(async () => {
-    db = await freshPostgresDatabase({ migrated: true });
+    db = store === 'postgres' ? await freshPostgresDatabase({ migrated: true }) : undefined;
     receiver = await startWebhookReceiver();
     const seedFile = join(mkdtempSync(join(tmpdir(), 'en-webhook-crash-')), 'seed.json');
     writeFileSync(
@@ -46,10 +47,9 @@ describe('webhook deliveries across a SIGKILL of the system (PostgreSQL)', () =>
       }),
     );
     const secrets = generateSecrets();
+    const folder = mkdtempSync(join(tmpdir(), 'en-webhook-crash-data-'));
     env = {
-      DATABASE_URL: db.url,
-      REDIS_URL: process.env.REDIS_URL!,
-      ...redisPrefix.env,
+      ...(db ? { DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL!, ...redisPrefix.env } : { DATABASE_URL: '', REDIS_URL: '', DATA_DIR: join(folder, 'data') }),
       SEED_FILE: seedFile,
       API_KEY_PEPPER: secrets.apiKeyPepper,
       CALLER_TOKEN_PRIVATE_KEY: secrets.callerTokenPrivateKey,
