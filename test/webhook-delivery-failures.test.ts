@@ -3,7 +3,8 @@
 // a receiver failing three times then answering 200 gets the event once more, every attempt in the
 // delivery log; 410 fails the delivery at once and disables the endpoint (gone); a redirect is not
 // followed and, failing the whole schedule, disables the endpoint (failing); a huge answer is cut
-// to its excerpt and the worker goes on; a URL whose host is private is refused as the attempt
+// to its excerpt and the worker goes on; a receiver that never answers runs out of time (the
+// deadline shortened for the suite); a URL whose host is private is refused as the attempt
 // connects once private URLs are not allowed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
@@ -46,7 +47,9 @@ describe.each(storeNames())('webhook delivery to misbehaving receivers on %s', (
   const ended = (r: JsonResponse) => r.body.status !== 'pending';
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
-    sys = await startTestSystem({ store, seed, env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.5,0.5,0.5' } });
+    // An attempt's deadline shortened from 15 s, so a receiver that never answers runs out of time fast.
+    const hooks = { webhookTimeoutMs: 1500 };
+    sys = await startTestSystem({ store, seed, hooks, env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.5,0.5,0.5' } });
   }, 120_000);
   afterAll(async () => {
     await sys?.stop();
@@ -83,6 +86,17 @@ describe.each(storeNames())('webhook delivery to misbehaving receivers on %s', (
     expect(done.body.last_attempt.error).toBe('answered 302; redirects are not followed (Location: /ok/redirected)');
     expect(receiver.at('/ok/redirected')).toEqual([]);
     expect((await call('GET', `/v1/webhook_endpoints/${endpoint}`)).body).toMatchObject({ status: 'disabled', disabled_reason: 'failing' });
+  });
+
+  it('gives up on a receiver that never answers after the deadline, each attempt without a status, and goes on delivering', async () => {
+    const { endpoint, delivery } = await testDelivery('/hold/slow');
+    const done = await until(() => deliveryOf(endpoint, delivery), ended);
+    expect(done.body).toMatchObject({ status: 'failed', attempts: 4 });
+    expect(done.body.attempt_log.map((a: { status_code: number | null; error: string }) => [a.status_code, a.error])).toEqual(
+      Array.from({ length: 4 }, () => [null, 'no answer within 1.5 s']),
+    );
+    const next = await testDelivery('/ok/after-slow');
+    expect((await until(() => deliveryOf(next.endpoint, next.delivery), ended)).body.status).toBe('succeeded');
   });
 
   it('keeps 1 KiB of a huge answer and goes on delivering', async () => {

@@ -75,9 +75,10 @@ function counted(limiter: RateLimiter): RateLimiter {
 }
 
 /** Every service: how to build it. Its schema is named after it; its migrations sit in its folder. */
-const SERVICE_FACTORIES: Record<ServiceRole, (deps: ServiceDeps, config: Config, secrets: ServerSecrets) => ServiceInstance> = {
+const SERVICE_FACTORIES: Record<ServiceRole, (deps: ServiceDeps, config: Config, secrets: ServerSecrets, hooks: SystemHooks) => ServiceInstance> = {
   identity: (d, config, secrets) => createIdentityService(d, { oauth: oauthOptionsFrom(config, secrets) }),
-  communities: (d, config) => createCommunitiesService(d, { webhookAllowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS, webhooks: webhookDelivery(config) }),
+  communities: (d, config, _s, hooks) =>
+    createCommunitiesService(d, { webhookAllowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS, webhooks: webhookDelivery(config, hooks.webhookTimeoutMs) }),
   search: (d, config) => createSearchService(d, { worker: { leaseMs: config.SEARCH_JOB_LEASE_MS } }),
   enrichment: (d, config) => createEnrichmentService({ ...d, config }),
   billing: (d, config) => createBillingService({ ...d, enforcement: config.CREDIT_ENFORCEMENT === 'on' }),
@@ -166,6 +167,8 @@ export interface SystemHooks {
   clientMetadataFetch?: OutgoingFetch;
   /** Opens this process's store in place of DATABASE_URL or DATA_DIR (a suite hands a copy of a store migrated once). */
   openDatabase?: () => Promise<Database>;
+  /** One webhook delivery attempt's deadline in place of 15 s (a suite's slow receiver; never an operator's setting). */
+  webhookTimeoutMs?: number;
 }
 
 export async function startSystem(configured: Config, logger: Logger, hooks: SystemHooks = {}): Promise<RunningSystem> {
@@ -253,7 +256,7 @@ export async function startSystem(configured: Config, logger: Logger, hooks: Sys
       const instance = SERVICE_FACTORIES[service]({
         db: db!, pepper: secrets.apiKeyPepper, clients: lazyClients, ...(signer && { signer }), deadlineMs: config.GRPC_DEADLINE_MS, logger,
         ...(credentialStamps && { credentialStamps }),
-      }, config, secrets);
+      }, config, secrets, hooks);
       const server = await startGrpcServer({
         address: addresses[service], services: [instance.registration], verifier, logger, tls: transport.tls, direct,
       });

@@ -79,8 +79,9 @@ export function inProcessClients(
  * The communities service's webhook delivery (docs/WEBHOOKS.md "Delivery"): an event's `data` is
  * what `GET /v1/events` shows for it (gateway/core/events.ts), handed in here because a service
  * never imports the edge. Undefined where WEBHOOK_DELIVERY=off: that process sends nothing.
+ * `timeoutMs` replaces an attempt's 15 s for a suite only (SystemHooks).
  */
-export function webhookDelivery(config: Config): WebhookDeliveryOptions | undefined {
+export function webhookDelivery(config: Config, timeoutMs?: number): WebhookDeliveryOptions | undefined {
   if (config.WEBHOOK_DELIVERY === 'off') return undefined;
-  return { render: (event) => eventView(event).data, retrySchedule: config.WEBHOOK_RETRY_SCHEDULE };
+  return { render: (event) => eventView(event).data, retrySchedule: config.WEBHOOK_RETRY_SCHEDULE, ...(timeoutMs !== undefined && { timeoutMs }) };
 }
