@@ -3,7 +3,7 @@
 // private, link-local, unique-local, carrier-grade NAT, multicast, unspecified or another special
 // range, IPv4-mapped IPv6 judged by the address it carries — so an endpoint cannot aim this
 // system's requests at itself or its private network. Checked when the URL is set (creation, a
-// PATCH of `url`); delivery, when it is served, checks the address again as it connects, so a name
+// PATCH of `url`); delivery checks the address again as each attempt connects (webhook-send.ts), so a name
 // re-pointed after the check (DNS rebinding) gains nothing. WEBHOOK_ALLOW_PRIVATE_URLS=true (local
 // development) lets `http` and every address through; the host must still resolve.
 import { promises as dns } from 'node:dns';
