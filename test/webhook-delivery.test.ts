@@ -1,8 +1,9 @@
 // Webhook delivery over real HTTP on every store (docs/WEBHOOKS.md "Delivery"): a real receiver
 // verifies every request with the standardwebhooks library; the body is the event as GET
-// /v1/events shows it; a rotation's overlap carries two signatures, each verifying with its own
-// secret; a test event; and the fence — an endpoint receives only what its owner may see when the
-// delivery is due, and a key that cannot see a community sees no delivery of its events.
+// /v1/events shows it; a search's event goes to its key's owner; a rotation's overlap carries two
+// signatures, each verifying with its own secret; a test event; and the fence — an endpoint
+// receives only what its owner may see when the delivery is due, and a key that cannot see a
+// community sees no delivery of its events.
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedInput } from '../deploy/admin/seed-schema.js';
@@ -90,6 +91,23 @@ describe.each(storeNames())('webhook delivery on %s', (store) => {
     const log = await until(() => call(k.ada, 'GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries`), (r) => r.body.deliveries[0]?.status === 'succeeded');
     expect(log.body.deliveries[0]).toMatchObject({ event_id: event.id, event_type: 'member.added', attempts: 1, next_attempt_at: null });
     expect(log.body.deliveries[0].last_attempt).toMatchObject({ attempt: 1, status_code: 200, error: null, response_excerpt: 'ok' });
+  });
+
+  it('delivers a search’s event to the endpoints of the owner of the key that started it, and to no one else', async () => {
+    const ada = await createEndpoint(k.ada, '/ok/search-ada', ['search.completed', 'search.failed']);
+    const bob = await createEndpoint(k.bob, '/ok/search-bob', ['search.completed', 'search.failed']);
+    // Started with Ada's narrowed key: the event goes to Ada's endpoints, whichever of her keys started it.
+    const started = await call(k.adaNarrow, 'POST', '/v1/search', { query: 'anything', scope: 'community', community_id: 'c_side', wait_seconds: 0 });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const events = await until(() => call(k.adaNarrow, 'GET', '/v1/events?limit=100'), (r) => r.body.events.some((e: { type: string }) => e.type.startsWith('search.')));
+    const event = events.body.events.find((e: { type: string }) => e.type.startsWith('search.'));
+    const [got] = await until(() => receiver.at('/ok/search-ada'), (l) => l.length > 0);
+    expect(new Webhook(ada.secret).verify(got!.body, headersOf(got!))).toEqual({ type: event.type, timestamp: event.created_at, data: event.data });
+    expect(event.data.search_id).toBe(started.body.search_id);
+    // Bob's endpoint was never given a delivery of it (decided with the event, in its transaction).
+    const bobs = await sys.db!.query('SELECT id FROM communities.webhook_deliveries WHERE endpoint_id = $1', [bob.id]);
+    expect(bobs).toEqual([]);
+    expect(receiver.at('/ok/search-bob')).toEqual([]);
   });
 
   it('sends a test event, signed and verified like any delivery', async () => {
