@@ -10,7 +10,6 @@ import type {
   SendTestWebhookRequest,
   WebhookDelivery,
   WebhookDeliveryAttempt,
-  WebhookDeliveryResponse,
 } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import type { CommunitiesContext } from './communities-context.js';
 import { audiencesOf } from './event-log.js';
@@ -72,7 +71,7 @@ export function webhookDeliveryHandlers(context: CommunitiesContext) {
     if (!row) throw domainError('not_found', `webhook delivery ${request.deliveryId} not found`);
     return { ...who, row };
   }
-  const answer = async (who: Awaited<ReturnType<typeof callerOf>>, id: string): Promise<WebhookDeliveryResponse> => {
+  const answer = async (who: Awaited<ReturnType<typeof callerOf>>, id: string): Promise<{ delivery: WebhookDelivery }> => {
     const row = (await repo.find(who.owner, who.endpoint.id, who.audiences, id))!;
     return { delivery: toDelivery(row, await repo.attempts(id)) };
   };
@@ -89,17 +88,17 @@ export function webhookDeliveryHandlers(context: CommunitiesContext) {
       const page = pageOf(rows, limit, (last) => encodeListCursor(list, { id: last.id, at: last.created_key }));
       return { deliveries: page.items.map((row) => toDelivery(row)), nextPageToken: page.nextPageToken };
     },
-    async getWebhookDelivery(request: GetWebhookDeliveryRequest, ctx: ServiceContext): Promise<WebhookDeliveryResponse> {
+    async getWebhookDelivery(request: GetWebhookDeliveryRequest, ctx: ServiceContext): Promise<{ delivery: WebhookDelivery }> {
       const { row } = await shown(ctx, 'webhooks:read', request);
       return { delivery: toDelivery(row, await repo.attempts(row.id)) };
     },
-    async resendWebhookDelivery(request: GetWebhookDeliveryRequest, ctx: ServiceContext): Promise<WebhookDeliveryResponse> {
+    async resendWebhookDelivery(request: GetWebhookDeliveryRequest, ctx: ServiceContext): Promise<{ delivery: WebhookDelivery }> {
       const who = await shown(ctx, 'webhooks:write', request);
       requireEnabled(who.endpoint.status);
       await repo.requeue(who.row.id);
       return answer(who, who.row.id);
     },
-    async sendTestWebhook(request: SendTestWebhookRequest, ctx: ServiceContext): Promise<WebhookDeliveryResponse> {
+    async sendTestWebhook(request: SendTestWebhookRequest, ctx: ServiceContext): Promise<{ delivery: WebhookDelivery }> {
       const who = await callerOf(ctx, 'webhooks:write', request.endpointId);
       requireEnabled(who.endpoint.status);
       const id = newId('wdl');

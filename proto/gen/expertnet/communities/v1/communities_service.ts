@@ -874,11 +874,24 @@ export interface GetWebhookDeliveryRequest {
   deliveryId: string;
 }
 
+export interface GetWebhookDeliveryResponse {
+  delivery: WebhookDelivery | undefined;
+}
+
+export interface ResendWebhookDeliveryRequest {
+  endpointId: string;
+  deliveryId: string;
+}
+
+export interface ResendWebhookDeliveryResponse {
+  delivery: WebhookDelivery | undefined;
+}
+
 export interface SendTestWebhookRequest {
   endpointId: string;
 }
 
-export interface WebhookDeliveryResponse {
+export interface SendTestWebhookResponse {
   delivery: WebhookDelivery | undefined;
 }
 
@@ -10349,6 +10362,237 @@ export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = 
   },
 };
 
+function createBaseGetWebhookDeliveryResponse(): GetWebhookDeliveryResponse {
+  return { delivery: undefined };
+}
+
+export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> = {
+  encode(message: GetWebhookDeliveryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.delivery !== undefined) {
+      WebhookDelivery.encode(message.delivery, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWebhookDeliveryResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWebhookDeliveryResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.delivery = WebhookDelivery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetWebhookDeliveryResponse {
+    return { delivery: isSet(object.delivery) ? WebhookDelivery.fromJSON(object.delivery) : undefined };
+  },
+
+  toJSON(message: GetWebhookDeliveryResponse): unknown {
+    const obj: any = {};
+    if (message.delivery !== undefined) {
+      obj.delivery = WebhookDelivery.toJSON(message.delivery);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetWebhookDeliveryResponse>): GetWebhookDeliveryResponse {
+    return GetWebhookDeliveryResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetWebhookDeliveryResponse>): GetWebhookDeliveryResponse {
+    const message = createBaseGetWebhookDeliveryResponse();
+    message.delivery = (object.delivery !== undefined && object.delivery !== null)
+      ? WebhookDelivery.fromPartial(object.delivery)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseResendWebhookDeliveryRequest(): ResendWebhookDeliveryRequest {
+  return { endpointId: "", deliveryId: "" };
+}
+
+export const ResendWebhookDeliveryRequest: MessageFns<ResendWebhookDeliveryRequest> = {
+  encode(message: ResendWebhookDeliveryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpointId !== "") {
+      writer.uint32(10).string(message.endpointId);
+    }
+    if (message.deliveryId !== "") {
+      writer.uint32(18).string(message.deliveryId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResendWebhookDeliveryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResendWebhookDeliveryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpointId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.deliveryId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResendWebhookDeliveryRequest {
+    return {
+      endpointId: isSet(object.endpointId)
+        ? globalThis.String(object.endpointId)
+        : isSet(object.endpoint_id)
+        ? globalThis.String(object.endpoint_id)
+        : "",
+      deliveryId: isSet(object.deliveryId)
+        ? globalThis.String(object.deliveryId)
+        : isSet(object.delivery_id)
+        ? globalThis.String(object.delivery_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ResendWebhookDeliveryRequest): unknown {
+    const obj: any = {};
+    if (message.endpointId !== "") {
+      obj.endpointId = message.endpointId;
+    }
+    if (message.deliveryId !== "") {
+      obj.deliveryId = message.deliveryId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ResendWebhookDeliveryRequest>): ResendWebhookDeliveryRequest {
+    return ResendWebhookDeliveryRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResendWebhookDeliveryRequest>): ResendWebhookDeliveryRequest {
+    const message = createBaseResendWebhookDeliveryRequest();
+    message.endpointId = object.endpointId ?? "";
+    message.deliveryId = object.deliveryId ?? "";
+    return message;
+  },
+};
+
+function createBaseResendWebhookDeliveryResponse(): ResendWebhookDeliveryResponse {
+  return { delivery: undefined };
+}
+
+export const ResendWebhookDeliveryResponse: MessageFns<ResendWebhookDeliveryResponse> = {
+  encode(message: ResendWebhookDeliveryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.delivery !== undefined) {
+      WebhookDelivery.encode(message.delivery, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResendWebhookDeliveryResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResendWebhookDeliveryResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.delivery = WebhookDelivery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResendWebhookDeliveryResponse {
+    return { delivery: isSet(object.delivery) ? WebhookDelivery.fromJSON(object.delivery) : undefined };
+  },
+
+  toJSON(message: ResendWebhookDeliveryResponse): unknown {
+    const obj: any = {};
+    if (message.delivery !== undefined) {
+      obj.delivery = WebhookDelivery.toJSON(message.delivery);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ResendWebhookDeliveryResponse>): ResendWebhookDeliveryResponse {
+    return ResendWebhookDeliveryResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResendWebhookDeliveryResponse>): ResendWebhookDeliveryResponse {
+    const message = createBaseResendWebhookDeliveryResponse();
+    message.delivery = (object.delivery !== undefined && object.delivery !== null)
+      ? WebhookDelivery.fromPartial(object.delivery)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseSendTestWebhookRequest(): SendTestWebhookRequest {
   return { endpointId: "" };
 }
@@ -10422,19 +10666,19 @@ export const SendTestWebhookRequest: MessageFns<SendTestWebhookRequest> = {
   },
 };
 
-function createBaseWebhookDeliveryResponse(): WebhookDeliveryResponse {
+function createBaseSendTestWebhookResponse(): SendTestWebhookResponse {
   return { delivery: undefined };
 }
 
-export const WebhookDeliveryResponse: MessageFns<WebhookDeliveryResponse> = {
-  encode(message: WebhookDeliveryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const SendTestWebhookResponse: MessageFns<SendTestWebhookResponse> = {
+  encode(message: SendTestWebhookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.delivery !== undefined) {
       WebhookDelivery.encode(message.delivery, writer.uint32(10).fork()).join();
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): WebhookDeliveryResponse {
+  decode(input: BinaryReader | Uint8Array, length?: number): SendTestWebhookResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -10443,7 +10687,7 @@ export const WebhookDeliveryResponse: MessageFns<WebhookDeliveryResponse> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseWebhookDeliveryResponse();
+      const message = createBaseSendTestWebhookResponse();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -10467,11 +10711,11 @@ export const WebhookDeliveryResponse: MessageFns<WebhookDeliveryResponse> = {
     }
   },
 
-  fromJSON(object: any): WebhookDeliveryResponse {
+  fromJSON(object: any): SendTestWebhookResponse {
     return { delivery: isSet(object.delivery) ? WebhookDelivery.fromJSON(object.delivery) : undefined };
   },
 
-  toJSON(message: WebhookDeliveryResponse): unknown {
+  toJSON(message: SendTestWebhookResponse): unknown {
     const obj: any = {};
     if (message.delivery !== undefined) {
       obj.delivery = WebhookDelivery.toJSON(message.delivery);
@@ -10479,11 +10723,11 @@ export const WebhookDeliveryResponse: MessageFns<WebhookDeliveryResponse> = {
     return obj;
   },
 
-  create(base?: DeepPartial<WebhookDeliveryResponse>): WebhookDeliveryResponse {
-    return WebhookDeliveryResponse.fromPartial(base ?? {});
+  create(base?: DeepPartial<SendTestWebhookResponse>): SendTestWebhookResponse {
+    return SendTestWebhookResponse.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<WebhookDeliveryResponse>): WebhookDeliveryResponse {
-    const message = createBaseWebhookDeliveryResponse();
+  fromPartial(object: DeepPartial<SendTestWebhookResponse>): SendTestWebhookResponse {
+    const message = createBaseSendTestWebhookResponse();
     message.delivery = (object.delivery !== undefined && object.delivery !== null)
       ? WebhookDelivery.fromPartial(object.delivery)
       : undefined;
@@ -11258,7 +11502,7 @@ export const CommunitiesServiceDefinition = {
       name: "GetWebhookDelivery",
       requestType: GetWebhookDeliveryRequest as typeof GetWebhookDeliveryRequest,
       requestStream: false,
-      responseType: WebhookDeliveryResponse as typeof WebhookDeliveryResponse,
+      responseType: GetWebhookDeliveryResponse as typeof GetWebhookDeliveryResponse,
       responseStream: false,
       options: {},
     },
@@ -11268,9 +11512,9 @@ export const CommunitiesServiceDefinition = {
      */
     resendWebhookDelivery: {
       name: "ResendWebhookDelivery",
-      requestType: GetWebhookDeliveryRequest as typeof GetWebhookDeliveryRequest,
+      requestType: ResendWebhookDeliveryRequest as typeof ResendWebhookDeliveryRequest,
       requestStream: false,
-      responseType: WebhookDeliveryResponse as typeof WebhookDeliveryResponse,
+      responseType: ResendWebhookDeliveryResponse as typeof ResendWebhookDeliveryResponse,
       responseStream: false,
       options: {},
     },
@@ -11282,7 +11526,7 @@ export const CommunitiesServiceDefinition = {
       name: "SendTestWebhook",
       requestType: SendTestWebhookRequest as typeof SendTestWebhookRequest,
       requestStream: false,
-      responseType: WebhookDeliveryResponse as typeof WebhookDeliveryResponse,
+      responseType: SendTestWebhookResponse as typeof SendTestWebhookResponse,
       responseStream: false,
       options: {},
     },
@@ -11534,15 +11778,15 @@ export interface CommunitiesServiceImplementation<CallContextExt = {}> {
   getWebhookDelivery(
     request: GetWebhookDeliveryRequest,
     context: CallContext & CallContextExt,
-  ): Promise<DeepPartial<WebhookDeliveryResponse>>;
+  ): Promise<DeepPartial<GetWebhookDeliveryResponse>>;
   /**
    * Queues the delivery again now (webhooks:write).
    * @public
    */
   resendWebhookDelivery(
-    request: GetWebhookDeliveryRequest,
+    request: ResendWebhookDeliveryRequest,
     context: CallContext & CallContextExt,
-  ): Promise<DeepPartial<WebhookDeliveryResponse>>;
+  ): Promise<DeepPartial<ResendWebhookDeliveryResponse>>;
   /**
    * Queues a delivery of a synthetic webhook.test event to the endpoint (webhooks:write).
    * @public
@@ -11550,7 +11794,7 @@ export interface CommunitiesServiceImplementation<CallContextExt = {}> {
   sendTestWebhook(
     request: SendTestWebhookRequest,
     context: CallContext & CallContextExt,
-  ): Promise<DeepPartial<WebhookDeliveryResponse>>;
+  ): Promise<DeepPartial<SendTestWebhookResponse>>;
   /**
    * The operator's reads (npm run admin -- webhooks endpoints, events list; docs/CLI.md): every
    * owner's webhook endpoints, or one owner's, never a secret; and the whole event log with whose
@@ -11790,15 +12034,15 @@ export interface CommunitiesServiceClient<CallOptionsExt = {}> {
   getWebhookDelivery(
     request: DeepPartial<GetWebhookDeliveryRequest>,
     options?: CallOptions & CallOptionsExt,
-  ): Promise<WebhookDeliveryResponse>;
+  ): Promise<GetWebhookDeliveryResponse>;
   /**
    * Queues the delivery again now (webhooks:write).
    * @public
    */
   resendWebhookDelivery(
-    request: DeepPartial<GetWebhookDeliveryRequest>,
+    request: DeepPartial<ResendWebhookDeliveryRequest>,
     options?: CallOptions & CallOptionsExt,
-  ): Promise<WebhookDeliveryResponse>;
+  ): Promise<ResendWebhookDeliveryResponse>;
   /**
    * Queues a delivery of a synthetic webhook.test event to the endpoint (webhooks:write).
    * @public
@@ -11806,7 +12050,7 @@ export interface CommunitiesServiceClient<CallOptionsExt = {}> {
   sendTestWebhook(
     request: DeepPartial<SendTestWebhookRequest>,
     options?: CallOptions & CallOptionsExt,
-  ): Promise<WebhookDeliveryResponse>;
+  ): Promise<SendTestWebhookResponse>;
   /**
    * The operator's reads (npm run admin -- webhooks endpoints, events list; docs/CLI.md): every
    * owner's webhook endpoints, or one owner's, never a secret; and the whole event log with whose
