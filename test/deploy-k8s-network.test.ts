@@ -146,10 +146,12 @@ describe('deploy/k8s: NetworkPolicies', () => {
     expect(reaches(MIGRATIONS, INTERNET, 443)).toBe(false);
   });
 
-  it('the internet on 443 only from enrichment (its providers) and the gateway (OAuth client metadata documents); never a private range, never another port', () => {
-    for (const role of ALL_ROLES) expect(reaches(pod(role), INTERNET, 443), `${role} -> internet`).toBe(role === 'enrichment' || role === 'gateway');
+  it('the internet on 443 only from enrichment (its providers), the gateway (OAuth client metadata documents) and communities (webhook deliveries); never a private range, never another port', () => {
+    for (const role of ALL_ROLES) expect(reaches(pod(role), INTERNET, 443), `${role} -> internet`).toBe(role === 'enrichment' || role === 'gateway' || role === 'communities');
     expect(reaches(pod('enrichment'), INTERNET, 80)).toBe(false);
     expect(reaches(pod('enrichment'), PRIVATE, 443)).toBe(false);
+    expect(reaches(pod('communities'), INTERNET, 80)).toBe(false);
+    expect(reaches(pod('communities'), PRIVATE, 443)).toBe(false);
   });
 
   it('the admin port (/metrics) answers the monitoring namespace, and no other pod but Envoy for the surfaces it health-checks', () => {
