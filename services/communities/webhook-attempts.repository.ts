@@ -11,6 +11,9 @@ export const DELIVERIES: LeasedTable = {
   waiting: 'pending',
   abandoned: { status: 'failed', error: 'abandoned: every worker that took it stopped before it ended' },
   due: 'next_attempt_at <= now()',
+  // Soonest due first: a claim reads the due deliveries at the head of the index (migration 013) and
+  // never walks past the many that wait for a later retry.
+  order: 'next_attempt_at',
 };
 
 export interface DeliveryTarget {

@@ -42,6 +42,8 @@ export interface LeasedTable {
   events?: { outbox: string; type: string };
   /** An SQL condition a waiting job must also meet to be claimable, e.g. a retry's `next_attempt_at <= now()`. */
   due?: string;
+  /** The order claims take claimable jobs in (an indexed column; default `created_at`): with `due`, the column it tests. */
+  order?: string;
 }
 
 export interface LeasePolicy {
@@ -93,7 +95,7 @@ export function createLeasedQueue<Row extends LeasedRow>(db: Queryable, spec: Le
                 SELECT id FROM ${t}
                  WHERE ((status = $4${spec.due ? ` AND (${spec.due})` : ''}) OR (status = '${RUNNING}' AND lease_until < now()))
                    AND attempts < $2 AND ($3::text IS NULL OR id = $3::text)
-                 ORDER BY created_at
+                 ORDER BY ${spec.order ?? 'created_at'}
                  LIMIT 1
                    FOR UPDATE SKIP LOCKED)
         RETURNING j.*`,
