@@ -187,7 +187,10 @@ async function benchStore(bench: BenchDatabase, sizes: CorpusSizes): Promise<Sto
   let loadSeconds = NaN;
   let indexes = 0;
   if (loaded === 0) ({ loadSeconds, indexes } = await loadCorpora(bench, sizes, createSearchPipeline({ reranker: null })));
-  else console.log(`search bench (${store}): reusing the ${loaded} documents of ${KEEP_DATABASE}`);
+  else if (loaded !== sizes.community + sizes.public) {
+    // An interrupted load (it takes long on the embedded store) would otherwise be measured as if whole.
+    throw new Error(`the kept corpus ${KEEP_DATABASE} holds ${loaded} documents, not ${sizes.community + sizes.public}: drop it and load again`);
+  } else console.log(`search bench (${store}): reusing the ${loaded} documents of ${KEEP_DATABASE}`);
   const queries = pickQueries(QUERIES);
   const perCommunity = Math.ceil(sizes.community / sizes.communities);
   const communityIds = Array.from({ length: sizes.communities }, (_, i) => `c_bench_${i}`);
