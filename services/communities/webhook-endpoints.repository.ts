@@ -1,6 +1,6 @@
 // SQL for webhook endpoints (communities.webhook_endpoints; docs/WEBHOOKS.md). Every read and write
 // is fenced to the owner: another owner's endpoint is not found. A status set by its owner sets the
-// reason too: disabled `manual`, enabled none.
+// reason too: disabled `manual` (an endpoint disabled already keeps its reason), enabled none.
 import type { Queryable } from '../kit/db/database.js';
 
 export interface EndpointOwner {
@@ -54,7 +54,7 @@ export function createWebhookEndpointsRepository(db: Queryable) {
       const rows = await db.query<EndpointRow>(
         `UPDATE communities.webhook_endpoints
             SET url = coalesce($4, url), events = coalesce($5::text[], events), description = coalesce($6, description), status = coalesce($7, status),
-                disabled_reason = CASE $7::text WHEN 'enabled' THEN NULL WHEN 'disabled' THEN 'manual' ELSE disabled_reason END
+                disabled_reason = CASE $7::text WHEN 'enabled' THEN NULL WHEN 'disabled' THEN coalesce(disabled_reason, 'manual') ELSE disabled_reason END
           WHERE ${OWNED} AND id = $3 RETURNING *`,
         [owner.type, owner.id, id, c.url ?? null, c.events ?? null, c.description ?? null, c.status ?? null],
       );
