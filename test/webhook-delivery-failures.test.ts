@@ -109,6 +109,14 @@ describe.each(storeNames())('webhook delivery to misbehaving receivers on %s', (
     const next = await testDelivery('/ok/after-huge');
     expect((await until(() => deliveryOf(next.endpoint, next.delivery), ended)).body.status).toBe('succeeded');
   });
+
+  it('keeps an answer of NUL and invalid UTF-8 bytes as text with replacement characters, and the delivery succeeds once', async () => {
+    const binary = await testDelivery('/binary/a');
+    const done = await until(() => deliveryOf(binary.endpoint, binary.delivery), ended);
+    expect(done.body).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(done.body.last_attempt.response_excerpt).toBe('o\uFFFDk\uFFFD\uFFFD\uFFFD');
+    expect(receiver.at('/binary/a')).toHaveLength(1);
+  });
 });
 
 describe.each(storeNames())('webhook delivery to a host re-pointed at a private address on %s', (store) => {

@@ -29,7 +29,7 @@ export interface SendResult {
   latencyMs: number;
   /** Why it did not succeed (no answer, or a status that is not 2xx); null on a 2xx. */
   error: string | null;
-  /** The first 1 KiB of the answer's body, as UTF-8 (invalid bytes replaced). */
+  /** The first 1 KiB of the answer's body, as UTF-8 (invalid bytes and NULs replaced). */
   excerpt: string;
 }
 
@@ -63,7 +63,8 @@ export function sendWebhook(req: SendRequest): Promise<SendResult> {
     statusCode,
     latencyMs: Date.now() - started,
     error,
-    excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8'),
+    // Stored as text: a NUL, which no PostgreSQL text may hold, is replaced like an invalid byte.
+    excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8').replaceAll('\0', '\uFFFD'),
   });
   let url: URL;
   try {

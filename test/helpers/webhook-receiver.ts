@@ -1,7 +1,8 @@
 // A real HTTP webhook receiver for the delivery suites (node:http on port 0): it keeps every request
 // (path, headers, raw body) and answers by the path's behaviour — `/ok…` 200, `/flaky…` 500 to the
 // first three requests of each webhook-id then 200, `/gone…` 410, `/redirect…` 302 to `/ok`,
-// `/huge…` 200 with megabytes, `/hold…` never (until `answerHeld`).
+// `/huge…` 200 with megabytes, `/binary…` 200 with NUL and invalid UTF-8 bytes, `/hold…` never
+// (until `answerHeld`).
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -56,6 +57,7 @@ export async function startWebhookReceiver(): Promise<Receiver> {
       } else if (path.startsWith('/gone')) res.writeHead(410).end('gone');
       else if (path.startsWith('/redirect')) res.writeHead(302, { location: '/ok/redirected' }).end();
       else if (path.startsWith('/huge')) huge(res);
+      else if (path.startsWith('/binary')) res.writeHead(200).end(Buffer.from([0x6f, 0x00, 0x6b, 0xff, 0xd8, 0x00]));
       else if (path.startsWith('/hold') && holding) held.push(res);
       else res.writeHead(200).end('ok');
     });
