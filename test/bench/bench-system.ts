@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { PersonInput } from '../../services/enrichment/pipeline/index.js';
-import { loadConfig } from '../../services/kit/config.js';
+import { loadConfig, type Config } from '../../services/kit/config.js';
 import { createLogger } from '../../services/kit/logger.js';
 import { generateSecrets } from '../../services/kit/secrets.js';
 import { startSystem, type RunningSystem } from '../../deploy/launcher/runtime.js';
@@ -20,16 +20,14 @@ export interface BenchSystem {
   stop(): Promise<void>;
 }
 
-export async function startBenchSystem(seed: object): Promise<BenchSystem> {
-  const fresh = await freshPostgresDatabase();
-  const seedFile = join(mkdtempSync(join(tmpdir(), 'en-bench-')), 'seed.json');
-  writeFileSync(seedFile, JSON.stringify(seed));
+/**
+ * A bench system's configuration: every port the OS's pick, no outside providers, fresh secrets;
+ * `env` names the store (DATABASE_URL, REDIS_URL, DATA_DIR), the seed and anything else.
+ */
+export function benchConfig(env: Record<string, string>): Config {
   const secrets = generateSecrets();
-  const config = loadConfig({
-    DATABASE_URL: fresh.url,
+  return loadConfig({
     ...ANY_PORT_ENV,
-    DATA_DIR: 'memory://',
-    SEED_FILE: seedFile,
     LOG_LEVEL: 'warn',
     ORCID_API_URL: 'off',
     OPENALEX_API_URL: 'off',
@@ -38,7 +36,15 @@ export async function startBenchSystem(seed: object): Promise<BenchSystem> {
     CALLER_TOKEN_PUBLIC_KEY: secrets.callerTokenPublicKey,
     OPERATOR_TOKEN_PRIVATE_KEY: secrets.operatorTokenPrivateKey,
     OPERATOR_TOKEN_PUBLIC_KEY: secrets.operatorTokenPublicKey,
+    ...env,
   });
+}
+
+export async function startBenchSystem(seed: object): Promise<BenchSystem> {
+  const fresh = await freshPostgresDatabase();
+  const seedFile = join(mkdtempSync(join(tmpdir(), 'en-bench-')), 'seed.json');
+  writeFileSync(seedFile, JSON.stringify(seed));
+  const config = benchConfig({ DATABASE_URL: fresh.url, DATA_DIR: 'memory://', SEED_FILE: seedFile });
   let running: RunningSystem;
   try {
     running = await startSystem(config, createLogger(config.LOG_LEVEL));

@@ -17,6 +17,7 @@ import { runEnrichmentBench } from './enrichment-bench.js';
 import { runReindexBench } from './reindex-bench.js';
 import { runSearchBench } from './search-bench.js';
 import { runKeptTotalsBench } from './kept-totals-bench.js';
+import { runWebhookBench } from './webhook-bench.js';
 import { RUNTIME_FLAGS } from '../../deploy/launcher/runtime-flags.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -197,6 +198,8 @@ const searchSection = await runSearchBench();
 const reindexSection = await needsPostgres('Full re-index', runReindexBench);
 const enrichmentSection = await needsPostgres('Enrichment', runEnrichmentBench);
 const keptTotalsSection = await needsPostgres('Kept totals', runKeptTotalsBench);
+// Webhook delivery on the embedded store, and on PostgreSQL + Redis when both are set.
+const webhookSection = await runWebhookBench();
 
 const [base] = results as [Result, ...Result[]];
 const row = (r: Result) =>
@@ -224,7 +227,8 @@ ${embedderSection}
 ${searchSection}
 ${reindexSection}
 ${enrichmentSection}
-${keptTotalsSection}`;
+${keptTotalsSection}
+${webhookSection}`;
 const benchmarksPath = join(repoRoot, 'docs', 'BENCHMARKS.md');
 writeFileSync(benchmarksPath, withLatestRun(existsSync(benchmarksPath) ? readFileSync(benchmarksPath, 'utf8') : undefined, header, latestRun));
 process.exit(0);
