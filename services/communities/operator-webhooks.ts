@@ -8,7 +8,7 @@ import {
   type ListAllEventsResponse,
   type ListAllWebhookEndpointsRequest,
   type ListAllWebhookEndpointsResponse,
-  type ListEventsRequest,
+  type ListAllEventsRequest,
 } from '../../proto/gen/expertnet/communities/v1/communities_service.js';
 import { ownerTypes } from '../kit/enums.js';
 import { isEventType } from '../kit/event-types.js';
@@ -56,7 +56,7 @@ export function operatorWebhookHandlers(context: CommunitiesContext) {
       return { endpoints: page.items.map(ownedEndpoint), nextPageToken: page.nextPageToken };
     },
 
-    async listAllEvents(request: ListEventsRequest): Promise<ListAllEventsResponse> {
+    async listAllEvents(request: ListAllEventsRequest): Promise<ListAllEventsResponse> {
       const type = request.type.trim() || undefined;
       if (type !== undefined && !isEventType(type)) throw domainError('invalid_request', 'type: not an event type');
       const list = `all_events:${type ?? '*'}`;

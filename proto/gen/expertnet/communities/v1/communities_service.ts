@@ -917,6 +917,14 @@ export interface ListAllWebhookEndpointsResponse {
   nextPageToken: string;
 }
 
+export interface ListAllEventsRequest {
+  /** 0: the default (50); more than 200 is served as 200. */
+  pageSize: number;
+  pageToken: string;
+  /** Only events of this type (empty: every type). */
+  type: string;
+}
+
 export interface ListAllEventsResponse {
   /** Newest first, each with whose it is. */
   events: RecordedEvent[];
@@ -11026,6 +11034,115 @@ export const ListAllWebhookEndpointsResponse: MessageFns<ListAllWebhookEndpoints
   },
 };
 
+function createBaseListAllEventsRequest(): ListAllEventsRequest {
+  return { pageSize: 0, pageToken: "", type: "" };
+}
+
+export const ListAllEventsRequest: MessageFns<ListAllEventsRequest> = {
+  encode(message: ListAllEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).uint32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
+    if (message.type !== "") {
+      writer.uint32(26).string(message.type);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAllEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAllEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAllEventsRequest {
+    return {
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+    };
+  },
+
+  toJSON(message: ListAllEventsRequest): unknown {
+    const obj: any = {};
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAllEventsRequest>): ListAllEventsRequest {
+    return ListAllEventsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAllEventsRequest>): ListAllEventsRequest {
+    const message = createBaseListAllEventsRequest();
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    message.type = object.type ?? "";
+    return message;
+  },
+};
+
 function createBaseListAllEventsResponse(): ListAllEventsResponse {
   return { events: [], nextPageToken: "" };
 }
@@ -11545,7 +11662,7 @@ export const CommunitiesServiceDefinition = {
     },
     listAllEvents: {
       name: "ListAllEvents",
-      requestType: ListEventsRequest as typeof ListEventsRequest,
+      requestType: ListAllEventsRequest as typeof ListAllEventsRequest,
       requestStream: false,
       responseType: ListAllEventsResponse as typeof ListAllEventsResponse,
       responseStream: false,
@@ -11805,7 +11922,7 @@ export interface CommunitiesServiceImplementation<CallContextExt = {}> {
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ListAllWebhookEndpointsResponse>>;
   listAllEvents(
-    request: ListEventsRequest,
+    request: ListAllEventsRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ListAllEventsResponse>>;
 }
@@ -12061,7 +12178,7 @@ export interface CommunitiesServiceClient<CallOptionsExt = {}> {
     options?: CallOptions & CallOptionsExt,
   ): Promise<ListAllWebhookEndpointsResponse>;
   listAllEvents(
-    request: DeepPartial<ListEventsRequest>,
+    request: DeepPartial<ListAllEventsRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ListAllEventsResponse>;
 }
