@@ -28,7 +28,9 @@ export function startWebhookDelivery(context: CommunitiesContext, allowPrivate: 
   const worker = createLeasedWorker<LeasedRow, void>({
     queue: createLeasedQueue<LeasedRow>(context.deps.db, DELIVERIES, policy),
     logger: context.deps.logger,
-    work: (job, lease) => deliver(context, settings, job, lease),
+    // A finished delivery frees a slot: claim again now rather than at the next tick, so a backlog
+    // drains as fast as receivers answer instead of `capacity` deliveries per tick.
+    work: (job, lease) => deliver(context, settings, job, lease).finally(() => void worker.tick()),
     capacity: options.capacity ?? 8,
     tickMs: options.tickMs ?? 500,
   });
