@@ -9,6 +9,7 @@ import { bearer, request, type JsonResponse } from './helpers/http.js';
 import { liveKey } from './helpers/keys.js';
 import { storeNames } from './helpers/stores.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
+import { until } from './helpers/until.js';
 
 const k = { ada: liveKey(), ada2: liveKey(), bob: liveKey(), rosterOnly: liveKey() };
 const rate = { requested_rate: 6000 };
@@ -36,20 +37,10 @@ const seed: SeedInput = {
   ],
 };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe.each(storeNames())('search and run events on %s', (store) => {
   let sys: TestSystem;
   const get = (secret: string, path: string) => request(sys.restUrl, 'GET', path, { headers: bearer(secret) });
   const post = (path: string, body?: unknown) => request(sys.restUrl, 'POST', path, { headers: bearer(k.ada), body });
-  async function until(ask: () => Promise<JsonResponse>, done: (r: JsonResponse) => boolean): Promise<JsonResponse> {
-    for (let i = 0; i < 300; i++) {
-      const answer = await ask();
-      if (done(answer)) return answer;
-      await sleep(100);
-    }
-    throw new Error('gave up waiting');
-  }
   const eventsOf = async (secret: string) => (await get(secret, '/v1/events?limit=100')).body.events as Array<{ id: string; type: string; data: any }>;
 
   // A search, a self run and a community run, each polled to its end, and their events relayed.

@@ -16,17 +16,9 @@ import { startMainProcess, type MainProcess } from './helpers/main-process.js';
 import { redisTestPrefix } from './helpers/redis-prefix.js';
 import { freshPostgresDatabase, storeNames, type FreshDatabase } from './helpers/stores.js';
 import { startWebhookReceiver, type Receiver } from './helpers/webhook-receiver.js';
+import { until } from './helpers/until.js';
 
 const secret = liveKey();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(ask: () => T | Promise<T>, done: (value: T) => boolean, tries = 900): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const value = await ask();
-    if (done(value)) return value;
-    await sleep(100);
-  }
-  throw new Error('gave up waiting');
-}
 
 describe.each(storeNames())('webhook deliveries across a SIGKILL of the system on %s', (store) => {
   const redisPrefix = redisTestPrefix();
@@ -82,7 +74,7 @@ describe.each(storeNames())('webhook deliveries across a SIGKILL of the system o
     await add(['one', 'two', 'three', 'four', 'five']);
     // Every one of the five in flight: sent, and held unanswered by the receiver.
     const heldIds = () => new Set(receiver.at('/hold/crash').map((r) => String(r.headers['webhook-id'])));
-    await until(heldIds, (ids) => ids.size === 5);
+    await until(heldIds, (ids) => ids.size === 5, 900);
     await add(['six', 'seven', 'eight']);
     await proc!.kill('SIGKILL');
     receiver.answerHeld();
@@ -94,10 +86,11 @@ describe.each(storeNames())('webhook deliveries across a SIGKILL of the system o
     const eventIds = new Set(events.map((e) => e.id));
     // Answered after the restart: every event at least once (the five in flight again, once their dead claims' leases ran out).
     const answered = () => new Set(receiver.at('/hold/crash').slice(before).map((r) => String(r.headers['webhook-id'])));
-    await until(answered, (ids) => [...eventIds].every((id) => ids.has(id)));
+    await until(answered, (ids) => [...eventIds].every((id) => ids.has(id)), 900);
     const log = await until(
       () => call('GET', `/v1/webhook_endpoints/${created.body.id}/deliveries?limit=100`),
       (r) => r.body.deliveries.length === 8 && r.body.deliveries.every((d: { status: string }) => d.status === 'succeeded'),
+      900,
     );
     expect(new Set(log.body.deliveries.map((d: { event_id: string }) => d.event_id))).toEqual(eventIds);
   }, 240_000);

@@ -14,6 +14,7 @@ import { liveKey } from './helpers/keys.js';
 import { storeNames } from './helpers/stores.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 import { startWebhookReceiver, type Receiver } from './helpers/webhook-receiver.js';
+import { until } from './helpers/until.js';
 
 const k = { ada: liveKey() };
 const seed: SeedInput = {
@@ -21,15 +22,6 @@ const seed: SeedInput = {
   keys: [{ id: 'k_ada', secret: k.ada, owner: { user: 'u_ada' }, scopes: [...SCOPES], requested_rate: 6000 }],
 };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(ask: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (let i = 0; i < 600; i++) {
-    const value = await ask();
-    if (done(value)) return value;
-    await sleep(100);
-  }
-  throw new Error('gave up waiting');
-}
 
 describe.each(storeNames())('webhook delivery to misbehaving receivers on %s', (store) => {
   let sys: TestSystem;

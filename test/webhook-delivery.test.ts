@@ -13,6 +13,7 @@ import { liveKey } from './helpers/keys.js';
 import { storeNames } from './helpers/stores.js';
 import { startTestSystem, type TestSystem } from './helpers/test-system.js';
 import { startWebhookReceiver, type Received, type Receiver } from './helpers/webhook-receiver.js';
+import { until } from './helpers/until.js';
 
 const k = { ada: liveKey(), adaNarrow: liveKey(), bob: liveKey(), carol: liveKey() };
 const rate = { requested_rate: 6000 };
@@ -36,15 +37,6 @@ const seed: SeedInput = {
   ],
 };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(ask: () => T | Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const value = await ask();
-    if (done(value)) return value;
-    await sleep(100);
-  }
-  throw new Error('gave up waiting');
-}
 
 const headersOf = (r: Received) => ({
   'webhook-id': String(r.headers['webhook-id']),

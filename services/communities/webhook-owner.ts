@@ -29,7 +29,14 @@ export function ownerOfCall(ctx: ServiceContext, scope: WebhookScope): EndpointO
  */
 export function readerOfCall(ctx: ServiceContext, scope: WebhookScope): { caller: Caller; wholeOwner: boolean } {
   if (ctx.principal.kind !== 'user') return { caller: requireCaller(ctx, scope), wholeOwner: false };
-  const userId = ctx.principal.userId;
-  const caller = Caller.fromPartial({ credential: CredentialKind.CREDENTIAL_KIND_API_KEY, owner: { type: OwnerType.OWNER_TYPE_USER, id: userId }, userId, scopes: [...SCOPES] });
-  return { caller, wholeOwner: true };
+  return { caller: ownerAsCaller({ type: 'user', id: ctx.principal.userId }, [...SCOPES]), wholeOwner: true };
+}
+
+/**
+ * The owner as a caller of their widest reach: a key of theirs with these scopes and no allowlist
+ * (a user's own, an organization's), for the roster's reach rule (reach.ts).
+ */
+export function ownerAsCaller(owner: EndpointOwner, scopes: string[] = []): Caller {
+  if (owner.type === 'organization') return Caller.fromPartial({ credential: CredentialKind.CREDENTIAL_KIND_API_KEY, owner: { type: OwnerType.OWNER_TYPE_ORGANIZATION, id: owner.id }, scopes });
+  return Caller.fromPartial({ credential: CredentialKind.CREDENTIAL_KIND_API_KEY, owner: { type: OwnerType.OWNER_TYPE_USER, id: owner.id }, userId: owner.id, scopes });
 }
